@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * slctl: see and steer the x86 split-lock detector.
+ *
+ * The dispatcher takes the global options from anywhere on the command line
+ * (before or after the subcommand, up to "--"), then hands the rest to the
+ * subcommand, which parses its own options.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "slctl.h"
+
+
+static const struct slctl_command *const commands[] = {
+	&slctl_cmd_status,
+	&slctl_cmd_mitigate,
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: %s [OPTIONS] COMMAND [ARGS...]\n\n"
+		"See and steer the x86 split-lock detector of Linux.\n\n"
+		"Commands:\n", program_invocation_short_name);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+	fputs("\nGlobal options (before or after the command):\n"
+	      "      --root DIR   act on the system tree under DIR (tests, images)\n"
+	      "      --json       print one JSON document on stdout\n"
+	      "  -v, --verbose    say more (repeat for debug output)\n"
+	      "  -h, --help       show this help, or a command's help\n"
+	      "  -V, --version    show the version\n\n"
+	      "Exit status: 0 success, 1 failure, 2 usage error, 3 missing privileges,\n"
+	      "4 not supported by this kernel or CPU. See slctl(8).\n", out);
+}
+
+static void log_to_stderr(void *data, int priority, const char *file, int line,
+			  const char *fn, const char *format, va_list args)
+{
+	(void)data;
+	(void)file;
+	(void)line;
+	(void)fn;
+	fprintf(stderr, "%s: %s", program_invocation_short_name,
+		priority <= LOG_ERR ? "" : priority == LOG_WARNING ? "warning: " : "");
+	vfprintf(stderr, format, args);
+	fputc('\n', stderr);
+}
+
+/*
+ * Remove the global options from argv, wherever they are; returns the new
+ * argc, or -1 after a usage error.
+ */
+static int take_globals(int argc, char **argv, struct slctl_globals *g)
+{
+	int out = 1;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (streq(a, "--")) {
+			while (i < argc)
+				argv[out++] = argv[i++];
+			break;
+		}
+		if (streq(a, "--json")) {
+			g->json = true;
+		} else if (streq(a, "-v") || streq(a, "--verbose")) {
+			g->verbose++;
+		} else if (streq(a, "-vv")) {
+			g->verbose += 2;
+		} else if (streq(a, "-h") || streq(a, "--help")) {
+			g->help = true;
+		} else if (streq(a, "-V") || streq(a, "--version")) {
+			printf("slctl %s\n", VERSION);
+			exit(EXIT_OK);
+		} else if (streq(a, "--root")) {
+			if (i + 1 >= argc) {
+				slctl_usage_error(NULL, "option '--root' needs a directory.");
+				return -1;
+			}
+			g->root = argv[++i];
+		} else if (strncmp(a, "--root=", 7) == 0) {
+			g->root = a + 7;
+		} else {
+			argv[out++] = argv[i];
+		}
+	}
+	argv[out] = NULL;
+	return out;
+}
+
+int main(int argc, char **argv)
+{
+	struct slctl_globals g = { 0 };
+	const struct slctl_command *cmd = NULL;
+	struct splitlock_ctx *ctx;
+	int r;
+
+	argc = take_globals(argc, argv, &g);
+	if (argc < 0)
+		return EXIT_USAGE;
+	if (argc < 2) {
+		if (g.help) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (argv[1][0] == '-')
+		return slctl_usage_error(NULL, "unknown option '%s'.", argv[1]);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (streq(argv[1], commands[i]->name))
+			cmd = commands[i];
+	if (!cmd)
+		return slctl_usage_error(NULL, "unknown command '%s'.", argv[1]);
+	if (g.help) {
+		cmd->usage(stdout);
+		return EXIT_OK;
+	}
+
+	ctx = splitlock_new(g.root);
+	if (!ctx) {
+		slctl_error("cannot use root directory '%s': %s.",
+			    g.root ? g.root : "/", strerror(errno));
+		return g.root ? EXIT_USAGE : EXIT_FAIL;
+	}
+	splitlock_set_log_fn(ctx, log_to_stderr, NULL);
+	if (g.verbose)
+		splitlock_set_log_priority(ctx, g.verbose > 1 ? LOG_DEBUG : LOG_INFO);
+
+	/* Subcommands see argv[0] = their name, as getopt expects. */
+	optind = 0;
+	r = cmd->run(ctx, &g, argc - 1, argv + 1);
+	splitlock_unref(ctx);
+	if (fflush(stdout) != 0 && r == EXIT_OK) {
+		slctl_error("cannot write output: %s.", strerror(errno));
+		r = EXIT_FAIL;
+	}
+	return r;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLCTL_H
+#define SLCTL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libsplitlock.h"
+
+/* Exit statuses, documented in slctl(8). */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,
+	EXIT_USAGE = 2,
+	EXIT_PRIVILEGE = 3,
+	EXIT_UNSUPPORTED = 4,
+};
+
+/* Options every subcommand understands, wherever they stand. */
+struct slctl_globals {
+	const char *root;
+	bool json;
+	int verbose;
+	bool help;
+};
+
+struct slctl_command {
+	const char *name;
+	int (*run)(struct splitlock_ctx *ctx, const struct slctl_globals *g,
+		   int argc, char **argv);
+	void (*usage)(FILE *out);
+	const char *summary;
+};
+
+extern const struct slctl_command slctl_cmd_status;
+extern const struct slctl_command slctl_cmd_mitigate;
+
+
+static inline void slctl_freep(void *p) { free(*(void **)p); }
+#define _cleanup_free_ __attribute__((cleanup(slctl_freep)))
+
+static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
+
+/* One sentence on stderr, prefixed with the program name. */
+void slctl_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+void slctl_warning(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* Usage error: message plus a hint to --help; returns EXIT_USAGE. */
+int slctl_usage_error(const char *cmd, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Exit status for a negative errno from the library. */
+int slctl_exit_for(int err);
+/* Exit EXIT_PRIVILEGE with a sentence when @cap is missing; 0 when present. */
+int slctl_require_capability(enum splitlock_cap cap, const char *action);
+
+/* Minimal streaming JSON writer: exactly one document on stdout. */
+struct json {
+	FILE *out;
+	int depth;
+	bool first[32];
+	bool pretty;
+};
+
+void json_init(struct json *j, FILE *out);
+void json_finish(struct json *j);
+void json_object_begin(struct json *j, const char *key);
+void json_object_end(struct json *j);
+void json_array_begin(struct json *j, const char *key);
+void json_array_end(struct json *j);
+void json_string(struct json *j, const char *key, const char *value);
+void json_string_len(struct json *j, const char *key, const char *value, size_t len);
+void json_int(struct json *j, const char *key, long long value);
+void json_uint(struct json *j, const char *key, unsigned long long value);
+void json_bool(struct json *j, const char *key, bool value);
+void json_null(struct json *j, const char *key);
+
+#endif

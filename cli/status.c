@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* slctl status: everything about the detector on one screen. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "slctl.h"
+
+struct status {
+	int cpu_r;
+	unsigned cpu;
+	char release[128];
+	unsigned ifaces;
+	struct splitlock_mode_info *mode;
+	int next_found;
+	const char *next_source;
+	enum splitlock_mode next_mode;
+	unsigned next_rate;
+	int mitigate_r, mitigate;
+	struct splitlock_sysctld *persist;
+	const char *override; /* a file that beats our drop-in */
+	int offenders_r;
+	uint64_t events, suppressed;
+	const char *missing[4];
+	size_t n_missing;
+};
+
+static void usage(FILE *out)
+{
+	fputs("Usage: slctl status [--json] [--root DIR]\n\n"
+	      "Show what the CPU can detect, the kernel's mode and where it was\n"
+	      "learned, the mode after reboot, the misery setting now and after\n"
+	      "reboot, and how many split locks the kernel has logged since boot.\n", out);
+}
+
+static void gather(struct splitlock_ctx *ctx, struct status *s)
+{
+	static const enum splitlock_cap wanted[] = {
+		SPLITLOCK_CAP_SYS_ADMIN, SPLITLOCK_CAP_SYSLOG,
+	};
+
+	s->cpu_r = splitlock_cpu_features(ctx, &s->cpu);
+	if (splitlock_kernel_release(ctx, s->release, sizeof(s->release)) < 0)
+		s->release[0] = '\0';
+	splitlock_kernel_interfaces(ctx, &s->ifaces);
+	if (splitlock_mode_info_read(ctx, &s->mode) < 0)
+		s->mode = NULL;
+	s->next_found = splitlock_mode_next_boot(ctx, &s->next_mode, &s->next_rate,
+						  &s->next_source);
+	s->mitigate_r = splitlock_mitigate_get(ctx, &s->mitigate);
+	if (splitlock_sysctld_resolve(ctx, "kernel.split_lock_mitigate", &s->persist) < 0)
+		s->persist = NULL;
+	else if (splitlock_sysctld_get_count(s->persist) > 0)
+		s->override = splitlock_sysctld_get_override(s->persist,
+							     SPLITLOCK_SYSCTLD_DROPIN);
+	s->offenders_r = splitlock_offenders_count(ctx, &s->events, &s->suppressed);
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
+		if (splitlock_have_capability(wanted[i]) <= 0)
+			s->missing[s->n_missing++] = splitlock_capability_name(wanted[i]);
+}
+
+static const char *mode_text(enum splitlock_mode mode, unsigned rate, char *buf,
+			     size_t size)
+{
+	if (splitlock_mode_format(mode, rate, buf, size) < 0)
+		return "unknown";
+	return buf;
+}
+
+/* The persisted value as a number when it is one the kernel accepts. */
+static int persisted_value(const struct status *s)
+{
+	const char *v = s->persist ? splitlock_sysctld_get_value(s->persist) : NULL;
+
+	if (!v)
+		return -1;
+	if (streq(v, "0"))
+		return 0;
+	if (streq(v, "1"))
+		return 1;
+	return -2;
+}
+
+static void print_json(const struct status *s)
+{
+	struct json j;
+	char buf[32];
+	int persisted = persisted_value(s);
+
+	json_init(&j, stdout);
+	json_object_begin(&j, NULL);
+
+	json_object_begin(&j, "cpu");
+	json_bool(&j, "split_lock_detect", s->cpu & SPLITLOCK_CPU_SPLIT_LOCK_DETECT);
+	json_bool(&j, "bus_lock_detect", s->cpu & SPLITLOCK_CPU_BUS_LOCK_DETECT);
+	json_bool(&j, "hypervisor", s->cpu & SPLITLOCK_CPU_HYPERVISOR);
+	json_bool(&j, "known", s->cpu_r == 0);
+	json_object_end(&j);
+
+	json_object_begin(&j, "kernel");
+	json_string(&j, "release", s->release[0] ? s->release : NULL);
+	json_bool(&j, "patched", s->ifaces & SPLITLOCK_KERNEL_SYSFS);
+	json_object_begin(&j, "interfaces");
+	json_bool(&j, "split_lock_mitigate", s->ifaces & SPLITLOCK_KERNEL_MITIGATE_SYSCTL);
+	json_bool(&j, "sysfs", s->ifaces & SPLITLOCK_KERNEL_SYSFS);
+	json_bool(&j, "proc_counters", s->ifaces & SPLITLOCK_KERNEL_PROC_COUNTERS);
+	json_bool(&j, "inject", s->ifaces & SPLITLOCK_KERNEL_INJECT);
+	json_bool(&j, "kmsg", s->ifaces & SPLITLOCK_KERNEL_KMSG);
+	json_object_end(&j);
+	json_object_end(&j);
+
+	json_object_begin(&j, "mode");
+	if (s->mode) {
+		json_string(&j, "current",
+			    mode_text(splitlock_mode_info_get_mode(s->mode),
+				      splitlock_mode_info_get_ratelimit(s->mode),
+				      buf, sizeof(buf)));
+		json_string(&j, "source", splitlock_mode_source_name(
+					splitlock_mode_info_get_source(s->mode)));
+		json_bool(&j, "guess", splitlock_mode_info_is_guess(s->mode));
+		json_string(&j, "evidence", splitlock_mode_info_get_evidence(s->mode));
+	} else {
+		json_null(&j, "current");
+		json_null(&j, "source");
+	}
+	if (s->next_found > 0)
+		json_string(&j, "next_boot",
+			    mode_text(s->next_mode, s->next_rate, buf, sizeof(buf)));
+	else
+		json_string(&j, "next_boot", "default");
+	json_string(&j, "next_boot_source", s->next_source);
+	json_object_end(&j);
+
+	json_object_begin(&j, "mitigate");
+	if (s->mitigate_r == 0)
+		json_int(&j, "current", s->mitigate);
+	else
+		json_null(&j, "current");
+	if (persisted >= 0)
+		json_int(&j, "persisted", persisted);
+	else if (persisted == -2)
+		json_string(&j, "persisted", splitlock_sysctld_get_value(s->persist));
+	else
+		json_null(&j, "persisted");
+	json_string(&j, "persisted_in",
+		    s->persist ? splitlock_sysctld_get_file(s->persist) : NULL);
+	json_string(&j, "overrides_slctl", s->override);
+	json_object_end(&j);
+
+	json_object_begin(&j, "offenders");
+	if (s->offenders_r == 0) {
+		json_uint(&j, "events", s->events);
+		json_uint(&j, "suppressed", s->suppressed);
+	} else {
+		json_null(&j, "events");
+		json_null(&j, "suppressed");
+	}
+	json_object_end(&j);
+
+	json_object_begin(&j, "privileges");
+	json_array_begin(&j, "missing");
+	for (size_t i = 0; i < s->n_missing; i++)
+		json_string(&j, NULL, s->missing[i]);
+	json_array_end(&j);
+	json_object_end(&j);
+
+	json_object_end(&j);
+	json_finish(&j);
+}
+
+static void print_text(const struct status *s)
+{
+	char buf[32];
+	int persisted = persisted_value(s);
+	bool ac = s->cpu & SPLITLOCK_CPU_SPLIT_LOCK_DETECT;
+	bool db = s->cpu & SPLITLOCK_CPU_BUS_LOCK_DETECT;
+
+	if (s->cpu_r < 0)
+		printf("CPU:        unknown (/proc/cpuinfo: %s)\n", strerror(-s->cpu_r));
+	else if (!ac && !db)
+		printf("CPU:        no split-lock detection (neither split_lock_detect nor bus_lock_detect)%s\n",
+		       s->cpu & SPLITLOCK_CPU_HYPERVISOR ? "; virtual machine" : "");
+	else
+		printf("CPU:        %s%s%s%s\n", ac ? "split_lock_detect (#AC)" : "",
+		       ac && db ? ", " : "", db ? "bus_lock_detect (#DB)" : "",
+		       s->cpu & SPLITLOCK_CPU_HYPERVISOR ? "; virtual machine" : "");
+
+	printf("Kernel:     %s, %s%s\n", s->release[0] ? s->release : "unknown release",
+	       s->ifaces & SPLITLOCK_KERNEL_SYSFS ? "patched (/sys/kernel/split_lock)" : "stock",
+	       s->ifaces & SPLITLOCK_KERNEL_MITIGATE_SYSCTL ? ", has kernel.split_lock_mitigate"
+							    : ", no kernel.split_lock_mitigate (needs 6.2+)");
+
+	if (s->mode) {
+		const char *evidence = splitlock_mode_info_get_evidence(s->mode);
+		enum splitlock_mode_source src = splitlock_mode_info_get_source(s->mode);
+
+		printf("Mode:       %s (from %s%s)%s%s\n",
+		       mode_text(splitlock_mode_info_get_mode(s->mode),
+				 splitlock_mode_info_get_ratelimit(s->mode), buf, sizeof(buf)),
+		       splitlock_mode_source_name(src),
+		       splitlock_mode_info_is_guess(s->mode) ? ", a guess: the boot log line is gone" : "",
+		       evidence && src != SPLITLOCK_SOURCE_CMDLINE ? ": " : "",
+		       evidence && src != SPLITLOCK_SOURCE_CMDLINE ? evidence : "");
+	} else {
+		printf("Mode:       unknown\n");
+	}
+	printf("Next boot:  %s (%s %s)\n",
+	       s->next_found > 0 ? mode_text(s->next_mode, s->next_rate, buf, sizeof(buf))
+				 : "default",
+	       s->next_found > 0 ? "configured in" : "nothing configured in",
+	       s->next_source ? s->next_source : "the boot configuration");
+
+	if (s->mitigate_r == -ENOENT)
+		printf("Misery:     not switchable: this kernel has no kernel.split_lock_mitigate\n");
+	else if (s->mitigate_r < 0)
+		printf("Misery:     unknown (%s)\n", strerror(-s->mitigate_r));
+	else
+		printf("Misery:     %s now (kernel.split_lock_mitigate = %d)\n",
+		       s->mitigate ? "on" : "off", s->mitigate);
+	if (persisted >= 0)
+		printf("            %s after reboot (set in %s)\n", persisted ? "on" : "off",
+		       splitlock_sysctld_get_file(s->persist));
+	else if (persisted == -2)
+		printf("            invalid value '%s' in %s after reboot\n",
+		       splitlock_sysctld_get_value(s->persist),
+		       splitlock_sysctld_get_file(s->persist));
+	else
+		printf("            kernel default after reboot (no sysctl.d file sets it)\n");
+	if (s->override)
+		printf("            %s overrides slctl's %s\n", s->override,
+		       SPLITLOCK_SYSCTLD_DROPIN);
+
+	if (s->offenders_r < 0)
+		printf("Offenders:  unknown: the kernel log is not readable (%s)\n",
+		       strerror(-s->offenders_r));
+	else
+		printf("Offenders:  %" PRIu64 " event%s since boot, %" PRIu64
+		       " more suppressed by the kernel's rate limit\n",
+		       s->events, s->events == 1 ? "" : "s", s->suppressed);
+	if (s->n_missing) {
+		printf("Privileges: missing");
+		for (size_t i = 0; i < s->n_missing; i++)
+			printf(" %s", s->missing[i]);
+		printf(" (needed to change settings and to read a restricted kernel log)\n");
+	}
+}
+
+static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
+	       int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct status s = { 0 };
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			return slctl_usage_error("status", "bad option.");
+		}
+	}
+	if (optind < argc)
+		return slctl_usage_error("status", "unexpected argument '%s'.", argv[optind]);
+
+	gather(ctx, &s);
+	if (g->json)
+		print_json(&s);
+	else
+		print_text(&s);
+	splitlock_mode_info_unref(s.mode);
+	splitlock_sysctld_unref(s.persist);
+	return EXIT_OK;
+}
+
+const struct slctl_command slctl_cmd_status = {
+	.name = "status",
+	.run = run,
+	.usage = usage,
+	.summary = "show the detector's state now and after reboot",
+};

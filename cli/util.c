@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Turning library errors into one sentence and an exit status. */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "slctl.h"
+
+static void vmessage(const char *prefix, const char *format, va_list args)
+{
+	fprintf(stderr, "%s: %s", program_invocation_short_name, prefix);
+	vfprintf(stderr, format, args);
+	fputc('\n', stderr);
+}
+
+void slctl_error(const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	vmessage("", format, args);
+	va_end(args);
+}
+
+void slctl_warning(const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	vmessage("warning: ", format, args);
+	va_end(args);
+}
+
+int slctl_usage_error(const char *cmd, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	vmessage("", format, args);
+	va_end(args);
+	fprintf(stderr, "Try '%s%s%s --help' for more information.\n",
+		program_invocation_short_name, cmd ? " " : "", cmd ? cmd : "");
+	return EXIT_USAGE;
+}
+
+int slctl_exit_for(int err)
+{
+	switch (-err) {
+	case EPERM:
+	case EACCES:
+		return EXIT_PRIVILEGE;
+	case ENOENT:
+	case EOPNOTSUPP:
+		return EXIT_UNSUPPORTED;
+	default:
+		return EXIT_FAIL;
+	}
+}
+
+int slctl_require_capability(enum splitlock_cap cap, const char *action)
+{
+	int r = splitlock_have_capability(cap);
+
+	if (r > 0)
+		return 0;
+	slctl_error("%s needs %s; run it as root (e.g. with sudo).", action,
+		    splitlock_capability_name(cap));
+	return EXIT_PRIVILEGE;
+}

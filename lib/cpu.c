@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What the CPU can detect, from the flags line of /proc/cpuinfo. */
+#include <errno.h>
+#include <fcntl.h>
+
+#include "internal.h"
+
+static unsigned flag_bit(const char *word, size_t len)
+{
+	static const struct { const char *name; unsigned bit; } flags[] = {
+		{ "split_lock_detect", SPLITLOCK_CPU_SPLIT_LOCK_DETECT },
+		{ "bus_lock_detect", SPLITLOCK_CPU_BUS_LOCK_DETECT },
+		{ "hypervisor", SPLITLOCK_CPU_HYPERVISOR },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
+		if (strlen(flags[i].name) == len &&
+		    memcmp(flags[i].name, word, len) == 0)
+			return flags[i].bit;
+	return 0;
+}
+
+/* Exported for tests and fuzzing through splitlock_cpu_features(). */
+static unsigned parse_flags_value(const char *value)
+{
+	unsigned bits = 0;
+
+	while (*value) {
+		size_t len;
+
+		value += strspn(value, " \t\n");
+		len = strcspn(value, " \t\n");
+		if (len == 0)
+			break;
+		bits |= flag_bit(value, len);
+		value += len;
+	}
+	return bits;
+}
+
+_public_ int splitlock_cpu_features(struct splitlock_ctx *ctx,
+				   unsigned *features)
+{
+	int fd = sl_open(ctx, "/proc/cpuinfo", O_RDONLY, 0);
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *line = NULL;
+	size_t size = 0;
+
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -errno;
+	}
+	/* All CPUs report the same flags; the first "flags" line is enough. */
+	while (getline(&line, &size, f) > 0) {
+		char *colon;
+
+		if (!startswith(line, "flags"))
+			continue;
+		colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*features = parse_flags_value(colon + 1);
+		return 0;
+	}
+	if (ferror(f))
+		return -EIO;
+	*features = 0;
+	return -ENODATA;
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Reading small files whole, and replacing files atomically. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+int sl_read_fd(int fd, size_t max, char **out, size_t *len)
+{
+	size_t size = 4096, used = 0;
+	char *buf = malloc(size);
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (used + 1 >= size) {
+			char *bigger;
+
+			if (size >= max + 1) {
+				free(buf);
+				return -EFBIG;
+			}
+			size = size * 2 > max + 1 ? max + 1 : size * 2;
+			bigger = realloc(buf, size);
+			if (!bigger) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = bigger;
+		}
+		n = read(fd, buf + used, size - used - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	buf[used] = '\0';
+	*out = buf;
+	if (len)
+		*len = used;
+	return 0;
+}
+
+int sl_read_file(const struct splitlock_ctx *ctx, const char *path,
+		 size_t max, char **out, size_t *len)
+{
+	_cleanup_close_ int fd = sl_open(ctx, path, O_RDONLY | O_NOCTTY, 0);
+
+	if (fd < 0)
+		return fd;
+	return sl_read_fd(fd, max, out, len);
+}
+
+/* First line of a small file (sysfs, procfs), without the newline. */
+int sl_read_line(const struct splitlock_ctx *ctx, const char *path,
+		 char *buf, size_t size)
+{
+	_cleanup_close_ int fd = sl_open(ctx, path, O_RDONLY | O_NOCTTY, 0);
+	ssize_t n;
+	char *nl;
+
+	if (fd < 0)
+		return fd;
+	do
+		n = read(fd, buf, size - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Replace @name in @dirfd with @data so that a reader, a crash or a full disk
+ * sees the old file or the new one, never a mix: write a temporary file in
+ * the same directory, fsync it, rename it over the target, fsync the
+ * directory. A symlink at @name is refused, never followed or replaced.
+ * An existing file keeps its mode and owner; a new one gets @mode.
+ */
+int sl_write_file_atomic_at(int dirfd, const char *name, const char *data,
+			    size_t len, mode_t mode)
+{
+	char tmp[NAME_MAX + 1];
+	struct stat st;
+	bool exists = false;
+	uint32_t rnd;
+	int fd, r;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(st.st_mode))
+			return -ELOOP;
+		if (!S_ISREG(st.st_mode))
+			return -EEXIST;
+		exists = true;
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+		rnd = (uint32_t)getpid() ^ (uint32_t)(uintptr_t)&rnd;
+	r = snprintf(tmp, sizeof(tmp), ".#%.200s.%08x", name, rnd);
+	if (r < 0 || (size_t)r >= sizeof(tmp))
+		return -ENAMETOOLONG;
+
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, exists ? (st.st_mode & 07777) : mode);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, data, len);
+	if (r == 0 && exists) {
+		/* Keep what the admin chose for the file; best effort for owner. */
+		if (fchmod(fd, st.st_mode & 07777) < 0)
+			r = -errno;
+		else if (fchown(fd, st.st_uid, st.st_gid) < 0 && errno != EPERM)
+			r = -errno;
+	}
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlinkat(dirfd, tmp, 0);
+		return r;
+	}
+	if (fsync(dirfd) < 0)
+		return -errno;
+	return 0;
+}
+
+int sl_write_atomic(const struct splitlock_ctx *ctx, const char *path,
+		    const char *data, size_t len, mode_t mode)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	_cleanup_close_ int dfd = -1;
+
+	if (!slash || (size_t)(slash - path) >= sizeof(dir))
+		return -EINVAL;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	dfd = sl_open_dir(ctx, *dir ? dir : "/");
+	if (dfd < 0)
+		return dfd;
+	return sl_write_file_atomic_at(dfd, slash + 1, data, len, mode);
+}
+
+int sl_mkdir_p(const struct splitlock_ctx *ctx, const char *path, mode_t mode)
+{
+	char prefix[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(prefix))
+		return -ENAMETOOLONG;
+	for (size_t i = 1; i <= len; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		memcpy(prefix, path, i);
+		prefix[i] = '\0';
+		_cleanup_close_ int fd = sl_open_dir(ctx, prefix);
+		if (fd >= 0)
+			continue;
+		if (fd != -ENOENT)
+			return fd;
+
+		const char *base;
+		char parent[PATH_MAX];
+		char *slash = strrchr(prefix, '/');
+
+		memcpy(parent, prefix, (size_t)(slash - prefix));
+		parent[slash - prefix] = '\0';
+		base = slash + 1;
+		_cleanup_close_ int pfd = sl_open_dir(ctx, *parent ? parent : "/");
+		if (pfd < 0)
+			return pfd;
+		if (mkdirat(pfd, base, mode) < 0 && errno != EEXIST)
+			return -errno;
+	}
+	return 0;
+}

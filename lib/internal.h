@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef SPLITLOCK_INTERNAL_H
+#define SPLITLOCK_INTERNAL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "libsplitlock.h"
+
+#define _public_ __attribute__((visibility("default")))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _cleanup_(f) __attribute__((cleanup(f)))
+
+static inline void freep(void *p) { free(*(void **)p); }
+static inline void closep(const int *fd) { if (*fd >= 0) close(*fd); }
+static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
+static inline bool startswith(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+struct splitlock_ctx {
+	int refcount;
+	char *root;          /* "/" or an absolute path without trailing '/' */
+	int root_fd;         /* O_PATH descriptor of the root */
+	splitlock_log_fn log_fn;
+	void *log_data;
+	int log_priority;
+};
+
+void sl_log(const struct splitlock_ctx *ctx, int priority, const char *file,
+	    int line, const char *fn, const char *format, ...) _printf_(6, 7);
+
+#define sl_log_cond(ctx, prio, ...)                                          \
+	do {                                                                 \
+		if ((ctx)->log_priority >= (prio))                           \
+			sl_log(ctx, prio, __FILE__, __LINE__, __func__,      \
+			       __VA_ARGS__);                                 \
+	} while (0)
+#define sl_err(ctx, ...) sl_log_cond(ctx, LOG_ERR, __VA_ARGS__)
+#define sl_warn(ctx, ...) sl_log_cond(ctx, LOG_WARNING, __VA_ARGS__)
+#define sl_info(ctx, ...) sl_log_cond(ctx, LOG_INFO, __VA_ARGS__)
+#define sl_dbg(ctx, ...) sl_log_cond(ctx, LOG_DEBUG, __VA_ARGS__)
+
+/* path.c: every system path goes through these */
+int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
+	    mode_t mode);
+int sl_open_dir(const struct splitlock_ctx *ctx, const char *path);
+int sl_access(const struct splitlock_ctx *ctx, const char *path, int mode);
+int sl_lstat(const struct splitlock_ctx *ctx, const char *path,
+	     struct stat *st);
+int sl_readlink(const struct splitlock_ctx *ctx, const char *path, char *buf,
+		size_t size);
+
+/* fileio.c */
+int sl_read_fd(int fd, size_t max, char **out, size_t *len);
+int sl_read_file(const struct splitlock_ctx *ctx, const char *path,
+		 size_t max, char **out, size_t *len);
+int sl_read_line(const struct splitlock_ctx *ctx, const char *path,
+		 char *buf, size_t size);
+int sl_write_file_atomic_at(int dirfd, const char *name, const char *data,
+			    size_t len, mode_t mode);
+int sl_write_atomic(const struct splitlock_ctx *ctx, const char *path,
+		    const char *data, size_t len, mode_t mode);
+int sl_mkdir_p(const struct splitlock_ctx *ctx, const char *path, mode_t mode);
+
+/* Largest file we read whole: configuration files are small. */
+#define SL_MAX_CONFIG_SIZE (4u << 20)
+
+#endif

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The running kernel: release, interfaces it offers, patched counters. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+
+#include "internal.h"
+
+_public_ int splitlock_kernel_release(struct splitlock_ctx *ctx, char *buf,
+				      size_t size)
+{
+	return sl_read_line(ctx, "/proc/sys/kernel/osrelease", buf, size);
+}
+
+_public_ int splitlock_kernel_interfaces(struct splitlock_ctx *ctx,
+					 unsigned *ifaces)
+{
+	static const struct { const char *path; unsigned bit; } probes[] = {
+		{ "/proc/sys/kernel/split_lock_mitigate",
+		  SPLITLOCK_KERNEL_MITIGATE_SYSCTL },
+		{ "/sys/kernel/split_lock/mode", SPLITLOCK_KERNEL_SYSFS },
+		{ "/proc/self/split_lock", SPLITLOCK_KERNEL_PROC_COUNTERS },
+		{ "/sys/kernel/debug/split_lock/inject",
+		  SPLITLOCK_KERNEL_INJECT },
+	};
+	unsigned bits = 0;
+	int fd;
+
+	for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
+		if (sl_access(ctx, probes[i].path, F_OK) == 0)
+			bits |= probes[i].bit;
+	fd = sl_open(ctx, "/dev/kmsg", O_RDONLY | O_NONBLOCK, 0);
+	if (fd >= 0) {
+		bits |= SPLITLOCK_KERNEL_KMSG;
+		close(fd);
+	}
+	*ifaces = bits;
+	return 0;
+}
+
+_public_ int splitlock_kernel_stat(struct splitlock_ctx *ctx, const char *name,
+				   uint64_t *value)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t namelen = strlen(name);
+	int r;
+
+	r = sl_read_file(ctx, "/sys/kernel/split_lock/stats", 64 * 1024,
+			 &text, NULL);
+	if (r < 0)
+		return r;
+	for (char *line = text; line && *line;) {
+		char *next = strchr(line, '\n');
+
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, name, namelen) == 0 && line[namelen] == ' ') {
+			char *end;
+
+			errno = 0;
+			*value = strtoull(line + namelen + 1, &end, 10);
+			if (errno || end == line + namelen + 1)
+				return -EBADMSG;
+			return 0;
+		}
+		line = next;
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The one sysctl.d drop-in slctl owns. It is recognised by its first line;
+ * any other file at that path, or a symlink, is left alone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+#define DROPIN_HEADER "# Managed by slctl(8): edit with 'slctl mitigate'.\n"
+
+static bool key_matches(const char *line, const char *key)
+{
+	size_t len = strlen(key);
+
+	line += strspn(line, " \t");
+	if (*line == '-')
+		line++;
+	if (strncmp(line, key, len) != 0)
+		return false;
+	line += len;
+	line += strspn(line, " \t");
+	return *line == '=';
+}
+
+/* Our previous file with @key's lines replaced by one assignment. */
+static int render(const char *old, const char *key, const char *value,
+		  char **out)
+{
+	size_t cap = (old ? strlen(old) : 0) + strlen(DROPIN_HEADER) +
+		     strlen(key) + strlen(value) + 8;
+	char *buf = malloc(cap), *p = buf;
+	bool replaced = false;
+
+	if (!buf)
+		return -ENOMEM;
+	p += sprintf(p, "%s", DROPIN_HEADER);
+	if (old) {
+		const char *line = old + strlen(DROPIN_HEADER);
+
+		while (*line) {
+			size_t len = strcspn(line, "\n");
+
+			if (key_matches(line, key)) {
+				if (!replaced)
+					p += sprintf(p, "%s = %s\n", key, value);
+				replaced = true;
+			} else {
+				memcpy(p, line, len);
+				p += len;
+				*p++ = '\n';
+			}
+			line += len;
+			if (*line == '\n')
+				line++;
+		}
+	}
+	if (!replaced)
+		p += sprintf(p, "%s = %s\n", key, value);
+	*p = '\0';
+	*out = buf;
+	return 0;
+}
+
+_public_ int splitlock_sysctld_persist(struct splitlock_ctx *ctx,
+				       const char *key, const char *value,
+				       unsigned flags, char **content)
+{
+	_cleanup_free_ char *old = NULL, *text = NULL;
+	struct stat st;
+	int r;
+
+	if (!key || !*key || strpbrk(key, " \t\n=") || !value ||
+	    strpbrk(value, "\n"))
+		return -EINVAL;
+
+	r = sl_lstat(ctx, SPLITLOCK_SYSCTLD_DROPIN, &st);
+	if (r == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			sl_err(ctx, "%s is a symlink; slctl never writes through one",
+			       SPLITLOCK_SYSCTLD_DROPIN);
+			return -ELOOP;
+		}
+		r = sl_read_file(ctx, SPLITLOCK_SYSCTLD_DROPIN,
+				 SL_MAX_CONFIG_SIZE, &old, NULL);
+		if (r < 0)
+			return r;
+		if (!startswith(old, DROPIN_HEADER)) {
+			sl_err(ctx, "%s was not written by slctl", SPLITLOCK_SYSCTLD_DROPIN);
+			return -EEXIST;
+		}
+	} else if (r != -ENOENT) {
+		return r;
+	}
+
+	r = render(old, key, value, &text);
+	if (r < 0)
+		return r;
+	if (!(flags & SPLITLOCK_WRITE_DRY_RUN)) {
+		r = sl_mkdir_p(ctx, "/etc/sysctl.d", 0755);
+		if (r < 0)
+			return r;
+		r = sl_write_atomic(ctx, SPLITLOCK_SYSCTLD_DROPIN, text,
+				    strlen(text), 0644);
+		if (r < 0)
+			return r;
+	}
+	if (content) {
+		*content = text;
+		text = NULL;
+	}
+	return 0;
+}

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Which sysctl.d file decides a key at the next boot, by systemd-sysctl's
+ * rules (systemd src/sysctl/sysctl.c, src/shared/conf-files.c):
+ *  - directories in falling priority: /etc, /run, /usr/local/lib, /usr/lib;
+ *  - a file name in a higher directory hides the same name below, and a
+ *    symlink to /dev/null (or an empty file) masks it;
+ *  - the survivors are applied in file-name order across directories, and a
+ *    later assignment of a key replaces an earlier one;
+ *  - '.' and '/' are equivalent separators in keys, a leading '-' only
+ *    silences errors, and keys may be shell globs.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+static const char *const sysctld_dirs[] = {
+	"/etc/sysctl.d",
+	"/run/sysctl.d",
+	"/usr/local/lib/sysctl.d",
+	"/usr/lib/sysctl.d",
+};
+
+struct entry {
+	char *file;
+	unsigned line;
+	char *value;
+};
+
+struct splitlock_sysctld {
+	struct entry *entries;
+	unsigned count;
+};
+
+struct conf_file {
+	char *name; /* base name, the sort key */
+	char *path; /* under the root */
+	bool masked;
+};
+
+static void conf_files_free(struct conf_file *files, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(files[i].name);
+		free(files[i].path);
+	}
+	free(files);
+}
+
+static int cmp_conf(const void *a, const void *b)
+{
+	return strcmp(((const struct conf_file *)a)->name,
+		      ((const struct conf_file *)b)->name);
+}
+
+static bool is_masked(struct splitlock_ctx *ctx, const char *path)
+{
+	char target[64];
+	struct stat st;
+
+	if (sl_readlink(ctx, path, target, sizeof(target)) > 0 &&
+	    streq(target, "/dev/null"))
+		return true;
+	if (sl_lstat(ctx, path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		return true;
+	return false;
+}
+
+/* All *.conf names, each from the highest-priority directory holding it. */
+static int list_conf_files(struct splitlock_ctx *ctx, struct conf_file **out,
+			   size_t *count)
+{
+	struct conf_file *files = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t d = 0; d < ARRAY_SIZE(sysctld_dirs); d++) {
+		int fd = sl_open_dir(ctx, sysctld_dirs[d]);
+		DIR *dir;
+		struct dirent *de;
+
+		if (fd < 0)
+			continue;
+		dir = fdopendir(fd);
+		if (!dir) {
+			close(fd);
+			continue;
+		}
+		while ((de = readdir(dir))) {
+			size_t len = strlen(de->d_name);
+			bool seen = false;
+			char *path;
+
+			if (de->d_name[0] == '.' || len < 6 ||
+			    !streq(de->d_name + len - 5, ".conf"))
+				continue;
+			for (size_t i = 0; i < n && !seen; i++)
+				seen = streq(files[i].name, de->d_name);
+			if (seen)
+				continue;
+			if (asprintf(&path, "%s/%s", sysctld_dirs[d], de->d_name) < 0)
+				goto oom;
+			if (n == cap) {
+				struct conf_file *bigger;
+
+				cap = cap ? cap * 2 : 16;
+				bigger = realloc(files, cap * sizeof(*files));
+				if (!bigger) {
+					free(path);
+					goto oom;
+				}
+				files = bigger;
+			}
+			files[n].path = path;
+			files[n].name = strdup(de->d_name);
+			files[n].masked = is_masked(ctx, path);
+			n++;
+			if (!files[n - 1].name)
+				goto oom;
+			continue;
+oom:
+			closedir(dir);
+			conf_files_free(files, n);
+			return -ENOMEM;
+		}
+		closedir(dir);
+	}
+	if (n)
+		qsort(files, n, sizeof(*files), cmp_conf);
+	*out = files;
+	*count = n;
+	return 0;
+}
+
+/* systemd's sysctl_normalize(): '/'-separated form, so both spellings match. */
+static void normalize_key(char *key)
+{
+	char *sep = strpbrk(key, "./");
+
+	if (!sep || *sep == '/')
+		return;
+	for (char *p = key; *p; p++) {
+		if (*p == '.')
+			*p = '/';
+		else if (*p == '/')
+			*p = '.';
+	}
+}
+
+static char *strip(char *s)
+{
+	char *end;
+
+	s += strspn(s, " \t\r");
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		*--end = '\0';
+	return s;
+}
+
+static int add_entry(struct splitlock_sysctld *r, const char *file,
+		     unsigned line, const char *value)
+{
+	struct entry *bigger = realloc(r->entries, (r->count + 1) * sizeof(*bigger));
+
+	if (!bigger)
+		return -ENOMEM;
+	r->entries = bigger;
+	bigger[r->count].file = strdup(file);
+	bigger[r->count].value = strdup(value);
+	bigger[r->count].line = line;
+	r->count++;
+	if (!bigger[r->count - 1].file || !bigger[r->count - 1].value)
+		return -ENOMEM;
+	return 0;
+}
+
+static int parse_file(struct splitlock_ctx *ctx, const char *path,
+		      const char *want, struct splitlock_sysctld *result)
+{
+	_cleanup_free_ char *text = NULL;
+	unsigned lineno = 0;
+	char *line, *next;
+	int r;
+
+	r = sl_read_file(ctx, path, SL_MAX_CONFIG_SIZE, &text, NULL);
+	if (r < 0) {
+		sl_warn(ctx, "cannot read %s: %s", path, strerror(-r));
+		return 0;
+	}
+	for (line = text; line; line = next) {
+		char *key, *value, *eq;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		key = strip(line);
+		if (!*key || *key == '#' || *key == ';')
+			continue;
+		eq = strchr(key, '=');
+		if (!eq) {
+			sl_dbg(ctx, "%s:%u: line without '=' ignored", path, lineno);
+			continue;
+		}
+		*eq = '\0';
+		value = strip(eq + 1);
+		key = strip(key);
+		if (*key == '-')
+			key = strip(key + 1);
+		normalize_key(key);
+		if (strpbrk(key, "*?[") ? fnmatch(key, want, 0) != 0 : !streq(key, want))
+			continue;
+		r = add_entry(result, path, lineno, value);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+_public_ int splitlock_sysctld_resolve(struct splitlock_ctx *ctx,
+				       const char *key,
+				       struct splitlock_sysctld **out)
+{
+	struct splitlock_sysctld *result;
+	struct conf_file *files = NULL;
+	char want[256];
+	size_t n = 0;
+	int r;
+
+	if (strlen(key) >= sizeof(want))
+		return -EINVAL;
+	strcpy(want, key);
+	normalize_key(want);
+
+	result = calloc(1, sizeof(*result));
+	if (!result)
+		return -ENOMEM;
+	r = list_conf_files(ctx, &files, &n);
+	for (size_t i = 0; r == 0 && i < n; i++)
+		if (!files[i].masked)
+			r = parse_file(ctx, files[i].path, want, result);
+	conf_files_free(files, n);
+	if (r < 0) {
+		splitlock_sysctld_unref(result);
+		return r;
+	}
+	*out = result;
+	return 0;
+}
+
+_public_ struct splitlock_sysctld *splitlock_sysctld_unref(struct splitlock_sysctld *r)
+{
+	if (!r)
+		return NULL;
+	for (unsigned i = 0; i < r->count; i++) {
+		free(r->entries[i].file);
+		free(r->entries[i].value);
+	}
+	free(r->entries);
+	free(r);
+	return NULL;
+}
+
+_public_ unsigned splitlock_sysctld_get_count(const struct splitlock_sysctld *r)
+{
+	return r->count;
+}
+
+_public_ int splitlock_sysctld_get_entry(const struct splitlock_sysctld *r,
+					 unsigned index, const char **file,
+					 unsigned *line, const char **value)
+{
+	if (index >= r->count)
+		return -ERANGE;
+	if (file)
+		*file = r->entries[index].file;
+	if (line)
+		*line = r->entries[index].line;
+	if (value)
+		*value = r->entries[index].value;
+	return 0;
+}
+
+_public_ const char *splitlock_sysctld_get_value(const struct splitlock_sysctld *r)
+{
+	return r->count ? r->entries[r->count - 1].value : NULL;
+}
+
+_public_ const char *splitlock_sysctld_get_file(const struct splitlock_sysctld *r)
+{
+	return r->count ? r->entries[r->count - 1].file : NULL;
+}
+
+_public_ const char *splitlock_sysctld_get_override(const struct splitlock_sysctld *r,
+						   const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (unsigned i = r->count; i-- > 0;) {
+		const char *fbase = strrchr(r->entries[i].file, '/');
+
+		fbase = fbase ? fbase + 1 : r->entries[i].file;
+		if (strcmp(fbase, base) > 0)
+			return r->entries[i].file;
+	}
+	return NULL;
+}

@@ -1,0 +1,72 @@
+# Shared helpers for the CLI tests. A test file defines test_* functions and
+# ends with `run_tests`; each test runs in its own subshell with a fresh
+# scratch directory $T, and prints "ok - NAME" or "not ok - NAME".
+set -u
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SLCTL=${SLCTL:-$TOP/build/slctl}
+FIXTURES=$TOP/tests/fixtures
+
+fail() {
+	echo "  FAIL: $*" >&2
+	exit 1
+}
+
+# run CMD...: stores stdout in $out, stderr in $err, status in $rc.
+run() {
+	local o e
+	o=$(mktemp) e=$(mktemp)
+	"$@" >"$o" 2>"$e"
+	rc=$?
+	out=$(cat "$o")
+	err=$(cat "$e")
+	rm -f "$o" "$e"
+}
+
+expect_rc() {
+	[ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1 (stderr: $err)"
+}
+
+expect_out() {
+	grep -qF -- "$1" <<<"$out" || fail "stdout lacks '$1': $out"
+}
+
+expect_err() {
+	grep -qF -- "$1" <<<"$err" || fail "stderr lacks '$1': $err"
+}
+
+# expect_json FILTER VALUE: jq -r FILTER of $out equals VALUE.
+expect_json() {
+	local got
+	got=$(jq -r "$1" <<<"$out" 2>/dev/null) || fail "stdout is not JSON: $out"
+	[ "$got" = "$2" ] || fail "$1 is '$got', expected '$2'"
+}
+
+# copy_fixture NAME: a private copy of tests/fixtures/NAME in $T/root.
+copy_fixture() {
+	rm -rf "$T/root"
+	cp -a "$FIXTURES/$1" "$T/root"
+}
+
+# Hash of every file under a tree, to prove that nothing changed.
+tree_hash() {
+	(cd "$1" && {
+		find . -type f -print0 | sort -z | xargs -0 -r sha256sum
+		find . -printf '%y %p %l %m\n' | sort
+	})
+}
+
+run_tests() {
+	local t status
+	for t in $(declare -F | awk '$3 ~ /^test_/ {print $3}'); do
+		T=$(mktemp -d)
+		(cd "$T" && "$t")
+		status=$?
+		rm -rf "$T"
+		if [ $status -eq 0 ]; then
+			echo "ok - ${0##*/}: ${t#test_}"
+		else
+			echo "not ok - ${0##*/}: ${t#test_}"
+		fi
+	done
+}

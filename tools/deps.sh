@@ -1,0 +1,71 @@
+#!/bin/sh
+# Make sure what slctl needs to build and test is installed. As root, install
+# what is missing with the distribution's package manager; otherwise print the
+# exact command and fail, so that `make run` / `make check` work on a fresh
+# machine.
+set -u
+
+missing=""
+need() { missing="$missing $1"; }
+
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+have_pc() { have_cmd pkg-config && pkg-config --exists "$1"; }
+
+have_cmd cc || need cc
+have_cmd make || need make
+have_cmd pkg-config || need pkg-config
+have_pc libcap || need libcap
+have_pc libmnl || need libmnl
+have_pc smartcols || need smartcols
+have_pc bash-completion || need bash-completion
+have_cmd scdoc || need scdoc
+# Tests: jq reads --json output, capsh/setpriv drop privileges.
+have_cmd jq || need jq
+have_cmd capsh || need capsh
+have_cmd setpriv || need setpriv
+
+[ -z "$missing" ] && exit 0
+
+if have_cmd apt-get; then
+	pm="apt-get install -y"
+	map() { case $1 in
+		cc) echo gcc libc6-dev;; make) echo make;; pkg-config) echo pkg-config;;
+		libcap) echo libcap-dev;; libmnl) echo libmnl-dev;;
+		smartcols) echo libsmartcols-dev;; bash-completion) echo bash-completion;;
+		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap2-bin;;
+		setpriv) echo util-linux;; esac; }
+elif have_cmd dnf; then
+	pm="dnf install -y"
+	map() { case $1 in
+		cc) echo gcc;; make) echo make;; pkg-config) echo pkgconf-pkg-config;;
+		libcap) echo libcap-devel;; libmnl) echo libmnl-devel;;
+		smartcols) echo libsmartcols-devel;; bash-completion) echo bash-completion;;
+		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
+		setpriv) echo util-linux;; esac; }
+elif have_cmd pacman; then
+	pm="pacman -S --needed --noconfirm"
+	map() { case $1 in
+		cc) echo gcc;; make) echo make;; pkg-config) echo pkgconf;;
+		libcap) echo libcap;; libmnl) echo libmnl;;
+		smartcols) echo util-linux-libs;; bash-completion) echo bash-completion;;
+		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
+		setpriv) echo util-linux;; esac; }
+else
+	echo "deps: missing:$missing; install them with your package manager" >&2
+	exit 1
+fi
+
+pkgs=$(for m in $missing; do map "$m"; done | sort -u | tr '\n' ' ')
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing:$missing" >&2
+	echo "deps: install them as root with: $pm $pkgs" >&2
+	exit 1
+fi
+echo "deps: installing $pkgs" >&2
+if [ "${pm%% *}" = apt-get ]; then
+	export DEBIAN_FRONTEND=noninteractive
+	# A fresh machine may have no package lists yet.
+	apt-get install -y $pkgs || { apt-get update && apt-get install -y $pkgs; } || exit 1
+else
+	$pm $pkgs || exit 1
+fi
