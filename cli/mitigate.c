@@ -113,6 +113,31 @@ static int check_winner(struct splitlock_ctx *ctx, const char *want, bool dry_ru
 	return EXIT_OK;
 }
 
+/* Write (or with @dry_run only plan) our drop-in; one sentence on failure. */
+static int persist_dropin(struct splitlock_ctx *ctx, const char *text,
+			  bool dry_run, char **content)
+{
+	int r = splitlock_sysctld_persist(ctx, KEY, text,
+					  dry_run ? SPLITLOCK_WRITE_DRY_RUN : 0,
+					  content);
+
+	if (r == -ELOOP) {
+		slctl_error("%s is a symlink; slctl does not write through symlinks, "
+			    "remove it and run this again.", SPLITLOCK_SYSCTLD_DROPIN);
+		return EXIT_FAIL;
+	}
+	if (r == -EEXIST) {
+		slctl_error("%s exists but was not written by slctl; move it away and "
+			    "run this again.", SPLITLOCK_SYSCTLD_DROPIN);
+		return EXIT_FAIL;
+	}
+	if (r < 0) {
+		slctl_error("cannot write %s: %s.", SPLITLOCK_SYSCTLD_DROPIN, strerror(-r));
+		return r == -EACCES || r == -EPERM ? EXIT_PRIVILEGE : EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
 static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	       int value, bool persist, bool dry_run)
 {
@@ -139,6 +164,13 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	}
 	splitlock_mode_info_unref(mode);
 
+	/* Plan the drop-in first, so a refusal leaves the runtime value alone. */
+	if (persist) {
+		r = persist_dropin(ctx, text, true, &content);
+		if (r)
+			return r;
+	}
+
 	if (!dry_run) {
 		r = slctl_require_capability(SPLITLOCK_CAP_SYS_ADMIN,
 					     persist ? "changing and persisting " KEY
@@ -152,24 +184,10 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		}
 	}
 
-	if (persist) {
-		r = splitlock_sysctld_persist(ctx, KEY, text,
-					      dry_run ? SPLITLOCK_WRITE_DRY_RUN : 0,
-					      &content);
-		if (r == -ELOOP) {
-			slctl_error("%s is a symlink; slctl does not write through symlinks, "
-				    "remove it and run this again.", SPLITLOCK_SYSCTLD_DROPIN);
-			return EXIT_FAIL;
-		}
-		if (r == -EEXIST) {
-			slctl_error("%s exists but was not written by slctl; move it away and "
-				    "run this again.", SPLITLOCK_SYSCTLD_DROPIN);
-			return EXIT_FAIL;
-		}
-		if (r < 0) {
-			slctl_error("cannot write %s: %s.", SPLITLOCK_SYSCTLD_DROPIN, strerror(-r));
-			return slctl_exit_for(r) == EXIT_UNSUPPORTED ? EXIT_FAIL : slctl_exit_for(r);
-		}
+	if (persist && !dry_run) {
+		r = persist_dropin(ctx, text, false, NULL);
+		if (r)
+			return r;
 	}
 
 	if (g->json) {

@@ -19,9 +19,8 @@ have_pc libmnl || need libmnl
 have_pc smartcols || need smartcols
 have_pc bash-completion || need bash-completion
 have_cmd scdoc || need scdoc
-# Tests: jq reads --json output, capsh/setpriv drop privileges.
+# Tests: jq reads --json output, setpriv drops privileges.
 have_cmd jq || need jq
-have_cmd capsh || need capsh
 have_cmd setpriv || need setpriv
 
 [ -z "$missing" ] && exit 0

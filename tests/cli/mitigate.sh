@@ -1,0 +1,210 @@
+# slctl mitigate: runtime value, the sysctl.d drop-in, precedence, refusals.
+source "$(dirname "$0")/../lib.sh"
+
+DROPIN=etc/sysctl.d/zz-slctl.conf
+
+persisted() { # ROOT -> "value file"
+	"$SLCTL" --root "$1" --json status | jq -r '"\(.mitigate.persisted) \(.mitigate.persisted_in)"'
+}
+
+test_off_persist_changes_runtime_and_writes_a_winning_dropin() {
+	copy_fixture stock-ac
+	run "$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 0
+	[ "$(cat "$T/root/proc/sys/kernel/split_lock_mitigate")" = 0 ] || fail "runtime value not 0"
+	grep -qx 'kernel.split_lock_mitigate = 0' "$T/root/$DROPIN" || fail "drop-in lacks the key"
+	[ "$(persisted "$T/root")" = "0 /etc/sysctl.d/zz-slctl.conf" ] || fail "winner: $(persisted "$T/root")"
+	[ "$(stat -c %a "$T/root/$DROPIN")" = 644 ] || fail "drop-in mode $(stat -c %a "$T/root/$DROPIN")"
+	ls -a "$T/root/etc/sysctl.d" | grep -q '^\.#' && fail "temporary file left behind"
+	run "$SLCTL" --root "$T/root" mitigate on --persist
+	expect_rc 0
+	[ "$(persisted "$T/root")" = "1 /etc/sysctl.d/zz-slctl.conf" ] || fail "not switched back"
+	[ "$(grep -c split_lock_mitigate "$T/root/$DROPIN")" = 1 ] || fail "key written twice"
+}
+
+test_later_sorting_file_is_reported_as_the_winner() {
+	copy_fixture stock-ac
+	printf 'kernel.split_lock_mitigate = 1\n' >"$T/root/etc/sysctl.d/zzz-local.conf"
+	run "$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 1
+	expect_err "/etc/sysctl.d/zzz-local.conf (line 1)"
+	expect_err "ln -s /dev/null /etc/sysctl.d/zzz-local.conf"
+	run "$SLCTL" --root "$T/root" --json status
+	expect_json '.mitigate.persisted' 1
+	expect_json '.mitigate.persisted_in' /etc/sysctl.d/zzz-local.conf
+	expect_json '.mitigate.overrides_slctl' /etc/sysctl.d/zzz-local.conf
+}
+
+test_later_file_with_the_same_value_is_no_conflict() {
+	copy_fixture stock-ac
+	printf 'kernel.split_lock_mitigate=0\n' >"$T/root/etc/sysctl.d/zzz-gaming.conf"
+	run "$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 0
+}
+
+test_slash_separated_key_is_the_same_key() {
+	copy_fixture stock-ac
+	mkdir -p "$T/root/usr/lib/sysctl.d"
+	printf 'kernel/split_lock_mitigate = 1\n' >"$T/root/usr/lib/sysctl.d/zzzz-vendor.conf"
+	run "$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 1
+	expect_err "/usr/lib/sysctl.d/zzzz-vendor.conf"
+}
+
+test_same_name_in_etc_hides_usr_lib() {
+	copy_fixture stock-ac
+	printf 'kernel.split_lock_mitigate = 0\n' >"$T/root/usr/lib/sysctl.d/60-games.conf"
+	printf 'kernel.split_lock_mitigate = 1\n' >"$T/root/etc/sysctl.d/60-games.conf"
+	[ "$(persisted "$T/root")" = "1 /etc/sysctl.d/60-games.conf" ] || fail "got $(persisted "$T/root")"
+}
+
+test_dev_null_symlink_masks_a_vendor_file() {
+	copy_fixture stock-ac
+	printf 'kernel.split_lock_mitigate = 0\n' >"$T/root/usr/lib/sysctl.d/60-games.conf"
+	ln -s /dev/null "$T/root/etc/sysctl.d/60-games.conf"
+	[ "$(persisted "$T/root")" = "null null" ] || fail "mask ignored: $(persisted "$T/root")"
+}
+
+test_run_directory_sits_between_etc_and_usr_lib() {
+	copy_fixture stock-ac
+	mkdir -p "$T/root/run/sysctl.d"
+	printf 'kernel.split_lock_mitigate = 0\n' >"$T/root/usr/lib/sysctl.d/60-a.conf"
+	printf 'kernel.split_lock_mitigate = 1\n' >"$T/root/run/sysctl.d/60-a.conf"
+	[ "$(persisted "$T/root")" = "1 /run/sysctl.d/60-a.conf" ] || fail "got $(persisted "$T/root")"
+}
+
+test_sysctl_conf_linked_as_99_sysctl_competes_by_that_name() {
+	copy_fixture stock-ac
+	printf 'kernel.split_lock_mitigate = 0\n' >>"$T/root/etc/sysctl.conf"
+	printf 'kernel.split_lock_mitigate = 1\n' >"$T/root/usr/lib/sysctl.d/50-a.conf"
+	[ "$(persisted "$T/root")" = "0 /etc/sysctl.d/99-sysctl.conf" ] || fail "got $(persisted "$T/root")"
+	# Our drop-in sorts after 99-sysctl.conf and wins.
+	run "$SLCTL" --root "$T/root" mitigate on --persist
+	expect_rc 0
+	[ "$(persisted "$T/root")" = "1 /etc/sysctl.d/zz-slctl.conf" ] || fail "got $(persisted "$T/root")"
+}
+
+test_dash_prefixed_assignment_counts() {
+	copy_fixture stock-ac
+	printf -- '-kernel.split_lock_mitigate = 0\n' >"$T/root/usr/lib/sysctl.d/50-a.conf"
+	[ "$(persisted "$T/root")" = "0 /usr/lib/sysctl.d/50-a.conf" ] || fail "got $(persisted "$T/root")"
+}
+
+test_later_assignment_in_the_same_file_wins() {
+	copy_fixture stock-ac
+	printf 'kernel.split_lock_mitigate = 0\n# comment\n; other\nkernel.split_lock_mitigate=1\n' \
+		>"$T/root/usr/lib/sysctl.d/50-a.conf"
+	[ "$(persisted "$T/root")" = "1 /usr/lib/sysctl.d/50-a.conf" ] || fail "got $(persisted "$T/root")"
+}
+
+test_dry_run_changes_nothing() {
+	copy_fixture stock-ac
+	local before
+	before=$(tree_hash "$T/root")
+	run "$SLCTL" --root "$T/root" mitigate off --persist --dry-run
+	expect_rc 0
+	expect_out "Would set kernel.split_lock_mitigate = 0 (now 1)"
+	expect_out "kernel.split_lock_mitigate = 0"
+	[ "$(tree_hash "$T/root")" = "$before" ] || fail "dry run changed the tree"
+}
+
+test_preplanted_symlink_is_never_followed() {
+	copy_fixture stock-ac
+	echo precious >"$T/target"
+	ln -s "$T/target" "$T/root/$DROPIN"
+	local before
+	before=$(tree_hash "$T/root")
+	run "$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 1
+	expect_err "is a symlink"
+	[ "$(cat "$T/target")" = precious ] || fail "symlink target was written"
+	[ "$(tree_hash "$T/root")" = "$before" ] || fail "tree changed"
+}
+
+test_foreign_file_at_our_path_is_left_alone() {
+	copy_fixture stock-ac
+	printf 'kernel.split_lock_mitigate = 1\n' >"$T/root/$DROPIN"
+	run "$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 1
+	expect_err "not written by slctl"
+	grep -qx 'kernel.split_lock_mitigate = 1' "$T/root/$DROPIN" || fail "foreign file edited"
+}
+
+test_other_lines_of_our_dropin_are_kept() {
+	copy_fixture stock-ac
+	"$SLCTL" --root "$T/root" mitigate off --persist >/dev/null || fail "first write failed"
+	echo 'kernel.sysrq = 1' >>"$T/root/$DROPIN"
+	run "$SLCTL" --root "$T/root" mitigate on --persist
+	expect_rc 0
+	grep -qx 'kernel.sysrq = 1' "$T/root/$DROPIN" || fail "other key lost"
+	grep -qx 'kernel.split_lock_mitigate = 1' "$T/root/$DROPIN" || fail "key not updated"
+}
+
+test_missing_sysctl_directory_is_created() {
+	copy_fixture old-5.10
+	copy_fixture stock-ac
+	rm -rf "$T/root/etc/sysctl.d"
+	run "$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 0
+	[ -f "$T/root/$DROPIN" ] || fail "drop-in not written"
+}
+
+test_kernel_without_the_sysctl_exits_4() {
+	copy_fixture old-5.10
+	local before
+	before=$(tree_hash "$T/root")
+	run "$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 4
+	expect_err "Linux 6.2"
+	run "$SLCTL" --root "$T/root" mitigate
+	expect_rc 4
+	[ "$(tree_hash "$T/root")" = "$before" ] || fail "tree changed"
+}
+
+test_unprivileged_user_gets_exit_3_and_nothing_changes() {
+	copy_fixture stock-ac
+	chmod 755 "$T"
+	chmod -R a+rX "$T/root"
+	local before
+	before=$(tree_hash "$T/root")
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		--bounding-set=-all "$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 3
+	expect_err "CAP_SYS_ADMIN"
+	[ "$(tree_hash "$T/root")" = "$before" ] || fail "tree changed"
+	# Reading stays possible.
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		"$SLCTL" --root "$T/root" --json status
+	expect_rc 0
+	expect_json '.privileges.missing | join(",")' CAP_SYS_ADMIN,CAP_SYSLOG
+}
+
+test_seq_mode_refuses_to_switch_misery_off() {
+	copy_fixture patched-seq
+	run "$SLCTL" --root "$T/root" mitigate off
+	expect_rc 1
+	expect_err "seq mode"
+	[ "$(cat "$T/root/proc/sys/kernel/split_lock_mitigate")" = 1 ] || fail "value changed"
+}
+
+test_show_reports_now_and_after_reboot() {
+	copy_fixture stock-ac
+	run "$SLCTL" --root "$T/root" mitigate
+	expect_rc 0
+	expect_out "Now:          on"
+	expect_out "After reboot: on (kernel default"
+	run "$SLCTL" --root "$T/root" mitigate --json
+	expect_json '.current' 1
+	expect_json '.persisted' null
+}
+
+test_json_result_of_a_change() {
+	copy_fixture stock-ac
+	run "$SLCTL" --root "$T/root" --json mitigate off
+	expect_rc 0
+	expect_json '.previous' 1
+	expect_json '.current' 0
+	expect_json '.dry_run' false
+}
+
+run_tests

@@ -1,0 +1,88 @@
+# Command-line contract: usage errors exit 2, help and version exit 0.
+source "$(dirname "$0")/../lib.sh"
+
+test_no_command_is_a_usage_error() {
+	run "$SLCTL"
+	expect_rc 2
+	expect_err "Usage: slctl"
+}
+
+test_unknown_command_and_option() {
+	run "$SLCTL" frobnicate
+	expect_rc 2
+	expect_err "unknown command 'frobnicate'"
+	run "$SLCTL" --frobnicate status
+	expect_rc 2
+	run "$SLCTL" --root "$FIXTURES/stock-ac" status --frobnicate
+	expect_rc 2
+	expect_err "slctl status --help"
+}
+
+test_bad_mitigate_arguments() {
+	copy_fixture stock-ac
+	local before arg
+	before=$(tree_hash "$T/root")
+	for arg in maybe ON 2 -1 ""; do
+		run "$SLCTL" --root "$T/root" mitigate "$arg"
+		expect_rc 2
+	done
+	run "$SLCTL" --root "$T/root" mitigate --persist
+	expect_rc 2
+	expect_err "need 'on' or 'off'"
+	run "$SLCTL" --root "$T/root" mitigate on off
+	expect_rc 2
+	[ "$(tree_hash "$T/root")" = "$before" ] || fail "a usage error changed the tree"
+}
+
+test_status_takes_no_arguments() {
+	run "$SLCTL" --root "$FIXTURES/stock-ac" status now
+	expect_rc 2
+	expect_err "unexpected argument 'now'"
+}
+
+test_root_must_exist() {
+	run "$SLCTL" --root "$T/nonexistent" status
+	expect_rc 2
+	expect_err "cannot use root directory"
+	run "$SLCTL" status --root
+	expect_rc 2
+}
+
+test_help_everywhere() {
+	local cmd
+	run "$SLCTL" --help
+	expect_rc 0
+	expect_out "Commands:"
+	for cmd in status mitigate; do
+		run "$SLCTL" "$cmd" --help
+		expect_rc 0
+		expect_out "Usage: slctl $cmd"
+		run "$SLCTL" --help "$cmd"
+		expect_rc 0
+		expect_out "Usage: slctl $cmd"
+	done
+}
+
+test_version() {
+	run "$SLCTL" --version
+	expect_rc 0
+	expect_out "slctl "
+}
+
+test_json_is_one_document_and_messages_go_to_stderr() {
+	copy_fixture old-5.10
+	run "$SLCTL" --root "$T/root" --json mitigate off
+	expect_rc 4
+	[ -z "$out" ] || fail "stdout not empty on error: $out"
+	run "$SLCTL" --root "$FIXTURES/stock-ac" --json status
+	[ "$(jq -s length <<<"$out")" = 1 ] || fail "not exactly one JSON document"
+}
+
+test_real_system_status_answers() {
+	# Read-only on the real machine: status must work wherever it runs.
+	run "$SLCTL" --json status
+	expect_rc 0
+	jq -e '.cpu and .kernel.release and .mode.current' <<<"$out" >/dev/null || fail "incomplete: $out"
+}
+
+run_tests
