@@ -75,7 +75,8 @@ $(B)/slctl: $(CLI_OBJS) $(B)/libsplitlock.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(B)/libsplitlock.a \
 		$(CLI_LIBS) $(LIB_LIBS)
 
-$(B)/libsplitlock.pc: lib/libsplitlock.pc.in Makefile
+# Regenerated every time: PREFIX at install may differ from PREFIX at build.
+$(B)/libsplitlock.pc: lib/libsplitlock.pc.in FORCE
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
@@ -118,4 +119,5 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all tests deps run check check-kernel install clean
+.PHONY: all tests deps run check check-kernel install clean FORCE
+FORCE:
