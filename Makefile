@@ -13,7 +13,7 @@ DESTDIR ?=
 PKG_CONFIG ?= pkg-config
 SCDOC ?= scdoc
 CC ?= cc
-B := build
+B ?= build
 
 BASHCOMPDIR ?= $(shell $(PKG_CONFIG) --define-variable=prefix=$(PREFIX) \
 	--variable=completionsdir bash-completion 2>/dev/null || \
@@ -100,6 +100,24 @@ check: deps
 	$(MAKE) all tests
 	tests/run
 
+# Library, CLI and every test built with ASan + UBSan, then the whole suite.
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+check-asan: deps
+	$(MAKE) B=build-asan CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" all tests
+	BUILD_DIR=build-asan TEST_CFLAGS="$(SAN_FLAGS)" ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run
+
+# The CLI tests with every slctl run under valgrind memcheck: any error or
+# leak makes slctl exit 99, which fails the test that ran it.
+check-valgrind: deps
+	@command -v valgrind >/dev/null || tools/deps.sh valgrind
+	$(MAKE) all tests
+	printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect "%s" "$$@"\n' \
+		"$(CURDIR)/$(B)/slctl" > $(B)/slctl-valgrind
+	chmod +x $(B)/slctl-valgrind
+	SLCTL=$(CURDIR)/$(B)/slctl-valgrind tests/run
+
 check-kernel: deps
 	$(MAKE) all
 	tests/kernel/run
@@ -117,7 +135,7 @@ install: all
 	install -Dm644 completions/slctl.bash $(DESTDIR)$(BASHCOMPDIR)/slctl
 
 clean:
-	rm -rf $(B)
+	rm -rf $(B) build-asan build-fuzz
 
-.PHONY: all tests deps run check check-kernel install clean FORCE
+.PHONY: all tests deps run check check-asan check-valgrind check-kernel install clean FORCE
 FORCE:

@@ -4,7 +4,8 @@
 set -u
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SLCTL=${SLCTL:-$TOP/build/slctl}
+BUILD_DIR=${BUILD_DIR:-build}
+SLCTL=${SLCTL:-$TOP/$BUILD_DIR/slctl}
 FIXTURES=$TOP/tests/fixtures
 
 fail() {

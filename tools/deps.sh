@@ -11,6 +11,16 @@ need() { missing="$missing $1"; }
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_pc() { have_cmd pkg-config && pkg-config --exists "$1"; }
 
+# Optional groups for the reliability targets: `deps.sh valgrind`, `deps.sh fuzz`.
+for group in "$@"; do
+	case $group in
+	valgrind) have_cmd valgrind || need valgrind ;;
+	fuzz) have_cmd clang || need clang
+	      [ -n "$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] ||
+		      need libfuzzer ;;
+	esac
+done
+
 have_cmd cc || need cc
 have_cmd make || need make
 have_cmd pkg-config || need pkg-config
@@ -32,7 +42,8 @@ if have_cmd apt-get; then
 		libcap) echo libcap-dev;; libmnl) echo libmnl-dev;;
 		smartcols) echo libsmartcols-dev;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap2-bin;;
-		setpriv) echo util-linux;; esac; }
+		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
+		libfuzzer) echo libclang-rt-dev;; esac; }
 elif have_cmd dnf; then
 	pm="dnf install -y"
 	map() { case $1 in
@@ -40,7 +51,8 @@ elif have_cmd dnf; then
 		libcap) echo libcap-devel;; libmnl) echo libmnl-devel;;
 		smartcols) echo libsmartcols-devel;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
-		setpriv) echo util-linux;; esac; }
+		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
+		libfuzzer) echo compiler-rt;; esac; }
 elif have_cmd pacman; then
 	pm="pacman -S --needed --noconfirm"
 	map() { case $1 in
@@ -48,7 +60,8 @@ elif have_cmd pacman; then
 		libcap) echo libcap;; libmnl) echo libmnl;;
 		smartcols) echo util-linux-libs;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
-		setpriv) echo util-linux;; esac; }
+		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
+		libfuzzer) echo compiler-rt;; esac; }
 else
 	echo "deps: missing:$missing; install them with your package manager" >&2
 	exit 1
