@@ -87,7 +87,10 @@ $(B)/tests/test-%: tests/unit/test-%.c tests/unit/*.h $(B)/libsplitlock.a | $(B)
 	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) -Itests/unit $(CFLAGS) -o $@ $< \
 		$(B)/libsplitlock.a $(LIB_LIBS)
 
-tests: $(TEST_BINS)
+$(B)/tests/faultinject.so: tests/fault/faultinject.c | $(B)/tests
+	$(CC) $(CFLAGS) -std=gnu11 -shared -fPIC -o $@ $< -ldl
+
+tests: $(TEST_BINS) $(B)/tests/faultinject.so
 
 deps:
 	@tools/deps.sh
@@ -118,6 +121,12 @@ check-valgrind: deps
 	chmod +x $(B)/slctl-valgrind
 	SLCTL=$(CURDIR)/$(B)/slctl-valgrind tests/run
 
+# libFuzzer targets for every parser; FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 10
+fuzz:
+	@tools/deps.sh fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
+
 check-kernel: deps
 	$(MAKE) all
 	tests/kernel/run
@@ -137,5 +146,5 @@ install: all
 clean:
 	rm -rf $(B) build-asan build-fuzz
 
-.PHONY: all tests deps run check check-asan check-valgrind check-kernel install clean FORCE
+.PHONY: all tests deps run fuzz check check-asan check-valgrind check-kernel install clean FORCE
 FORCE:

@@ -20,8 +20,8 @@ static unsigned flag_bit(const char *word, size_t len)
 	return 0;
 }
 
-/* Exported for tests and fuzzing through splitlock_cpu_features(). */
-static unsigned parse_flags_value(const char *value)
+/* The value of a "flags" line; internal, fuzzed directly. */
+unsigned sl_cpu_parse_flags(const char *value)
 {
 	unsigned bits = 0;
 
@@ -62,7 +62,7 @@ _public_ int splitlock_cpu_features(struct splitlock_ctx *ctx,
 		colon = strchr(line, ':');
 		if (!colon)
 			continue;
-		*features = parse_flags_value(colon + 1);
+		*features = sl_cpu_parse_flags(colon + 1);
 		return 0;
 	}
 	if (ferror(f))

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <dirent.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 
@@ -99,15 +101,57 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+/* Temporary files of ours that a killed run left behind. */
+static void remove_stale_temporaries(int dirfd, const char *name)
+{
+	char prefix[NAME_MAX + 1];
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir;
+	struct dirent *de;
+
+	snprintf(prefix, sizeof(prefix), ".#%.200s.", name);
+	if (fd < 0)
+		return;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(dir)))
+		if (startswith(de->d_name, prefix) &&
+		    strlen(de->d_name) == strlen(prefix) + 8)
+			unlinkat(dirfd, de->d_name, 0);
+	closedir(dir);
+}
+
 /*
  * Replace @name in @dirfd with @data so that a reader, a crash or a full disk
  * sees the old file or the new one, never a mix: write a temporary file in
  * the same directory, fsync it, rename it over the target, fsync the
  * directory. A symlink at @name is refused, never followed or replaced.
  * An existing file keeps its mode and owner; a new one gets @mode.
+ * Writers of the same directory take turns (flock on the directory), which
+ * makes it safe to sweep temporaries that a killed writer left.
  */
+static int write_locked(int dirfd, const char *name, const char *data,
+			size_t len, mode_t mode);
+
 int sl_write_file_atomic_at(int dirfd, const char *name, const char *data,
 			    size_t len, mode_t mode)
+{
+	int r;
+
+	while (flock(dirfd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			return -errno;
+	remove_stale_temporaries(dirfd, name);
+	r = write_locked(dirfd, name, data, len, mode);
+	flock(dirfd, LOCK_UN);
+	return r;
+}
+
+static int write_locked(int dirfd, const char *name, const char *data,
+			size_t len, mode_t mode)
 {
 	char tmp[NAME_MAX + 1];
 	struct stat st;

@@ -75,6 +75,12 @@ int sl_write_atomic(const struct splitlock_ctx *ctx, const char *path,
 		    const char *data, size_t len, mode_t mode);
 int sl_mkdir_p(const struct splitlock_ctx *ctx, const char *path, mode_t mode);
 
+/* Pure parsers, shared with the fuzz targets. */
+unsigned sl_cpu_parse_flags(const char *value);
+int sl_sysctld_parse(char *text, const char *want,
+		     int (*fn)(void *data, unsigned line, const char *value),
+		     void *data);
+
 /* Largest file we read whole: configuration files are small. */
 #define SL_MAX_CONFIG_SIZE (4u << 20)
 

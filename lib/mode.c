@@ -25,7 +25,8 @@ static int parse_bounded(const char *s, unsigned min, unsigned max,
 {
 	unsigned long v = 0;
 
-	if (!*s)
+	/* Canonical decimal only: what we accept is what we write back. */
+	if (!*s || (s[0] == '0' && s[1]))
 		return -EINVAL;
 	for (; *s; s++) {
 		if (*s < '0' || *s > '9')

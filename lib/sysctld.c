@@ -178,21 +178,20 @@ static int add_entry(struct splitlock_sysctld *r, const char *file,
 	return 0;
 }
 
-static int parse_file(struct splitlock_ctx *ctx, const char *path,
-		      const char *want, struct splitlock_sysctld *result)
+/*
+ * The assignments of @want (normalized) in one sysctl.d file's text, which
+ * is modified in place; @fn is called for each with its line and value.
+ */
+int sl_sysctld_parse(char *text, const char *want,
+		     int (*fn)(void *data, unsigned line, const char *value),
+		     void *data)
 {
-	_cleanup_free_ char *text = NULL;
 	unsigned lineno = 0;
 	char *line, *next;
-	int r;
 
-	r = sl_read_file(ctx, path, SL_MAX_CONFIG_SIZE, &text, NULL);
-	if (r < 0) {
-		sl_warn(ctx, "cannot read %s: %s", path, strerror(-r));
-		return 0;
-	}
 	for (line = text; line; line = next) {
 		char *key, *value, *eq;
+		int r;
 
 		next = strchr(line, '\n');
 		if (next)
@@ -202,10 +201,8 @@ static int parse_file(struct splitlock_ctx *ctx, const char *path,
 		if (!*key || *key == '#' || *key == ';')
 			continue;
 		eq = strchr(key, '=');
-		if (!eq) {
-			sl_dbg(ctx, "%s:%u: line without '=' ignored", path, lineno);
+		if (!eq)
 			continue;
-		}
 		*eq = '\0';
 		value = strip(eq + 1);
 		key = strip(key);
@@ -214,11 +211,39 @@ static int parse_file(struct splitlock_ctx *ctx, const char *path,
 		normalize_key(key);
 		if (strpbrk(key, "*?[") ? fnmatch(key, want, 0) != 0 : !streq(key, want))
 			continue;
-		r = add_entry(result, path, lineno, value);
+		r = fn(data, lineno, value);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+struct add_ctx {
+	struct splitlock_sysctld *result;
+	const char *path;
+};
+
+static int add_found(void *data, unsigned line, const char *value)
+{
+	struct add_ctx *a = data;
+
+	return add_entry(a->result, a->path, line, value);
+}
+
+static int parse_file(struct splitlock_ctx *ctx, const char *path,
+		      const char *want, struct splitlock_sysctld *result)
+{
+	_cleanup_free_ char *text = NULL;
+	struct add_ctx a = { result, path };
+	int r;
+
+	r = sl_read_file(ctx, path, SL_MAX_CONFIG_SIZE, &text, NULL);
+	if (r < 0) {
+		sl_warn(ctx, "cannot read %s: %s", path, strerror(-r));
+		return 0;
+	}
+	/* systemd-sysctl stops a file at its first NUL byte, as do we. */
+	return sl_sysctld_parse(text, want, add_found, &a);
 }
 
 _public_ int splitlock_sysctld_resolve(struct splitlock_ctx *ctx,

@@ -17,7 +17,8 @@ fail() {
 run() {
 	local o e
 	o=$(mktemp) e=$(mktemp)
-	"$@" >"$o" 2>"$e"
+	# The subshell keeps bash's "Killed" notices out of the test output.
+	( "$@" >"$o" 2>"$e" ) 2>/dev/null
 	rc=$?
 	out=$(cat "$o")
 	err=$(cat "$e")

@@ -125,6 +125,9 @@ TEST(parse_is_strict)
 	CHECK_INT(splitlock_mode_parse("ratelimit:1001", &mode, &rate), -EINVAL);
 	CHECK_INT(splitlock_mode_parse("ratelimit:5abc", &mode, &rate), -EINVAL);
 	CHECK_INT(splitlock_mode_parse("ratelimit:", &mode, &rate), -EINVAL);
+	/* Found by fuzz-mode: accepted text must format back unchanged. */
+	CHECK_INT(splitlock_mode_parse("ratelimit:0999", &mode, &rate), -EINVAL);
+	CHECK_INT(splitlock_mode_parse("ratelimit:01", &mode, &rate), -EINVAL);
 	CHECK_INT(splitlock_mode_parse("ratelimit", &mode, &rate), -EINVAL);
 	CHECK_INT(splitlock_mode_parse("Warn", &mode, &rate), -EINVAL);
 	CHECK_INT(splitlock_mode_parse("", &mode, &rate), -EINVAL);

@@ -1,0 +1,103 @@
+# Persisted changes under injected faults: ENOSPC and EIO at every write,
+# fsync, rename and file creation; SIGKILL between any two steps; 20
+# concurrent writers. The drop-in is always the old file or the new one.
+source "$(dirname "$0")/../lib.sh"
+
+SHIM=$TOP/$BUILD_DIR/tests/faultinject.so
+DROPIN=etc/sysctl.d/zz-slctl.conf
+FAULT_LOG=${FAULT_LOG:-/dev/null}
+
+preload() {
+	# An ASan build wants its runtime first in the preload list.
+	local asan
+	asan=$(ldd "$TOP/$BUILD_DIR/slctl" 2>/dev/null | awk '/libasan/ {print $3}')
+	echo "${asan:+$asan }$SHIM"
+}
+
+# A root whose drop-in says 1; the change under test writes 0.
+prepare() {
+	copy_fixture stock-ac
+	"$SLCTL" --root "$T/root" mitigate on --persist >/dev/null 2>&1 || fail "setup failed"
+	OLD=$(cat "$T/root/$DROPIN")
+	cp -a "$T/root" "$T/probe"
+	"$SLCTL" --root "$T/probe" mitigate off --persist >/dev/null 2>&1 || fail "probe failed"
+	NEW=$(cat "$T/probe/$DROPIN")
+	rm -rf "$T/probe"
+	[ "$OLD" != "$NEW" ] || fail "old and new drop-ins are the same"
+}
+
+old_or_new() {
+	[ -f "$T/root/$DROPIN" ] || fail "drop-in vanished ($1)"
+	local now
+	now=$(cat "$T/root/$DROPIN")
+	[ "$now" = "$OLD" ] || [ "$now" = "$NEW" ] || fail "partial drop-in after $1: $now"
+}
+
+no_temporaries() {
+	local left
+	left=$(find "$T/root/etc/sysctl.d" -name '.#*')
+	[ -z "$left" ] || fail "temporary files left after $1: $left"
+}
+
+test_enospc_and_eio_at_every_step_leave_old_or_new() {
+	local op nth e struck=0
+	for op in creat write fsync rename; do
+		for e in ENOSPC EIO; do
+			for nth in 1 2 3 4; do
+				prepare
+				run env LD_PRELOAD="$(preload)" FAULT_PREFIX="$T/root" FAULT_OP=$op \
+					FAULT_NTH=$nth FAULT_ERRNO=$e FAULT_LOG="$FAULT_LOG" \
+					"$SLCTL" --root "$T/root" mitigate off --persist
+				old_or_new "$op#$nth $e"
+				no_temporaries "$op#$nth $e"
+				if [ "$rc" -ne 0 ]; then
+					struck=$((struck + 1))
+					[ "$rc" -eq 1 ] || fail "$op#$nth $e: exit $rc, expected 1"
+					[ -n "$err" ] || fail "$op#$nth $e: failed silently"
+					[ "$(cat "$T/root/$DROPIN")" = "$OLD" ] || \
+						[ "$op" = fsync ] || fail "$op#$nth $e: failure reported but file replaced"
+				else
+					[ "$(cat "$T/root/$DROPIN")" = "$NEW" ] || fail "$op#$nth $e: success but old file"
+				fi
+			done
+		done
+	done
+	# Every kind of step must have been hit at least once.
+	[ $struck -ge 8 ] || fail "only $struck faults struck"
+}
+
+test_sigkill_between_any_two_steps_leaves_old_or_new() {
+	local op nth
+	for op in creat write fsync rename; do
+		for nth in 1 2 3; do
+			prepare
+			run env LD_PRELOAD="$(preload)" FAULT_PREFIX="$T/root" FAULT_OP=$op \
+				FAULT_NTH=$nth FAULT_ACTION=kill FAULT_LOG="$FAULT_LOG" \
+				"$SLCTL" --root "$T/root" mitigate off --persist
+			old_or_new "kill at $op#$nth"
+			# The next run finishes the job and sweeps what the killed one left.
+			run "$SLCTL" --root "$T/root" mitigate off --persist
+			expect_rc 0
+			[ "$(cat "$T/root/$DROPIN")" = "$NEW" ] || fail "rerun after kill at $op#$nth did not write"
+			no_temporaries "rerun after kill at $op#$nth"
+		done
+	done
+}
+
+test_twenty_concurrent_writers() {
+	prepare
+	local i pids=() bad=0
+	for i in $(seq 1 20); do
+		if [ $((i % 2)) -eq 0 ]; then v=on; else v=off; fi
+		"$SLCTL" --root "$T/root" mitigate $v --persist >/dev/null 2>"$T/err.$i" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" || bad=$((bad + 1))
+	done
+	[ $bad -eq 0 ] || fail "$bad writers failed: $(cat "$T"/err.*)"
+	old_or_new "20 concurrent writers"
+	no_temporaries "20 concurrent writers"
+}
+
+run_tests
