@@ -131,6 +131,11 @@ static int persist_dropin(struct splitlock_ctx *ctx, const char *text,
 			    "run this again.", SPLITLOCK_SYSCTLD_DROPIN);
 		return EXIT_FAIL;
 	}
+	if (r == -EUCLEAN) {
+		slctl_error("refusing to write into /etc/sysctl.d: every user can write there; "
+			    "fix it with 'chmod o-w /etc/sysctl.d' and check its files.");
+		return EXIT_FAIL;
+	}
 	if (r < 0) {
 		slctl_error("cannot write %s: %s.", SPLITLOCK_SYSCTLD_DROPIN, strerror(-r));
 		return r == -EACCES || r == -EPERM ? EXIT_PRIVILEGE : EXIT_FAIL;

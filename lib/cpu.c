@@ -4,6 +4,7 @@
 #include <fcntl.h>
 
 #include "internal.h"
+#include "linereader.h"
 
 static unsigned flag_bit(const char *word, size_t len)
 {
@@ -41,32 +42,34 @@ unsigned sl_cpu_parse_flags(const char *value)
 _public_ int splitlock_cpu_features(struct splitlock_ctx *ctx,
 				   unsigned *features)
 {
-	int fd = sl_open(ctx, "/proc/cpuinfo", O_RDONLY, 0);
-	_cleanup_fclose_ FILE *f = NULL;
-	_cleanup_free_ char *line = NULL;
-	size_t size = 0;
+	_cleanup_close_ int fd = sl_open(ctx, "/proc/cpuinfo", O_RDONLY, 0);
+	struct sl_linereader lr;
+	bool truncated;
+	char *line;
+	size_t len;
+	int r;
 
 	if (fd < 0)
 		return fd;
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return -errno;
-	}
+	/* A flags line is about 1.5 KiB; longer lines are not cpuinfo's. */
+	r = sl_linereader_init(&lr, fd, 64 * 1024);
+	if (r < 0)
+		return r;
+	r = -ENODATA;
+	*features = 0;
 	/* All CPUs report the same flags; the first "flags" line is enough. */
-	while (getline(&line, &size, f) > 0) {
+	while (sl_linereader_next(&lr, &line, &len, &truncated) > 0) {
 		char *colon;
 
-		if (!startswith(line, "flags"))
+		if (truncated || len < 5 || memcmp(line, "flags", 5) != 0)
 			continue;
-		colon = strchr(line, ':');
+		colon = memchr(line, ':', len);
 		if (!colon)
 			continue;
 		*features = sl_cpu_parse_flags(colon + 1);
-		return 0;
+		r = 0;
+		break;
 	}
-	if (ferror(f))
-		return -EIO;
-	*features = 0;
-	return -ENODATA;
+	sl_linereader_done(&lr);
+	return r;
 }

@@ -77,9 +77,7 @@ int sl_mkdir_p(const struct splitlock_ctx *ctx, const char *path, mode_t mode);
 
 /* Pure parsers, shared with the fuzz targets. */
 unsigned sl_cpu_parse_flags(const char *value);
-int sl_sysctld_parse(char *text, const char *want,
-		     int (*fn)(void *data, unsigned line, const char *value),
-		     void *data);
+int sl_sysctld_parse_line(char *line, const char *want, const char **value);
 
 /* Largest file we read whole: configuration files are small. */
 #define SL_MAX_CONFIG_SIZE (4u << 20)

@@ -221,7 +221,8 @@ enum {
  * Write (atomically) our drop-in so that @key = @value after reboot, keeping
  * any other key in it. *@content (may be NULL) receives the new file text,
  * to be freed by the caller. -ELOOP: the drop-in path is a symlink;
- * -EEXIST: a file we do not own sits there.
+ * -EEXIST: a file we do not own sits there; -EUCLEAN: /etc/sysctl.d is
+ * writable by every user, so nothing written there can be trusted.
  */
 int splitlock_sysctld_persist(struct splitlock_ctx *ctx, const char *key,
 			      const char *value, unsigned flags,

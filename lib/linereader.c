@@ -12,7 +12,8 @@ int sl_linereader_init(struct sl_linereader *lr, int fd, size_t size)
 	lr->fd = fd;
 	lr->size = size;
 	lr->separator = '\n';
-	lr->buf = malloc(size);
+	/* One spare byte: every line handed out is NUL-terminated. */
+	lr->buf = malloc(size + 1);
 	return lr->buf ? 0 : -ENOMEM;
 }
 
@@ -60,6 +61,7 @@ int sl_linereader_next(struct sl_linereader *lr, char **line, size_t *len,
 				lr->skipping = false;
 				continue;
 			}
+			begin[n] = '\0';
 			*line = begin;
 			*len = n;
 			*truncated = false;
@@ -74,6 +76,7 @@ int sl_linereader_next(struct sl_linereader *lr, char **line, size_t *len,
 				lr->skipping = false;
 				return 0;
 			}
+			begin[n] = '\0';
 			*line = begin;
 			*len = n;
 			*truncated = false;
@@ -86,6 +89,7 @@ int sl_linereader_next(struct sl_linereader *lr, char **line, size_t *len,
 			lr->start = lr->end = 0;
 			lr->skipping = true;
 			if (first) {
+				lr->buf[lr->size] = '\0';
 				*line = lr->buf;
 				*len = lr->size;
 				*truncated = true;

@@ -22,7 +22,7 @@ struct sl_linereader {
 
 int sl_linereader_init(struct sl_linereader *lr, int fd, size_t size);
 void sl_linereader_done(struct sl_linereader *lr);
-/* 1: a line (not terminated, *len bytes, may contain NULs); 0: end; <0 err */
+/* 1: a line of *len bytes (may contain NULs; a NUL follows it); 0: end; <0 err */
 int sl_linereader_next(struct sl_linereader *lr, char **line, size_t *len,
 		       bool *truncated);
 

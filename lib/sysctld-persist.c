@@ -98,6 +98,12 @@ _public_ int splitlock_sysctld_persist(struct splitlock_ctx *ctx,
 	r = render(old, key, value, &text);
 	if (r < 0)
 		return r;
+	r = sl_lstat(ctx, "/etc/sysctl.d", &st);
+	if (r == 0 && (st.st_mode & S_IWOTH)) {
+		/* Anyone could plant a file there that overrides ours. */
+		sl_err(ctx, "/etc/sysctl.d is writable by every user");
+		return -EUCLEAN;
+	}
 	if (!(flags & SPLITLOCK_WRITE_DRY_RUN)) {
 		r = sl_mkdir_p(ctx, "/etc/sysctl.d", 0755);
 		if (r < 0)

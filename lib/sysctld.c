@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "linereader.h"
 
 static const char *const sysctld_dirs[] = {
 	"/etc/sysctl.d",
@@ -179,71 +180,72 @@ static int add_entry(struct splitlock_sysctld *r, const char *file,
 }
 
 /*
- * The assignments of @want (normalized) in one sysctl.d file's text, which
- * is modified in place; @fn is called for each with its line and value.
+ * One line of a sysctl.d file, modified in place: 1 and *@value when it
+ * assigns @want (normalized), 0 otherwise.
  */
-int sl_sysctld_parse(char *text, const char *want,
-		     int (*fn)(void *data, unsigned line, const char *value),
-		     void *data)
+int sl_sysctld_parse_line(char *line, const char *want, const char **value)
 {
-	unsigned lineno = 0;
-	char *line, *next;
+	char *key = strip(line), *eq;
 
-	for (line = text; line; line = next) {
-		char *key, *value, *eq;
-		int r;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		lineno++;
-		key = strip(line);
-		if (!*key || *key == '#' || *key == ';')
-			continue;
-		eq = strchr(key, '=');
-		if (!eq)
-			continue;
-		*eq = '\0';
-		value = strip(eq + 1);
-		key = strip(key);
-		if (*key == '-')
-			key = strip(key + 1);
-		normalize_key(key);
-		if (strpbrk(key, "*?[") ? fnmatch(key, want, 0) != 0 : !streq(key, want))
-			continue;
-		r = fn(data, lineno, value);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	if (!*key || *key == '#' || *key == ';')
+		return 0;
+	eq = strchr(key, '=');
+	if (!eq)
+		return 0;
+	*eq = '\0';
+	*value = strip(eq + 1);
+	key = strip(key);
+	if (*key == '-')
+		key = strip(key + 1);
+	normalize_key(key);
+	if (strpbrk(key, "*?[") ? fnmatch(key, want, 0) != 0 : !streq(key, want))
+		return 0;
+	return 1;
 }
 
-struct add_ctx {
-	struct splitlock_sysctld *result;
-	const char *path;
-};
-
-static int add_found(void *data, unsigned line, const char *value)
-{
-	struct add_ctx *a = data;
-
-	return add_entry(a->result, a->path, line, value);
-}
+/* systemd-sysctl gives up on a file at a line longer than this. */
+#define SYSCTL_LINE_MAX (1024 * 1024)
 
 static int parse_file(struct splitlock_ctx *ctx, const char *path,
 		      const char *want, struct splitlock_sysctld *result)
 {
-	_cleanup_free_ char *text = NULL;
-	struct add_ctx a = { result, path };
+	_cleanup_close_ int fd = sl_open(ctx, path, O_RDONLY | O_NOCTTY, 0);
+	struct sl_linereader lr;
+	unsigned lineno = 0;
+	bool truncated;
+	char *line;
+	size_t len;
 	int r;
 
-	r = sl_read_file(ctx, path, SL_MAX_CONFIG_SIZE, &text, NULL);
-	if (r < 0) {
+	if (fd < 0) {
+		sl_warn(ctx, "cannot read %s: %s", path, strerror(-fd));
+		return 0;
+	}
+	r = sl_linereader_init(&lr, fd, SYSCTL_LINE_MAX);
+	if (r < 0)
+		return r;
+	while ((r = sl_linereader_next(&lr, &line, &len, &truncated)) > 0) {
+		const char *value;
+
+		lineno++;
+		if (truncated) {
+			sl_warn(ctx, "%s:%u: line too long; the rest of the file is ignored, "
+				"as systemd-sysctl does", path, lineno);
+			break;
+		}
+		/* A NUL ends the line for systemd-sysctl too. */
+		if (sl_sysctld_parse_line(line, want, &value) > 0) {
+			r = add_entry(result, path, lineno, value);
+			if (r < 0)
+				break;
+		}
+	}
+	sl_linereader_done(&lr);
+	if (r < 0 && r != -ENOMEM) {
 		sl_warn(ctx, "cannot read %s: %s", path, strerror(-r));
 		return 0;
 	}
-	/* systemd-sysctl stops a file at its first NUL byte, as do we. */
-	return sl_sysctld_parse(text, want, add_found, &a);
+	return r < 0 ? r : 0;
 }
 
 _public_ int splitlock_sysctld_resolve(struct splitlock_ctx *ctx,

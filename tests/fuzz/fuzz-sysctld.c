@@ -7,25 +7,22 @@
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
-static int count(void *data, unsigned line, const char *value)
-{
-	(void)line;
-	if (!value)
-		abort();
-	(*(unsigned *)data)++;
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-	char *text = malloc(size + 1);
-	unsigned n = 0;
+	char *text = malloc(size + 1), *line, *next;
+	const char *value;
 
 	if (!text)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	sl_sysctld_parse(text, "kernel/split_lock_mitigate", count, &n);
+	for (line = text; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (sl_sysctld_parse_line(line, "kernel/split_lock_mitigate", &value) > 0 && !value)
+			abort();
+	}
 	free(text);
 	return 0;
 }
