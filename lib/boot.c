@@ -102,12 +102,15 @@ _public_ int splitlock_boot_read(struct splitlock_ctx *ctx, const char *backend,
 int sl_plan_fail(struct splitlock_boot_plan *plan, int err, const char *format, ...)
 {
 	va_list ap;
+	char *msg = NULL;
 
-	free(plan->error);
+	/* Format first: the arguments may include the previous message. */
 	va_start(ap, format);
-	if (vasprintf(&plan->error, format, ap) < 0)
-		plan->error = NULL;
+	if (vasprintf(&msg, format, ap) < 0)
+		msg = NULL;
 	va_end(ap);
+	free(plan->error);
+	plan->error = msg;
 	return err;
 }
 
