@@ -23,6 +23,8 @@ have_cmd scdoc || need scdoc
 have_cmd jq || need jq
 have_cmd capsh || need capsh
 have_cmd setpriv || need setpriv
+# slctl mode tests run the real kernel-install of systemd in a fake root.
+have_cmd kernel-install || need kernel-install
 
 [ -z "$missing" ] && exit 0
 
@@ -33,7 +35,7 @@ if have_cmd apt-get; then
 		libcap) echo libcap-dev;; libmnl) echo libmnl-dev;;
 		smartcols) echo libsmartcols-dev;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap2-bin;;
-		setpriv) echo util-linux;; esac; }
+		setpriv) echo util-linux;; kernel-install) echo systemd;; esac; }
 elif have_cmd dnf; then
 	pm="dnf install -y"
 	map() { case $1 in
@@ -41,7 +43,7 @@ elif have_cmd dnf; then
 		libcap) echo libcap-devel;; libmnl) echo libmnl-devel;;
 		smartcols) echo libsmartcols-devel;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
-		setpriv) echo util-linux;; esac; }
+		setpriv) echo util-linux;; kernel-install) echo systemd-udev;; esac; }
 elif have_cmd pacman; then
 	pm="pacman -S --needed --noconfirm"
 	map() { case $1 in
@@ -49,7 +51,7 @@ elif have_cmd pacman; then
 		libcap) echo libcap;; libmnl) echo libmnl;;
 		smartcols) echo util-linux-libs;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
-		setpriv) echo util-linux;; esac; }
+		setpriv) echo util-linux;; kernel-install) echo systemd;; esac; }
 else
 	echo "deps: missing:$missing; install them with your package manager" >&2
 	exit 1
