@@ -37,6 +37,7 @@ struct slctl_command {
 
 extern const struct slctl_command slctl_cmd_status;
 extern const struct slctl_command slctl_cmd_mitigate;
+extern const struct slctl_command slctl_cmd_mode;
 
 
 static inline void slctl_freep(void *p) { free(*(void **)p); }

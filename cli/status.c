@@ -127,6 +127,8 @@ static void print_json(const struct status *s)
 	if (s->next_found > 0)
 		json_string(&j, "next_boot",
 			    mode_text(s->next_mode, s->next_rate, buf, sizeof(buf)));
+	else if (s->next_found < 0)
+		json_null(&j, "next_boot");
 	else
 		json_string(&j, "next_boot", "default");
 	json_string(&j, "next_boot_source", s->next_source);
@@ -205,6 +207,9 @@ static void print_text(const struct status *s)
 	} else {
 		printf("Mode:       unknown\n");
 	}
+	if (s->next_found < 0)
+		printf("Next boot:  unknown (%s)\n", s->next_source ? s->next_source : strerror(-s->next_found));
+	else
 	printf("Next boot:  %s (%s %s)\n",
 	       s->next_found > 0 ? mode_text(s->next_mode, s->next_rate, buf, sizeof(buf))
 				 : "default",

@@ -1,12 +1,44 @@
 # bash completion for slctl(8)
+# One function per subcommand (_slctl_<command>); _slctl dispatches.
 
-_slctl_global_opts='--root --json --verbose --help --version'
+_slctl_global_opts="--root --json --verbose --help --version"
+_slctl_modes="off warn seq fatal ratelimit: default"
+_slctl_backends="auto grub grubby kernel-install systemd-boot rpm-ostree kernelstub mkinitcpio refind"
+
+_slctl_status() {
+	COMPREPLY=($(compgen -W "--help $_slctl_global_opts" -- "$1"))
+}
+
+_slctl_mitigate() {
+	local cur=$1
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "--persist --dry-run --help $_slctl_global_opts" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -W "on off" -- "$cur"))
+	fi
+}
+
+_slctl_mode() {
+	local cur=$1 prev=$2
+	case $prev in
+	--backend|-b)
+		COMPREPLY=($(compgen -W "$_slctl_backends" -- "$cur"))
+		return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "--persist --backend --dry-run --help $_slctl_global_opts" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -W "$_slctl_modes" -- "$cur"))
+		[[ ${COMPREPLY[0]-} == ratelimit: ]] && compopt -o nospace
+	fi
+}
 
 _slctl() {
-	local cur prev words cword
-	_init_completion || return
-
-	local cmd= i
+	local cur prev cmd i
+	_init_completion -n : || return
+	case $prev in
+	--root) _filedir -d; return ;;
+	esac
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
 		--root) ((i++)) ;;
@@ -14,21 +46,14 @@ _slctl() {
 		*) cmd=${words[i]}; break ;;
 		esac
 	done
-
-	if [[ $prev == --root ]]; then
-		_filedir -d
+	if [[ -z ${cmd-} ]]; then
+		COMPREPLY=($(compgen -W "status mitigate mode $_slctl_global_opts" -- "$cur"))
 		return
 	fi
-
-	case $cmd in
-	'')
-		COMPREPLY=($(compgen -W "status mitigate $_slctl_global_opts" -- "$cur"))
-		;;
-	status)
+	if declare -F "_slctl_$cmd" >/dev/null; then
+		"_slctl_$cmd" "$cur" "$prev"
+	else
 		COMPREPLY=($(compgen -W "$_slctl_global_opts" -- "$cur"))
-		;;
-	mitigate)
-		COMPREPLY=($(compgen -W "on off --persist --dry-run $_slctl_global_opts" -- "$cur"))
-		;;
-	esac
-} && complete -F _slctl slctl
+	fi
+}
+complete -F _slctl slctl

@@ -37,6 +37,7 @@ struct splitlock_ctx {
 	splitlock_log_fn log_fn;
 	void *log_data;
 	int log_priority;
+	char *next_boot_source; /* splitlock_mode_next_boot()'s answer */
 };
 
 void sl_log(const struct splitlock_ctx *ctx, int priority, const char *file,

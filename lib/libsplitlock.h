@@ -157,13 +157,105 @@ bool splitlock_mode_info_is_guess(const struct splitlock_mode_info *info);
 const char *splitlock_mode_info_get_evidence(const struct splitlock_mode_info *info);
 
 /*
- * The mode the next boot will use, from the boot configuration. *@source
- * (static string) names where it was found. Returns 1 when a
+ * The mode the next boot will use, from the boot configuration of the
+ * detected bootloader backend (see splitlock_boot_detect()); without one,
+ * or with several, from /proc/cmdline. *@source names where it was found
+ * ("grub: /etc/default/grub, /etc/default/grub.d/ *.cfg"); it belongs to the
+ * context and stays valid until the next call. Returns 1 when a
  * split_lock_detect= parameter is configured, 0 when none is (the kernel's
- * default applies).
+ * default applies), -EBADMSG when the configuration is in a form slctl
+ * refuses (the reason is in *@source).
  */
 int splitlock_mode_next_boot(struct splitlock_ctx *ctx, enum splitlock_mode *mode,
 			     unsigned *ratelimit, const char **source);
+
+/* ---- the boot parameter, through the bootloader's own tool -------------- */
+
+/*
+ * Backends: "rpm-ostree", "kernelstub", "grubby", "kernel-install" (also
+ * "systemd-boot"), "mkinitcpio", "grub", "refind". The list is NULL-terminated
+ * and in detection order.
+ */
+const char *const *splitlock_boot_backends(void);
+
+/*
+ * The backends that manage this system's boot, in detection order: ostree
+ * booted, kernelstub, grubby with BLS entries, kernel-install/systemd-boot,
+ * a mkinitcpio UKI preset, update-grub/grub-mkconfig, rEFInd. A backend that
+ * decides alone (the first three; mkinitcpio without BLS entries) is
+ * returned alone. Fills up to @size names and returns how many apply: 0 none,
+ * more than 1 ambiguous (ask the user).
+ */
+int splitlock_boot_detect(struct splitlock_ctx *ctx, const char **names,
+			  size_t size);
+
+/*
+ * The next-boot mode as @backend has it configured: 1 and the mode when the
+ * parameter is set, 0 when not. *@source (malloc'ed) says where; for
+ * -EBADMSG (a configuration slctl refuses) it is the reason instead.
+ * -EINVAL: unknown backend.
+ */
+int splitlock_boot_read(struct splitlock_ctx *ctx, const char *backend,
+			enum splitlock_mode *mode, unsigned *ratelimit,
+			char **source);
+
+/*
+ * A planned change of the boot parameter: the files it writes (with a
+ * unified diff) and the regeneration commands, which can be printed and then
+ * applied. Planning reads only; applying takes /run/lock/slctl.lock, writes
+ * atomically with a backup (PATH.slctl-backup) of every file edited in
+ * place, runs the commands, re-reads the result, and restores everything
+ * when a command or the check fails.
+ */
+struct splitlock_boot_plan;
+
+enum {
+	/*
+	 * Run the regeneration commands even though the root is not "/" (they
+	 * get the paths under the root). Without it they are only listed.
+	 */
+	SPLITLOCK_BOOT_RUN_TOOLS = 1u << 0,
+};
+
+/*
+ * A plan for @backend (NULL or "auto": detect). -ENOENT: no backend
+ * detected; -ENOTUNIQ: several; -EINVAL: unknown name. In those cases a
+ * plan is still returned so that splitlock_boot_plan_get_error() explains.
+ */
+int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *backend,
+			    unsigned flags, struct splitlock_boot_plan **plan);
+/*
+ * Plan setting @mode (SPLITLOCK_MODE_UNKNOWN: remove the parameter so the
+ * kernel's default applies). Changes nothing on disk. A refusal (symlink,
+ * unbalanced quotes, $variables, ...) returns a negative errno with a
+ * sentence in splitlock_boot_plan_get_error().
+ */
+int splitlock_boot_plan_mode(struct splitlock_boot_plan *plan,
+			     enum splitlock_mode mode, unsigned ratelimit);
+struct splitlock_boot_plan *
+splitlock_boot_plan_unref(struct splitlock_boot_plan *plan);
+const char *splitlock_boot_plan_get_backend(const struct splitlock_boot_plan *plan);
+/* Unified diff of every file the plan writes; NULL when none. */
+const char *splitlock_boot_plan_get_diff(const struct splitlock_boot_plan *plan);
+unsigned splitlock_boot_plan_get_file_count(const struct splitlock_boot_plan *plan);
+/* Path (under the root) of file @index, NULL past the end. */
+const char *splitlock_boot_plan_get_file(const struct splitlock_boot_plan *plan,
+					 unsigned index);
+unsigned splitlock_boot_plan_get_command_count(const struct splitlock_boot_plan *plan);
+/* argv of command @index as it runs inside the root, NULL past the end. */
+const char *const *
+splitlock_boot_plan_get_command(const struct splitlock_boot_plan *plan,
+				unsigned index);
+/* Whether splitlock_boot_plan_apply() runs the commands (else prints them). */
+bool splitlock_boot_plan_runs_commands(const struct splitlock_boot_plan *plan);
+/*
+ * Carry the plan out. -EBUSY: another slctl holds the lock; -ESTALE: a file
+ * changed since planning; -ECHILD: a command failed (files restored);
+ * -EBADMSG: the result does not hold the parameter (files restored).
+ */
+int splitlock_boot_plan_apply(struct splitlock_boot_plan *plan);
+/* One sentence about the last failure, or NULL. */
+const char *splitlock_boot_plan_get_error(const struct splitlock_boot_plan *plan);
 
 /* ---- kernel.split_lock_mitigate ------------------------------------------ */
 

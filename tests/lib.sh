@@ -72,3 +72,28 @@ run_tests() {
 		fi
 	done
 }
+
+# stub_env: tests/stubs/ first on PATH (test stubs, not the real tools), their
+# argument log in $STUB_LOG, the fake root they act on in $STUB_ROOT, and
+# slctl told to run the tools although --root is not "/".
+stub_env() {
+	export PATH="$TOP/tests/stubs:$PATH" STUB_LOG="$T/stub.log" STUB_ROOT="$T/root"
+	export SLCTL_RUN_TOOLS=1
+	: >"$STUB_LOG"
+}
+
+# sld_tokens TEXT: the split_lock_detect words of TEXT, one per line.
+sld_tokens() {
+	tr ' \t' '\n\n' <<<"$1" | grep '^"\?split_lock_detect' || true
+}
+
+# expect_unchanged HASHFILE: the tree under $T/root is byte-identical.
+expect_unchanged() {
+	tree_hash "$T/root" | diff -u "$1" - >&2 || fail "the tree under the root changed"
+}
+
+# expect_one_sentence: stderr is one line ending in a period.
+expect_one_sentence() {
+	[ "$(grep -c . <<<"$err")" -eq 1 ] || fail "stderr is not one line: $err"
+	[[ $err == *. ]] || fail "stderr does not end a sentence: $err"
+}

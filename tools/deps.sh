@@ -32,6 +32,8 @@ have_cmd scdoc || need scdoc
 # Tests: jq reads --json output, setpriv drops privileges.
 have_cmd jq || need jq
 have_cmd setpriv || need setpriv
+# slctl mode tests run the real kernel-install of systemd in a fake root.
+have_cmd kernel-install || need kernel-install
 
 [ -z "$missing" ] && exit 0
 
@@ -43,7 +45,7 @@ if have_cmd apt-get; then
 		smartcols) echo libsmartcols-dev;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap2-bin;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
-		libfuzzer) echo libclang-rt-dev;; esac; }
+		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;; esac; }
 elif have_cmd dnf; then
 	pm="dnf install -y"
 	map() { case $1 in
@@ -52,7 +54,7 @@ elif have_cmd dnf; then
 		smartcols) echo libsmartcols-devel;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
-		libfuzzer) echo compiler-rt;; esac; }
+		libfuzzer) echo compiler-rt;; kernel-install) echo systemd-udev;; esac; }
 elif have_cmd pacman; then
 	pm="pacman -S --needed --noconfirm"
 	map() { case $1 in
@@ -61,7 +63,7 @@ elif have_cmd pacman; then
 		smartcols) echo util-linux-libs;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
-		libfuzzer) echo compiler-rt;; esac; }
+		libfuzzer) echo compiler-rt;; kernel-install) echo systemd;; esac; }
 else
 	echo "deps: missing:$missing; install them with your package manager" >&2
 	exit 1

@@ -52,15 +52,22 @@ test_a_program_builds_against_the_installed_library() {
 	[ "$out" = "warn boot-log" ] || fail "got '$out'"
 }
 
+complete_words() { # WORDS... : what completion offers for the last word
+	local words=("$@")
+	bash -c 'source /usr/share/bash-completion/bash_completion 2>/dev/null
+		source "$0"
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		_slctl; echo "${COMPREPLY[*]}"' "$TOP/completions/slctl.bash" "${words[@]}"
+}
+
 test_bash_completion_offers_commands_and_values() {
-	run bash -c "source /usr/share/bash-completion/bash_completion 2>/dev/null; source '$TOP/completions/slctl.bash';
-		COMP_WORDS=(slctl mitigate ''); COMP_CWORD=2; COMP_LINE='slctl mitigate '; COMP_POINT=\${#COMP_LINE};
-		_slctl; echo \"\${COMPREPLY[*]}\""
-	expect_out "on off --persist --dry-run"
-	run bash -c "source /usr/share/bash-completion/bash_completion 2>/dev/null; source '$TOP/completions/slctl.bash';
-		COMP_WORDS=(slctl ''); COMP_CWORD=1; COMP_LINE='slctl '; COMP_POINT=\${#COMP_LINE};
-		_slctl; echo \"\${COMPREPLY[*]}\""
-	expect_out "status mitigate"
+	[ "$(complete_words slctl '')" = "status mitigate mode --root --json --verbose --help --version" ] ||
+		fail "commands: $(complete_words slctl '')"
+	[ "$(complete_words slctl mitigate '')" = "on off" ] || fail "mitigate: $(complete_words slctl mitigate '')"
+	complete_words slctl mitigate -- | grep -q -- "--persist --dry-run" || fail "mitigate options"
+	[ "$(complete_words slctl mode '')" = "off warn seq fatal ratelimit: default" ] ||
+		fail "mode values: $(complete_words slctl mode '')"
+	complete_words slctl mode fatal --backend '' | grep -qw grubby || fail "backends"
 }
 
 run_tests

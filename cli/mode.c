@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* slctl mode: the detection mode now, after reboot, and persisting it. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "slctl.h"
+
+static void usage(FILE *out)
+{
+	fputs("Usage: slctl mode\n"
+	      "       slctl mode MODE --persist [--backend NAME] [--dry-run]\n\n"
+	      "Without MODE, show the detection mode of the running kernel and the\n"
+	      "mode the next boot will use, with where each comes from. With MODE,\n"
+	      "set the split_lock_detect= boot parameter through the system's own\n"
+	      "bootloader tool; the kernel reads it only at boot.\n\n"
+	      "Modes: off, warn, seq (needs the patched kernel), fatal,\n"
+	      "       ratelimit:N (1 <= N <= 1000), default (remove the parameter)\n\n"
+	      "Options:\n"
+	      "  -p, --persist        write the parameter for the next boot (required)\n"
+	      "  -b, --backend NAME   auto (default), grub, grubby, kernel-install,\n"
+	      "                       systemd-boot, rpm-ostree, kernelstub, mkinitcpio,\n"
+	      "                       refind\n"
+	      "  -n, --dry-run        show the diff and the commands, change nothing\n"
+	      "  -h, --help           show this help\n\n"
+	      "With --root other than /, files under the root are edited and the\n"
+	      "regeneration commands are printed, not run (SLCTL_RUN_TOOLS=1 runs them).\n",
+	      out);
+}
+
+static const char *mode_text(enum splitlock_mode mode, unsigned rate, char *buf,
+			     size_t size)
+{
+	if (splitlock_mode_format(mode, rate, buf, size) < 0)
+		return "unknown";
+	return buf;
+}
+
+static int show(struct splitlock_ctx *ctx, const struct slctl_globals *g)
+{
+	struct splitlock_mode_info *info = NULL;
+	enum splitlock_mode next = SPLITLOCK_MODE_UNKNOWN;
+	unsigned next_rate = 0;
+	const char *next_source = NULL;
+	char cur[32], nb[32];
+	int r, n;
+
+	r = splitlock_mode_info_read(ctx, &info);
+	if (r < 0) {
+		slctl_error("cannot learn the current mode: %s.", strerror(-r));
+		return EXIT_FAIL;
+	}
+	n = splitlock_mode_next_boot(ctx, &next, &next_rate, &next_source);
+	if (g->json) {
+		struct json j;
+
+		json_init(&j, stdout);
+		json_object_begin(&j, NULL);
+		json_string(&j, "current", mode_text(splitlock_mode_info_get_mode(info),
+						     splitlock_mode_info_get_ratelimit(info),
+						     cur, sizeof(cur)));
+		json_string(&j, "source", splitlock_mode_source_name(
+					splitlock_mode_info_get_source(info)));
+		json_bool(&j, "guess", splitlock_mode_info_is_guess(info));
+		if (n < 0)
+			json_null(&j, "next_boot");
+		else
+			json_string(&j, "next_boot", n > 0 ? mode_text(next, next_rate, nb, sizeof(nb))
+							   : "default");
+		json_string(&j, "next_boot_source", next_source);
+		json_object_end(&j);
+		json_finish(&j);
+	} else {
+		printf("Current:   %s (from %s%s)\n",
+		       mode_text(splitlock_mode_info_get_mode(info),
+				 splitlock_mode_info_get_ratelimit(info), cur, sizeof(cur)),
+		       splitlock_mode_source_name(splitlock_mode_info_get_source(info)),
+		       splitlock_mode_info_is_guess(info) ? ", a guess" : "");
+		if (n < 0)
+			printf("Next boot: unknown (%s)\n", next_source ? next_source : strerror(-n));
+		else if (n > 0)
+			printf("Next boot: %s (%s)\n", mode_text(next, next_rate, nb, sizeof(nb)),
+			       next_source);
+		else
+			printf("Next boot: default, no split_lock_detect= parameter (%s)\n",
+			       next_source);
+	}
+	splitlock_mode_info_unref(info);
+	if (n < 0 && !g->json)
+		return EXIT_FAIL;
+	return EXIT_OK;
+}
+
+/* An argument as a shell would need it, for printing only. */
+static void print_arg(FILE *out, const char *arg)
+{
+	if (*arg && strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			   "0123456789-_=./:,+@%") == strlen(arg)) {
+		fputs(arg, out);
+		return;
+	}
+	fputc('\'', out);
+	for (; *arg; arg++)
+		if (*arg == '\'')
+			fputs("'\\''", out);
+		else
+			fputc(*arg, out);
+	fputc('\'', out);
+}
+
+static void print_commands(FILE *out, const struct splitlock_boot_plan *plan,
+			   const char *indent)
+{
+	unsigned n = splitlock_boot_plan_get_command_count(plan);
+
+	for (unsigned i = 0; i < n; i++) {
+		const char *const *argv = splitlock_boot_plan_get_command(plan, i);
+
+		fputs(indent, out);
+		for (size_t k = 0; argv[k]; k++) {
+			if (k)
+				fputc(' ', out);
+			print_arg(out, argv[k]);
+		}
+		fputc('\n', out);
+	}
+}
+
+static void manual_steps(void)
+{
+	fputs("To set the parameter by hand, add split_lock_detect=MODE to the kernel\n"
+	      "command line where your bootloader keeps it, for example:\n"
+	      "  GRUB:          GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub\n"
+	      "                 or grub-mkconfig -o /boot/grub/grub.cfg\n"
+	      "  systemd-boot:  /etc/kernel/cmdline, then kernel-install add for each kernel\n"
+	      "  other:         the \"options\" line of the boot entry\n"
+	      "Remove any other split_lock_detect= word; the kernel uses the last one.\n",
+	      stderr);
+}
+
+static void print_json_plan(const struct splitlock_boot_plan *plan, const char *value,
+			    bool dry_run, bool ran)
+{
+	unsigned nf = splitlock_boot_plan_get_file_count(plan);
+	unsigned nc = splitlock_boot_plan_get_command_count(plan);
+	struct json j;
+
+	json_init(&j, stdout);
+	json_object_begin(&j, NULL);
+	json_string(&j, "backend", splitlock_boot_plan_get_backend(plan));
+	json_string(&j, "next_boot", value);
+	json_bool(&j, "dry_run", dry_run);
+	json_bool(&j, "changed", !dry_run && (nf || nc));
+	json_array_begin(&j, "files");
+	for (unsigned i = 0; i < nf; i++)
+		json_string(&j, NULL, splitlock_boot_plan_get_file(plan, i));
+	json_array_end(&j);
+	json_string(&j, "diff", splitlock_boot_plan_get_diff(plan));
+	json_array_begin(&j, "commands");
+	for (unsigned i = 0; i < nc; i++) {
+		const char *const *argv = splitlock_boot_plan_get_command(plan, i);
+
+		json_array_begin(&j, NULL);
+		for (size_t k = 0; argv[k]; k++)
+			json_string(&j, NULL, argv[k]);
+		json_array_end(&j);
+	}
+	json_array_end(&j);
+	json_bool(&j, "commands_run", ran);
+	json_object_end(&j);
+	json_finish(&j);
+}
+
+static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
+	       const char *text, const char *backend, bool dry_run)
+{
+	struct splitlock_boot_plan *plan = NULL;
+	enum splitlock_mode mode = SPLITLOCK_MODE_UNKNOWN;
+	unsigned rate = 0, ifaces = 0, flags = 0;
+	const char *run_tools = getenv("SLCTL_RUN_TOOLS");
+	bool real_root = streq(splitlock_get_root(ctx), "/");
+	int r, ret = EXIT_OK;
+
+	if (!streq(text, "default") && splitlock_mode_parse(text, &mode, &rate) < 0)
+		return slctl_usage_error("mode", "'%s' is not a mode; use off, warn, seq, fatal, "
+					 "ratelimit:N with 1 <= N <= 1000, or default.", text);
+	if (mode == SPLITLOCK_MODE_SEQ &&
+	    splitlock_kernel_interfaces(ctx, &ifaces) == 0 &&
+	    !(ifaces & SPLITLOCK_KERNEL_SYSFS))
+		slctl_warning("seq needs the patched kernel (kernel-patch/); this kernel has no "
+			      "/sys/kernel/split_lock and would treat seq as warn.");
+	if (!dry_run && real_root) {
+		r = slctl_require_capability(SPLITLOCK_CAP_SYS_ADMIN,
+					     "changing the boot configuration");
+		if (r)
+			return r;
+	}
+	if (run_tools && streq(run_tools, "1"))
+		flags |= SPLITLOCK_BOOT_RUN_TOOLS;
+
+	r = splitlock_boot_plan_new(ctx, backend, flags, &plan);
+	if (r == -ENOENT || r == -ENOTUNIQ) {
+		slctl_error("%s.", splitlock_boot_plan_get_error(plan));
+		if (r == -ENOENT)
+			manual_steps();
+		ret = EXIT_UNSUPPORTED;
+		goto out;
+	}
+	if (r < 0) {
+		slctl_error("%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r));
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	r = splitlock_boot_plan_mode(plan, mode, rate);
+	if (r < 0) {
+		slctl_error("%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r));
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (!dry_run) {
+		r = splitlock_boot_plan_apply(plan);
+		if (r < 0) {
+			slctl_error("%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r));
+			ret = r == -EACCES || r == -EPERM ? EXIT_PRIVILEGE : EXIT_FAIL;
+			goto out;
+		}
+	}
+
+	bool ran = !dry_run && splitlock_boot_plan_runs_commands(plan) &&
+		   splitlock_boot_plan_get_command_count(plan) > 0;
+	if (g->json) {
+		print_json_plan(plan, text, dry_run, ran);
+	} else if (dry_run) {
+		const char *diff = splitlock_boot_plan_get_diff(plan);
+
+		printf("Backend: %s\n", splitlock_boot_plan_get_backend(plan));
+		if (diff)
+			fputs(diff, stdout);
+		if (splitlock_boot_plan_get_command_count(plan)) {
+			printf("Would run:\n");
+			print_commands(stdout, plan, "  ");
+		}
+		if (!diff && !splitlock_boot_plan_get_command_count(plan))
+			printf("Nothing to change: the next boot already uses %s.\n", text);
+	} else {
+		if (!splitlock_boot_plan_get_file_count(plan) &&
+		    !splitlock_boot_plan_get_command_count(plan))
+			printf("Nothing to change: the next boot already uses %s.\n", text);
+		else
+			printf("Next boot: %s (set through %s).\n", text,
+			       splitlock_boot_plan_get_backend(plan));
+		if (!ran && splitlock_boot_plan_get_command_count(plan)) {
+			printf("Run inside %s to regenerate the boot configuration:\n",
+			       splitlock_get_root(ctx));
+			print_commands(stdout, plan, "  ");
+		}
+	}
+out:
+	splitlock_boot_plan_unref(plan);
+	return ret;
+}
+
+static bool known_backend(const char *name)
+{
+	const char *const *names = splitlock_boot_backends();
+
+	if (streq(name, "auto") || streq(name, "systemd-boot"))
+		return true;
+	for (size_t i = 0; names[i]; i++)
+		if (streq(names[i], name))
+			return true;
+	return false;
+}
+
+static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
+	       int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "persist", no_argument, NULL, 'p' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool persist = false, dry_run = false;
+	const char *backend = NULL;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "pnb:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			persist = true;
+			break;
+		case 'n':
+			dry_run = true;
+			break;
+		case 'b':
+			backend = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			return slctl_usage_error("mode", "bad option.");
+		}
+	}
+	if (backend && !known_backend(backend))
+		return slctl_usage_error("mode", "'%s' is not a backend; use auto, grub, grubby, "
+					 "kernel-install, systemd-boot, rpm-ostree, kernelstub, "
+					 "mkinitcpio or refind.", backend);
+	if (optind == argc) {
+		if (persist || dry_run || backend)
+			return slctl_usage_error("mode", "--persist, --dry-run and --backend need a MODE.");
+		return show(ctx, g);
+	}
+	if (argc - optind > 1)
+		return slctl_usage_error("mode", "unexpected argument '%s'.", argv[optind + 1]);
+	if (!persist) {
+		enum splitlock_mode m;
+
+		if (!streq(argv[optind], "default") && splitlock_mode_parse(argv[optind], &m, NULL) < 0)
+			return slctl_usage_error("mode", "'%s' is not a mode; use off, warn, seq, fatal, "
+						 "ratelimit:N with 1 <= N <= 1000, or default.",
+						 argv[optind]);
+		return slctl_usage_error("mode", "the kernel reads split_lock_detect= only at boot, "
+					 "so a mode cannot be changed now; add --persist to set it "
+					 "for the next boot.");
+	}
+	return set(ctx, g, argv[optind], backend, dry_run);
+}
+
+const struct slctl_command slctl_cmd_mode = {
+	.name = "mode",
+	.run = run,
+	.usage = usage,
+	.summary = "show the detection mode, or persist it for the next boot",
+};

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * kernelstub (Pop!_OS): the options live in /etc/kernelstub/configuration
+ * (JSON, "user" -> "kernel_options"); "kernelstub -d OLD -a NEW" edits them
+ * and copies kernel and options to the EFI partition.
+ */
+#include <errno.h>
+
+#include "bootloader.h"
+
+#define CONFIG "/etc/kernelstub/configuration"
+
+static int stub_detect(struct splitlock_ctx *ctx)
+{
+	return sl_exists(ctx, CONFIG) ? SL_DETECT_DECISIVE : SL_DETECT_NO;
+}
+
+/* The strings of "user": {"kernel_options": [...]}, joined by spaces. */
+static int parse_options(const char *json, char **out)
+{
+	const char *p = strstr(json, "\"user\"");
+	size_t used = 0;
+	char *buf;
+
+	if (p)
+		p = strstr(p, "\"kernel_options\"");
+	if (p)
+		p = strchr(p, '[');
+	if (!p)
+		return -EBADMSG;
+	buf = malloc(strlen(p) + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (p++; *p && *p != ']'; p++) {
+		if (*p != '"')
+			continue;
+		if (used)
+			buf[used++] = ' ';
+		for (p++; *p && *p != '"'; p++) {
+			if (*p == '\\' && p[1])
+				p++;
+			buf[used++] = *p;
+		}
+		if (!*p)
+			break;
+	}
+	if (*p != ']') {
+		free(buf);
+		return -EBADMSG;
+	}
+	buf[used] = '\0';
+	*out = buf;
+	return 0;
+}
+
+static int stub_read(struct splitlock_ctx *ctx, char **cmdline, char **source)
+{
+	_cleanup_free_ char *json = NULL;
+	int r = sl_read_file(ctx, CONFIG, SL_MAX_CONFIG_SIZE, &json, NULL);
+
+	*cmdline = NULL;
+	*source = strdup(CONFIG);
+	if (r < 0)
+		return r;
+	r = parse_options(json, cmdline);
+	if (r == -EBADMSG) {
+		free(*source);
+		*source = strdup(CONFIG " has no user kernel_options list slctl can read");
+	}
+	return r;
+}
+
+static int stub_plan(struct splitlock_boot_plan *plan)
+{
+	_cleanup_free_ char *cmdline = NULL, *source = NULL;
+	struct sl_command *cmd;
+	char old[1024] = "";
+	int r = stub_read(plan->ctx, &cmdline, &source);
+
+	if (r < 0)
+		return sl_plan_fail(plan, r, "%s", source ? source : CONFIG " is unreadable");
+	if (sl_plan_cmdline_ok(plan, cmdline))
+		return 0;
+	for (char *w = strtok(cmdline, " "); w; w = strtok(NULL, " "))
+		if (sl_cmdline_count(w, strlen(w), NULL)) {
+			strncat(old, *old ? " " : "", sizeof(old) - strlen(old) - 1);
+			strncat(old, w, sizeof(old) - strlen(old) - 1);
+		}
+	cmd = sl_plan_command(plan);
+	if (!cmd || sl_cmd_arg(cmd, "kernelstub") < 0)
+		return -ENOMEM;
+	if (*old && (sl_cmd_arg(cmd, "-d") < 0 || sl_cmd_arg(cmd, old) < 0))
+		return -ENOMEM;
+	if (plan->token[0] && (sl_cmd_arg(cmd, "-a") < 0 || sl_cmd_arg(cmd, plan->token) < 0))
+		return -ENOMEM;
+	return sl_plan_snapshot(plan, CONFIG);
+}
+
+const struct sl_boot_backend sl_boot_kernelstub = {
+	.name = "kernelstub",
+	.detect = stub_detect,
+	.read = stub_read,
+	.plan = stub_plan,
+};

@@ -1,0 +1,741 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Persisting the boot parameter: detection, plans, applying them with
+ * backups and checks. The backends (boot-*.c) only know their files and
+ * tools; everything about safety lives here once.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+
+#include "bootloader.h"
+
+#define BACKUP_SUFFIX ".slctl-backup"
+
+static const struct sl_boot_backend *const backends[] = {
+	&sl_boot_rpm_ostree,
+	&sl_boot_kernelstub,
+	&sl_boot_grubby,
+	&sl_boot_kernel_install,
+	&sl_boot_mkinitcpio,
+	&sl_boot_grub,
+	&sl_boot_refind,
+};
+
+static const char *const backend_names[] = {
+	"rpm-ostree", "kernelstub", "grubby", "kernel-install", "mkinitcpio",
+	"grub", "refind", NULL,
+};
+
+_public_ const char *const *splitlock_boot_backends(void)
+{
+	return backend_names;
+}
+
+static const struct sl_boot_backend *find_backend(const char *name)
+{
+	if (streq(name, "systemd-boot"))
+		name = "kernel-install";
+	for (size_t i = 0; i < ARRAY_SIZE(backends); i++)
+		if (streq(backends[i]->name, name))
+			return backends[i];
+	return NULL;
+}
+
+_public_ int splitlock_boot_detect(struct splitlock_ctx *ctx, const char **names,
+				   size_t size)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
+		int r = backends[i]->detect(ctx);
+
+		if (r < 0) {
+			sl_dbg(ctx, "detecting %s: %s", backends[i]->name, strerror(-r));
+			continue;
+		}
+		sl_dbg(ctx, "backend %s: %s", backends[i]->name,
+		       r == SL_DETECT_DECISIVE ? "in charge" : r ? "plausible" : "no");
+		if (r == SL_DETECT_DECISIVE) {
+			if (size > 0)
+				names[0] = backends[i]->name;
+			return 1;
+		}
+		if (r == SL_DETECT_PLAUSIBLE) {
+			if (n < size)
+				names[n] = backends[i]->name;
+			n++;
+		}
+	}
+	return (int)n;
+}
+
+_public_ int splitlock_boot_read(struct splitlock_ctx *ctx, const char *backend,
+				 enum splitlock_mode *mode, unsigned *ratelimit,
+				 char **source)
+{
+	const struct sl_boot_backend *b = find_backend(backend);
+	char *cmdline = NULL, *where = NULL;
+	int r;
+
+	*source = NULL;
+	if (!b)
+		return -EINVAL;
+	r = b->read(ctx, &cmdline, &where);
+	if (r == -ENOENT) {
+		*source = where;
+		return 0;
+	}
+	if (r < 0) {
+		*source = where;
+		return r;
+	}
+	r = splitlock_mode_from_cmdline(cmdline, mode, ratelimit);
+	free(cmdline);
+	*source = where;
+	return r;
+}
+
+/* ---- helpers for the backends ------------------------------------------- */
+
+int sl_plan_fail(struct splitlock_boot_plan *plan, int err, const char *format, ...)
+{
+	va_list ap;
+	char *msg = NULL;
+
+	/* Format first: the arguments may include the previous message. */
+	va_start(ap, format);
+	if (vasprintf(&msg, format, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	free(plan->error);
+	plan->error = msg;
+	return err;
+}
+
+bool sl_exists(struct splitlock_ctx *ctx, const char *path)
+{
+	struct stat st;
+
+	return sl_lstat(ctx, path, &st) == 0;
+}
+
+bool sl_is_symlink(struct splitlock_ctx *ctx, const char *path)
+{
+	struct stat st;
+
+	return sl_lstat(ctx, path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+bool sl_have_tool(struct splitlock_ctx *ctx, const char *name)
+{
+	static const char *const dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin" };
+	char path[256];
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], name);
+		if (sl_access(ctx, path, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+void sl_strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sl_list_dir(struct splitlock_ctx *ctx, const char *dir, const char *suffix,
+		char ***names)
+{
+	int fd = sl_open_dir(ctx, dir);
+	size_t n = 0, slen = suffix ? strlen(suffix) : 0;
+	char **v = calloc(1, sizeof(*v));
+	struct dirent *de;
+	DIR *d;
+
+	if (!v) {
+		if (fd >= 0)
+			close(fd);
+		return -ENOMEM;
+	}
+	*names = v;
+	if (fd < 0)
+		return fd == -ENOENT || fd == -ENOTDIR ? 0 : fd;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char **bigger;
+
+		if (de->d_name[0] == '.' || len <= slen ||
+		    (slen && strcmp(de->d_name + len - slen, suffix) != 0))
+			continue;
+		bigger = realloc(v, (n + 2) * sizeof(*v));
+		if (!bigger)
+			break;
+		v = bigger;
+		v[n] = strdup(de->d_name);
+		if (v[n])
+			n++;
+		v[n] = NULL;
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), cmp_str);
+	*names = v;
+	return 0;
+}
+
+const char *sl_plan_value(const struct splitlock_boot_plan *plan)
+{
+	return plan->token[0] ? plan->token + sizeof(SL_PARAM) : "";
+}
+
+bool sl_plan_cmdline_ok(const struct splitlock_boot_plan *plan, const char *cmdline)
+{
+	_cleanup_free_ char *last = NULL;
+	unsigned n = sl_cmdline_count(cmdline, strlen(cmdline), &last);
+
+	if (!plan->token[0])
+		return n == 0;
+	return n == 1 && streq(last, plan->token);
+}
+
+int sl_plan_file(struct splitlock_boot_plan *plan, const char *path, char *new)
+{
+	struct sl_file_change *f;
+	char *old = NULL;
+	size_t old_len = 0;
+	int r;
+
+	if (!new)
+		return -ENOMEM;
+	if (sl_is_symlink(plan->ctx, path)) {
+		free(new);
+		return sl_plan_fail(plan, -ELOOP,
+				    "%s is a symbolic link; slctl does not write through "
+				    "symlinks, edit its target or replace it with a file", path);
+	}
+	r = sl_read_file(plan->ctx, path, SL_MAX_CONFIG_SIZE, &old, &old_len);
+	if (r < 0 && r != -ENOENT) {
+		free(new);
+		return sl_plan_fail(plan, r, "cannot read %s: %s", path, strerror(-r));
+	}
+	if (old && streq(old, new)) {
+		free(old);
+		free(new);
+		return 0;
+	}
+	f = realloc(plan->files, (plan->n_files + 1) * sizeof(*f));
+	if (!f) {
+		free(old);
+		free(new);
+		return -ENOMEM;
+	}
+	plan->files = f;
+	f = &plan->files[plan->n_files++];
+	*f = (struct sl_file_change){
+		.path = strdup(path), .old = old, .old_len = old_len, .new = new,
+		.in_place = old != NULL,
+	};
+	if (!f->path)
+		return -ENOMEM;
+	return sl_diff(path, old, new, &plan->diff);
+}
+
+int sl_plan_delete(struct splitlock_boot_plan *plan, const char *path)
+{
+	struct sl_file_change *f;
+	char *old = NULL;
+	size_t old_len = 0;
+	int r;
+
+	if (sl_is_symlink(plan->ctx, path))
+		return sl_plan_fail(plan, -ELOOP, "%s is a symbolic link; slctl does not "
+				    "remove symlinks, remove it yourself", path);
+	r = sl_read_file(plan->ctx, path, SL_MAX_CONFIG_SIZE, &old, &old_len);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return sl_plan_fail(plan, r, "cannot read %s: %s", path, strerror(-r));
+	f = realloc(plan->files, (plan->n_files + 1) * sizeof(*f));
+	if (!f) {
+		free(old);
+		return -ENOMEM;
+	}
+	plan->files = f;
+	f = &plan->files[plan->n_files++];
+	*f = (struct sl_file_change){ .path = strdup(path), .old = old,
+				      .old_len = old_len };
+	if (!f->path)
+		return -ENOMEM;
+	return sl_diff(path, old, NULL, &plan->diff);
+}
+
+static int strv_push(char ***v, size_t *n, char *s)
+{
+	char **bigger;
+
+	if (!s)
+		return -ENOMEM;
+	bigger = realloc(*v, (*n + 2) * sizeof(**v));
+	if (!bigger) {
+		free(s);
+		return -ENOMEM;
+	}
+	*v = bigger;
+	bigger[(*n)++] = s;
+	bigger[*n] = NULL;
+	return 0;
+}
+
+struct sl_command *sl_plan_command(struct splitlock_boot_plan *plan)
+{
+	struct sl_command *c = realloc(plan->cmds, (plan->n_cmds + 1) * sizeof(*c));
+
+	if (!c)
+		return NULL;
+	plan->cmds = c;
+	c = &plan->cmds[plan->n_cmds++];
+	*c = (struct sl_command){ 0 };
+	c->argv = calloc(1, sizeof(char *));
+	c->exec_argv = calloc(1, sizeof(char *));
+	c->env = calloc(1, sizeof(char *));
+	if (!c->argv || !c->exec_argv || !c->env)
+		return NULL;
+	return c;
+}
+
+int sl_cmd_arg(struct sl_command *cmd, const char *arg)
+{
+	size_t n = cmd->argc;
+	int r = strv_push(&cmd->argv, &n, strdup(arg));
+
+	if (r < 0)
+		return r;
+	n = cmd->argc;
+	r = strv_push(&cmd->exec_argv, &n, strdup(arg));
+	cmd->argc = n;
+	return r;
+}
+
+int sl_cmd_argf(struct sl_command *cmd, const char *format, ...)
+{
+	_cleanup_free_ char *s = NULL;
+	va_list ap;
+	int r;
+
+	va_start(ap, format);
+	r = vasprintf(&s, format, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	return sl_cmd_arg(cmd, s);
+}
+
+int sl_cmd_path(const struct splitlock_boot_plan *plan, struct sl_command *cmd,
+		const char *path)
+{
+	const char *root = plan->ctx->root;
+	size_t n = cmd->argc;
+	char *host = NULL;
+	int r = strv_push(&cmd->argv, &n, strdup(path));
+
+	if (r < 0)
+		return r;
+	if (asprintf(&host, "%s%s", streq(root, "/") ? "" : root, path) < 0)
+		return -ENOMEM;
+	n = cmd->argc;
+	r = strv_push(&cmd->exec_argv, &n, host);
+	cmd->argc = n;
+	return r;
+}
+
+int sl_cmd_env(struct sl_command *cmd, const char *format, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	int r;
+
+	va_start(ap, format);
+	r = vasprintf(&s, format, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	return strv_push(&cmd->env, &cmd->envc, s);
+}
+
+int sl_plan_snapshot(struct splitlock_boot_plan *plan, const char *path)
+{
+	struct sl_snapshot *s = realloc(plan->snaps, (plan->n_snaps + 1) * sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	plan->snaps = s;
+	s[plan->n_snaps] = (struct sl_snapshot){ .path = strdup(path) };
+	if (!s[plan->n_snaps].path)
+		return -ENOMEM;
+	plan->n_snaps++;
+	return 0;
+}
+
+/* ---- plans -------------------------------------------------------------- */
+
+_public_ int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *backend,
+				     unsigned flags, struct splitlock_boot_plan **out)
+{
+	struct splitlock_boot_plan *plan = calloc(1, sizeof(*plan));
+	const char *names[ARRAY_SIZE(backends)];
+	int n;
+
+	if (!plan)
+		return -ENOMEM;
+	plan->ctx = splitlock_ref(ctx);
+	plan->flags = flags;
+	plan->run_tools = streq(ctx->root, "/") || (flags & SPLITLOCK_BOOT_RUN_TOOLS);
+	*out = plan;
+	if (backend && !streq(backend, "auto")) {
+		plan->backend = find_backend(backend);
+		if (!plan->backend)
+			return sl_plan_fail(plan, -EINVAL, "'%s' is not a backend slctl knows", backend);
+		return 0;
+	}
+	n = splitlock_boot_detect(ctx, names, ARRAY_SIZE(names));
+	if (n < 0)
+		return sl_plan_fail(plan, n, "cannot detect the bootloader: %s", strerror(-n));
+	if (n == 0)
+		return sl_plan_fail(plan, -ENOENT, "no supported bootloader configuration "
+				    "was found (grub, grubby, kernel-install, rpm-ostree, "
+				    "kernelstub, mkinitcpio, refind)");
+	if (n > 1) {
+		char list[256] = "";
+
+		for (int i = 0; i < n && i < (int)ARRAY_SIZE(names); i++) {
+			strncat(list, i ? (i == n - 1 ? " and " : ", ") : "",
+				sizeof(list) - strlen(list) - 1);
+			strncat(list, names[i], sizeof(list) - strlen(list) - 1);
+		}
+		return sl_plan_fail(plan, -ENOTUNIQ, "this system is configured for %s, "
+				    "and slctl cannot tell which one boots it; choose with "
+				    "--backend", list);
+	}
+	plan->backend = find_backend(names[0]);
+	return 0;
+}
+
+_public_ int splitlock_boot_plan_mode(struct splitlock_boot_plan *plan,
+				      enum splitlock_mode mode, unsigned ratelimit)
+{
+	char value[32];
+	int r;
+
+	if (!plan->backend)
+		return plan->error ? -EINVAL : -ENOENT;
+	if (mode != SPLITLOCK_MODE_UNKNOWN) {
+		r = splitlock_mode_format(mode, ratelimit, value, sizeof(value));
+		if (r < 0 || streq(value, "unknown"))
+			return sl_plan_fail(plan, -EINVAL, "invalid mode");
+		snprintf(plan->token, sizeof(plan->token), SL_PARAM "=%s", value);
+	}
+	plan->mode = mode;
+	plan->ratelimit = ratelimit;
+	return plan->backend->plan(plan);
+}
+
+static void free_command(struct sl_command *c)
+{
+	sl_strv_free(c->argv);
+	sl_strv_free(c->exec_argv);
+	sl_strv_free(c->env);
+}
+
+_public_ struct splitlock_boot_plan *
+splitlock_boot_plan_unref(struct splitlock_boot_plan *plan)
+{
+	if (!plan)
+		return NULL;
+	for (size_t i = 0; i < plan->n_files; i++) {
+		free(plan->files[i].path);
+		free(plan->files[i].old);
+		free(plan->files[i].new);
+	}
+	free(plan->files);
+	for (size_t i = 0; i < plan->n_cmds; i++)
+		free_command(&plan->cmds[i]);
+	free(plan->cmds);
+	for (size_t i = 0; i < plan->n_snaps; i++) {
+		free(plan->snaps[i].path);
+		free(plan->snaps[i].data);
+	}
+	free(plan->snaps);
+	if (plan->free_data)
+		plan->free_data(plan->data);
+	free(plan->diff);
+	free(plan->error);
+	splitlock_unref(plan->ctx);
+	free(plan);
+	return NULL;
+}
+
+_public_ const char *splitlock_boot_plan_get_backend(const struct splitlock_boot_plan *plan)
+{
+	return plan->backend ? plan->backend->name : NULL;
+}
+
+_public_ const char *splitlock_boot_plan_get_diff(const struct splitlock_boot_plan *plan)
+{
+	return plan->diff;
+}
+
+_public_ unsigned splitlock_boot_plan_get_file_count(const struct splitlock_boot_plan *plan)
+{
+	return (unsigned)plan->n_files;
+}
+
+_public_ const char *splitlock_boot_plan_get_file(const struct splitlock_boot_plan *plan,
+						  unsigned index)
+{
+	return index < plan->n_files ? plan->files[index].path : NULL;
+}
+
+_public_ unsigned
+splitlock_boot_plan_get_command_count(const struct splitlock_boot_plan *plan)
+{
+	return (unsigned)plan->n_cmds;
+}
+
+_public_ const char *const *
+splitlock_boot_plan_get_command(const struct splitlock_boot_plan *plan, unsigned index)
+{
+	return index < plan->n_cmds ? (const char *const *)plan->cmds[index].argv : NULL;
+}
+
+_public_ bool splitlock_boot_plan_runs_commands(const struct splitlock_boot_plan *plan)
+{
+	return plan->run_tools;
+}
+
+_public_ const char *splitlock_boot_plan_get_error(const struct splitlock_boot_plan *plan)
+{
+	return plan->error;
+}
+
+/* ---- applying ----------------------------------------------------------- */
+
+static int unlink_in_root(struct splitlock_ctx *ctx, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	_cleanup_free_ char *dir = strndup(path, (size_t)(slash - path));
+	_cleanup_close_ int dfd = -1;
+
+	if (!dir)
+		return -ENOMEM;
+	dfd = sl_open_dir(ctx, *dir ? dir : "/");
+	if (dfd < 0)
+		return dfd;
+	if (unlinkat(dfd, slash + 1, 0) < 0 && errno != ENOENT)
+		return -errno;
+	return fsync(dfd) < 0 ? -errno : 0;
+}
+
+static char *backup_path(const char *path)
+{
+	char *p = NULL;
+
+	return asprintf(&p, "%s" BACKUP_SUFFIX, path) < 0 ? NULL : p;
+}
+
+/* Put every file back as it was before apply() began. */
+static void restore(struct splitlock_boot_plan *plan, size_t written)
+{
+	for (size_t i = 0; i < written; i++) {
+		struct sl_file_change *f = &plan->files[i];
+		int r;
+
+		if (f->old)
+			r = sl_write_atomic(plan->ctx, f->path, f->old, f->old_len, 0644);
+		else
+			r = unlink_in_root(plan->ctx, f->path);
+		if (r < 0)
+			sl_err(plan->ctx, "cannot restore %s: %s", f->path, strerror(-r));
+		if (f->in_place) {
+			_cleanup_free_ char *b = backup_path(f->path);
+
+			if (b && r == 0)
+				unlink_in_root(plan->ctx, b);
+		}
+	}
+	for (size_t i = 0; i < plan->n_snaps; i++) {
+		struct sl_snapshot *s = &plan->snaps[i];
+		int r = s->data ? sl_write_atomic(plan->ctx, s->path, s->data, s->len, 0644)
+				: unlink_in_root(plan->ctx, s->path);
+
+		if (r < 0)
+			sl_err(plan->ctx, "cannot restore %s: %s", s->path, strerror(-r));
+	}
+}
+
+int sl_boot_apply_files(struct splitlock_boot_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_files; i++) {
+		struct sl_file_change *f = &plan->files[i];
+		int r;
+
+		if (f->in_place) {
+			_cleanup_free_ char *b = backup_path(f->path);
+
+			r = b ? sl_write_atomic(plan->ctx, b, f->old, f->old_len, 0600) : -ENOMEM;
+			if (r < 0) {
+				restore(plan, i);
+				return sl_plan_fail(plan, r, "cannot write the backup of %s: %s",
+						    f->path, strerror(-r));
+			}
+		}
+		if (f->new) {
+			_cleanup_free_ char *dir = strndup(f->path, (size_t)(strrchr(f->path, '/') - f->path));
+
+			r = dir ? sl_mkdir_p(plan->ctx, dir, 0755) : -ENOMEM;
+			if (r == 0)
+				r = sl_write_atomic(plan->ctx, f->path, f->new, strlen(f->new), 0644);
+		} else {
+			r = unlink_in_root(plan->ctx, f->path);
+		}
+		if (r < 0) {
+			restore(plan, i + 1);
+			return sl_plan_fail(plan, r, "cannot write %s: %s", f->path, strerror(-r));
+		}
+	}
+	return 0;
+}
+
+static char *join_argv(char *const *argv)
+{
+	size_t len = 1;
+	char *s, *p;
+
+	for (size_t i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	s = p = malloc(len);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; argv[i]; i++)
+		p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
+	*p = '\0';
+	return s;
+}
+
+int sl_boot_run_commands(struct splitlock_boot_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_cmds; i++) {
+		struct sl_command *c = &plan->cmds[i];
+		_cleanup_free_ char *text = join_argv(c->argv);
+		int r;
+
+		sl_info(plan->ctx, "running %s", text ? text : c->argv[0]);
+		r = sl_spawn(c->exec_argv, c->env, NULL);
+		plan->tools_ran = true;
+		if (r < 0)
+			return sl_plan_fail(plan, -ECHILD, "cannot run '%s': %s", c->argv[0],
+					    strerror(-r));
+		if (r > 0)
+			return sl_plan_fail(plan, -ECHILD, "'%s' failed with exit status %d",
+					    text ? text : c->argv[0], r);
+	}
+	return 0;
+}
+
+/* The current bytes of @path equal @data (NULL: absent). */
+static bool unchanged(struct splitlock_ctx *ctx, const char *path,
+		      const char *data, size_t len)
+{
+	_cleanup_free_ char *now = NULL;
+	size_t now_len = 0;
+	int r = sl_read_file(ctx, path, SL_MAX_CONFIG_SIZE, &now, &now_len);
+
+	if (r == -ENOENT)
+		return !data;
+	return r == 0 && data && now_len == len && memcmp(now, data, len) == 0;
+}
+
+_public_ int splitlock_boot_plan_apply(struct splitlock_boot_plan *plan)
+{
+	_cleanup_close_ int lock = -1;
+	_cleanup_free_ char *cmdline = NULL, *where = NULL;
+	int r;
+
+	if (!plan->backend)
+		return -EINVAL;
+	if (plan->n_files == 0 && plan->n_cmds == 0)
+		return 0;
+	lock = sl_lock(plan->ctx);
+	if (lock == -EBUSY)
+		return sl_plan_fail(plan, -EBUSY, "another slctl is changing the boot "
+				    "configuration (it holds /run/lock/slctl.lock); try again");
+	if (lock < 0)
+		return sl_plan_fail(plan, lock, "cannot take /run/lock/slctl.lock: %s",
+				    strerror(-lock));
+	for (size_t i = 0; i < plan->n_files; i++)
+		if (!unchanged(plan->ctx, plan->files[i].path, plan->files[i].old,
+			       plan->files[i].old_len))
+			return sl_plan_fail(plan, -ESTALE, "%s changed while slctl was "
+					    "planning; run the command again",
+					    plan->files[i].path);
+	for (size_t i = 0; i < plan->n_snaps; i++) {
+		struct sl_snapshot *s = &plan->snaps[i];
+
+		free(s->data);
+		s->data = NULL;
+		r = sl_read_file(plan->ctx, s->path, SL_MAX_CONFIG_SIZE, &s->data, &s->len);
+		if (r < 0 && r != -ENOENT)
+			return sl_plan_fail(plan, r, "cannot read %s: %s", s->path, strerror(-r));
+	}
+
+	r = (plan->backend->apply ?: sl_boot_apply_files)(plan);
+	if (r < 0)
+		return r;
+	if (plan->run_tools) {
+		r = (plan->backend->regenerate ?: sl_boot_run_commands)(plan);
+		if (r < 0) {
+			restore(plan, plan->n_files);
+			return sl_plan_fail(plan, r, "%s; the previous configuration was restored",
+					    plan->error ? plan->error : "regeneration failed");
+		}
+	}
+
+	/*
+	 * Read back what the next boot will see: our files, or what the tool
+	 * wrote. A tool that did not run (--root) has written nothing yet.
+	 */
+	if (!plan->tools_ran && plan->n_files == 0)
+		return 0;
+	r = plan->backend->read(plan->ctx, &cmdline, &where);
+	if (r == -ENOENT && !plan->token[0])
+		r = 0;
+	else if (r == 0 && !sl_plan_cmdline_ok(plan, cmdline))
+		r = sl_plan_fail(plan, -EBADMSG, "after the change %s does not hold "
+				 "exactly %s", where ? where : plan->backend->name,
+				 plan->token[0] ? plan->token : "no " SL_PARAM "= parameter");
+	else if (r < 0)
+		r = sl_plan_fail(plan, r == -ENOENT ? -EBADMSG : r,
+				 "cannot read back the configuration: %s",
+				 where ? where : strerror(-r));
+	if (r == 0 && plan->tools_ran && plan->backend->verify)
+		r = plan->backend->verify(plan);
+	if (r < 0) {
+		restore(plan, plan->n_files);
+		return sl_plan_fail(plan, r, "%s; the previous configuration was restored",
+				    plan->error);
+	}
+	return 0;
+}

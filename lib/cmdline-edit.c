@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Token editing of a kernel command line: drop every split_lock_detect
+ * token, append one, and leave everything else (order, spacing, the final
+ * newline) as it was. Words are split as the kernel splits them: at white
+ * space outside double quotes.
+ */
+#include <errno.h>
+
+#include "bootloader.h"
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* End of the word starting at @p. */
+static size_t word_end(const char *s, size_t p, size_t len)
+{
+	bool quoted = false;
+
+	while (p < len && (quoted || !is_space(s[p]))) {
+		if (s[p] == '"')
+			quoted = !quoted;
+		p++;
+	}
+	return p;
+}
+
+static bool is_ours(const char *w, size_t n)
+{
+	static const char key[] = SL_PARAM;
+	size_t k = sizeof(key) - 1;
+
+	if (n && *w == '"') {
+		w++;
+		n--;
+	}
+	if (n < k || memcmp(w, key, k) != 0)
+		return false;
+	return n == k || w[k] == '=' || w[k] == '"';
+}
+
+int sl_cmdline_set(const char *in, size_t len, const char *token, char **out)
+{
+	size_t cap = len + (token ? strlen(token) : 0) + 2, used = 0;
+	size_t p = 0, tail, ws_start = 0;
+	bool any = false;
+	char *buf = malloc(cap + 1);
+
+	if (!buf)
+		return -ENOMEM;
+	tail = len;
+	while (tail > 0 && is_space(in[tail - 1]))
+		tail--;
+	/* Leading white space stays. */
+	while (p < tail && is_space(in[p]))
+		p++;
+	memcpy(buf, in, p);
+	used = p;
+	while (p < tail) {
+		size_t start = p, end = word_end(in, p, tail);
+
+		if (!is_ours(in + start, end - start)) {
+			if (any) {
+				memcpy(buf + used, in + ws_start, start - ws_start);
+				used += start - ws_start;
+			}
+			memcpy(buf + used, in + start, end - start);
+			used += end - start;
+			any = true;
+		}
+		p = end;
+		ws_start = p;
+		while (p < tail && is_space(in[p]))
+			p++;
+	}
+	if (token && *token) {
+		if (any)
+			buf[used++] = ' ';
+		memcpy(buf + used, token, strlen(token));
+		used += strlen(token);
+	}
+	memcpy(buf + used, in + tail, len - tail);
+	used += len - tail;
+	buf[used] = '\0';
+	*out = buf;
+	return 0;
+}
+
+unsigned sl_cmdline_count(const char *in, size_t len, char **last)
+{
+	size_t p = 0;
+	unsigned n = 0;
+
+	if (last)
+		*last = NULL;
+	while (p < len) {
+		size_t end;
+
+		while (p < len && is_space(in[p]))
+			p++;
+		if (p >= len)
+			break;
+		end = word_end(in, p, len);
+		if (is_ours(in + p, end - p)) {
+			n++;
+			if (last) {
+				free(*last);
+				*last = strndup(in + p, end - p);
+			}
+		}
+		p = end;
+	}
+	return n;
+}

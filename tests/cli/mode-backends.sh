@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# slctl mode --persist through grubby, rpm-ostree, kernelstub, mkinitcpio
+# and rEFInd on fake roots. grubby, rpm-ostree, kernelstub and mkinitcpio are
+# STUBS (tests/stubs/): they record their arguments and edit the fake root the
+# way the real tools edit theirs. rEFInd needs no tool.
+. "$(dirname "$0")/../lib.sh"
+
+test_grubby_fedora() {
+	copy_fixture mode/fedora-bls
+	stub_env
+	run "$SLCTL" --root "$T/root" mode warn --persist
+	expect_rc 0
+	grep -qx 'grubby --update-kernel=ALL --args=split_lock_detect=warn' "$STUB_LOG" || fail "$(cat "$STUB_LOG")"
+	for f in "$T/root"/boot/loader/entries/*.conf; do
+		grep -qx 'options root=UUID=abcd ro rootflags=subvol=root rhgb quiet split_lock_detect=warn' "$f" ||
+			fail "$f: $(grep options "$f")"
+	done
+	run "$SLCTL" --root "$T/root" mode fatal --persist
+	expect_rc 0
+	grep -qx 'grubby --update-kernel=ALL --remove-args=split_lock_detect' "$STUB_LOG" || fail "$(cat "$STUB_LOG")"
+	run "$SLCTL" --root "$T/root" --json mode
+	expect_json .next_boot fatal
+	run "$SLCTL" --root "$T/root" mode default --persist
+	expect_rc 0
+	! grep -q split_lock_detect "$T/root"/boot/loader/entries/*.conf || fail "token left"
+}
+
+test_grubby_failure_restores_entries() {
+	copy_fixture mode/fedora-bls
+	stub_env
+	tree_hash "$T/root" >"$T/before"
+	STUB_FAIL=grubby run "$SLCTL" --root "$T/root" mode warn --persist
+	expect_rc 1
+	expect_unchanged "$T/before"
+}
+
+test_rpm_ostree_waits_for_idle() {
+	copy_fixture mode/silverblue
+	stub_env
+	export STUB_BUSY=$T/busy
+	echo 1 >"$STUB_BUSY"
+	run "$SLCTL" --root "$T/root" mode ratelimit:100 --persist
+	expect_rc 0
+	[ "$(grep -c '^rpm-ostree status' "$STUB_LOG")" -eq 2 ] || fail "did not wait: $(cat "$STUB_LOG")"
+	grep -qx 'rpm-ostree kargs --append-if-missing=split_lock_detect=ratelimit:100' "$STUB_LOG" || fail "$(cat "$STUB_LOG")"
+	run "$SLCTL" --root "$T/root" mode off --persist
+	expect_rc 0
+	grep -qx 'rpm-ostree kargs --replace=split_lock_detect=off' "$STUB_LOG" || fail "$(cat "$STUB_LOG")"
+	run "$SLCTL" --root "$T/root" --json mode
+	expect_json .next_boot off
+	run "$SLCTL" --root "$T/root" mode default --persist
+	expect_rc 0
+	grep -qx 'rpm-ostree kargs --delete-if-present=split_lock_detect=off' "$STUB_LOG" || fail "$(cat "$STUB_LOG")"
+	grep -q '^options rhgb quiet root=UUID=abcd rootflags=subvol=root rw ostree=/ostree/boot.1/fedora/abc/0$' \
+		"$T/root/boot/loader/entries/ostree-2-fedora.conf" || fail "other arguments changed"
+}
+
+test_kernelstub_popos() {
+	copy_fixture mode/popos-kernelstub
+	stub_env
+	run "$SLCTL" --root "$T/root" mode fatal --persist
+	expect_rc 0
+	grep -qx 'kernelstub -a split_lock_detect=fatal' "$STUB_LOG" || fail "$(cat "$STUB_LOG")"
+	run "$SLCTL" --root "$T/root" mode warn --persist
+	expect_rc 0
+	grep -qx 'kernelstub -d split_lock_detect=fatal -a split_lock_detect=warn' "$STUB_LOG" || fail "$(cat "$STUB_LOG")"
+	[ "$(jq -r '.user.kernel_options | join(" ")' "$T/root/etc/kernelstub/configuration")" = \
+	  "quiet loglevel=0 systemd.show_status=false splash split_lock_detect=warn" ] || fail "options"
+	run "$SLCTL" --root "$T/root" --json status
+	expect_json .mode.next_boot warn
+}
+
+test_mkinitcpio_uki() {
+	copy_fixture mode/arch-uki
+	stub_env
+	run "$SLCTL" --root "$T/root" mode warn --persist
+	expect_rc 0
+	grep -qx 'mkinitcpio -P' "$STUB_LOG" || fail "$(cat "$STUB_LOG")"
+	[ "$(cat "$T/root/etc/cmdline.d/slctl.conf")" = split_lock_detect=warn ] || fail "slctl.conf"
+	[ "$(cat "$T/root/etc/cmdline.d/zz-tuning.conf")" = "quiet bgrt_disable" ] || fail "old token kept"
+	run "$SLCTL" --root "$T/root" --json mode
+	expect_json .next_boot warn
+	run "$SLCTL" --root "$T/root" mode default --persist
+	expect_rc 0
+	[ ! -e "$T/root/etc/cmdline.d/slctl.conf" ] || fail "slctl.conf left"
+}
+
+test_refind() {
+	copy_fixture mode/refind
+	run "$SLCTL" --root "$T/root" mode seq --persist
+	expect_rc 0
+	grep -qx '"Boot with standard options"  "root=UUID=abcd rw quiet splash split_lock_detect=seq"' \
+		"$T/root/boot/refind_linux.conf" || fail "$(cat "$T/root/boot/refind_linux.conf")"
+	run "$SLCTL" --root "$T/root" mode default --persist
+	expect_rc 0
+	diff -u "$FIXTURES/mode/refind/boot/refind_linux.conf" "$T/root/boot/refind_linux.conf" >&2 || fail "not restored"
+}
+
+run_tests
