@@ -75,9 +75,11 @@ static int edit(const char *text, const char *token, char **out, char **first,
 
 			if (!*first)
 				*first = strndup(l + s, e - s);
-			if (sl_cmdline_set(l + s, e - s, token, &opts) < 0) {
+			int r = sl_cmdline_set(l + s, e - s, token, &opts);
+
+			if (r < 0) {
 				free(buf);
-				return -ENOMEM;
+				return r;
 			}
 			if (used + len + strlen(opts) + 2 > cap) {
 				char *bigger = realloc(buf, cap = (used + len + strlen(opts)) * 2 + 2);

@@ -450,7 +450,12 @@ _public_ int splitlock_boot_plan_mode(struct splitlock_boot_plan *plan,
 	}
 	plan->mode = mode;
 	plan->ratelimit = ratelimit;
-	return plan->backend->plan(plan);
+	r = plan->backend->plan(plan);
+	if (r == -EBADMSG && !plan->error)
+		return sl_plan_fail(plan, r, "a kernel command line in the %s configuration "
+				    "has an unbalanced double quote; slctl does not edit "
+				    "what it cannot split into words", plan->backend->name);
+	return r;
 }
 
 static void free_command(struct sl_command *c)

@@ -127,7 +127,8 @@ void sl_strv_free(char **v);
 /*
  * Remove every split_lock_detect token of the command line @in (@len bytes)
  * and append @token unless it is NULL or empty; every other token keeps its
- * place and the white space around it. Double quotes group words.
+ * place and the white space around it. Double quotes group words;
+ * -EBADMSG when they are unbalanced.
  */
 int sl_cmdline_set(const char *in, size_t len, const char *token, char **out);
 /* Number of split_lock_detect tokens; *@last (may be NULL) the last one. */

@@ -41,13 +41,27 @@ static bool is_ours(const char *w, size_t n)
 	return n == k || w[k] == '=' || w[k] == '"';
 }
 
+static bool quotes_balanced(const char *s, size_t len)
+{
+	bool quoted = false;
+
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '"')
+			quoted = !quoted;
+	return !quoted;
+}
+
 int sl_cmdline_set(const char *in, size_t len, const char *token, char **out)
 {
 	size_t cap = len + (token ? strlen(token) : 0) + 2, used = 0;
 	size_t p = 0, tail, ws_start = 0;
 	bool any = false;
-	char *buf = malloc(cap + 1);
+	char *buf;
 
+	/* An appended word would land inside the open quote (found by fuzzing). */
+	if (!quotes_balanced(in, len))
+		return -EBADMSG;
+	buf = malloc(cap + 1);
 	if (!buf)
 		return -ENOMEM;
 	tail = len;

@@ -114,6 +114,18 @@ test_symlinked_kernel_cmdline() {
 	expect_unchanged "$T/before"
 }
 
+# Found by fuzz-cmdline-edit: the new word landed inside the open quote.
+test_unbalanced_quote_in_kernel_cmdline() {
+	copy_fixture mode/kernel-install
+	printf 'root=/dev/sda1 rw quiet acpi_osi="Windows 2020\n' >"$T/root/etc/kernel/cmdline"
+	snapshot
+	run "$SLCTL" --root "$T/root" mode fatal --persist
+	expect_rc 1
+	expect_err "unbalanced double quote"
+	expect_one_sentence
+	expect_unchanged "$T/before"
+}
+
 test_failing_kernel_install_restores() {
 	copy_fixture mode/kernel-install
 	export SLCTL_RUN_TOOLS=1 KERNEL_INSTALL_PLUGINS=/bin/false

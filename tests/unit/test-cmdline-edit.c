@@ -94,6 +94,18 @@ TEST(grub_eval_refuses)
 	}
 }
 
+/* Found by fuzz-cmdline-edit: appending after an open quote hid the word. */
+TEST(cmdline_set_refuses_unbalanced_quotes)
+{
+	char *out = NULL;
+
+	CHECK_INT(sl_cmdline_set("root=/dev/sda li\"snpul", 20, "split_lock_detect=off", &out), -EBADMSG);
+	CHECK(out == NULL);
+	CHECK_INT(sl_cmdline_set("a=\"b c\" d", 9, "split_lock_detect=off", &out), 0);
+	CHECK_STR(out, "a=\"b c\" d split_lock_detect=off");
+	free(out);
+}
+
 TEST(diff_is_unified)
 {
 	char *out = NULL;

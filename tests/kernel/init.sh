@@ -1,0 +1,77 @@
+#!/bin/sh
+# /init of the test initramfs built by tests/kernel/run. The scenario comes
+# from slctl_scenario= on the kernel command line; every line meant for the
+# host starts with "@@@ " (slinject's own lines with "SLINJECT ").
+/bin/busybox --install -s /bin
+export PATH=/bin:/usr/bin
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+exec </dev/console >/dev/console 2>&1
+
+say() { echo "@@@ $*"; }
+run() {
+	say "run $*"
+	"$@"
+	say "exit $?"
+}
+show_mitigate() { say "mitigate $(cat /proc/sys/kernel/split_lock_mitigate)"; }
+
+scenario=$(sed -n 's/.*slctl_scenario=\([^ ]*\).*/\1/p' /proc/cmdline)
+tracing=/sys/kernel/tracing
+say "begin $scenario"
+say "mode [$(cat /sys/kernel/split_lock/mode)]"
+say "features [$(cat /sys/kernel/split_lock/features)]"
+show_mitigate
+if [ -d $tracing/events/split_lock/split_lock_trap ]; then
+	echo 1 > $tracing/events/split_lock/split_lock_trap/enable && say "trace on"
+fi
+
+case "$scenario" in
+warn)
+	run slinject ac 30
+	run slinject write /proc/sys/kernel/split_lock_mitigate 0
+	show_mitigate
+	run slinject ac 30
+	run slinject -t 3 ac 5
+	run slinject db 3
+	;;
+seq|kconfig-default-seq)
+	run slinject write /proc/sys/kernel/split_lock_mitigate 0
+	show_mitigate
+	run slinject ac 30
+	;;
+fatal)
+	run slinject ac 1
+	run slinject db 1
+	;;
+off)
+	run slinject ac 5
+	run slinject db 5
+	;;
+ratelimit)
+	run slinject db 25
+	;;
+kconfig-mitigate-default-n)
+	run slinject ac 30
+	;;
+esac
+
+dmesg | grep -E 'split lock detection|split_lock|bus_lock' | sed 's/^/@@@ dmesg /'
+sed 's/^/@@@ stats /' /sys/kernel/split_lock/stats
+if [ -d $tracing/events/split_lock/split_lock_trap ]; then
+	say "trace_events $(grep -c 'split_lock_trap:' $tracing/trace)"
+	grep 'split_lock_trap:' $tracing/trace | head -3 | sed 's/^/@@@ trace /'
+fi
+if [ -x /usr/bin/slctl ]; then
+	say "slctl-status-begin"
+	slctl --json status
+	say "slctl-status-end rc=$?"
+	say "slctl-offenders-begin"
+	slctl offenders --json
+	say "slctl-offenders-end rc=$?"
+fi
+say "end $scenario"
+reboot -f
