@@ -127,6 +127,11 @@ fuzz:
 	@tools/deps.sh fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
 
+# Regenerate tests/RELIABILITY.md with fresh figures.
+reliability: deps
+	@tools/deps.sh valgrind fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/reliability-report
+
 check-kernel: deps
 	$(MAKE) all
 	tests/kernel/run
@@ -146,5 +151,5 @@ install: all
 clean:
 	rm -rf $(B) build-asan build-fuzz
 
-.PHONY: all tests deps run fuzz check check-asan check-valgrind check-kernel install clean FORCE
+.PHONY: all tests deps run fuzz reliability check check-asan check-valgrind check-kernel install clean FORCE
 FORCE:
