@@ -19,7 +19,7 @@ BASHCOMPDIR ?= $(shell $(PKG_CONFIG) --define-variable=prefix=$(PREFIX) \
 	--variable=completionsdir bash-completion 2>/dev/null || \
 	echo $(PREFIX)/share/bash-completion/completions)
 
-LIB_PKGS := libcap
+LIB_PKGS := libcap libmnl
 CLI_PKGS := smartcols libmnl
 
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
