@@ -18,6 +18,7 @@
 static const struct slctl_command *const commands[] = {
 	&slctl_cmd_status,
 	&slctl_cmd_mitigate,
+	&slctl_cmd_offenders,
 };
 
 static void usage(FILE *out)

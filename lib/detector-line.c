@@ -147,6 +147,30 @@ static int parse_suppressed(struct span s, struct splitlock_event *ev)
 	return SPLITLOCK_LINE_OTHER;
 }
 
+/* "/DIGITS took", "/DIGITS fatal", ... somewhere: an event's start. */
+static bool looks_like_trap(struct span s)
+{
+	static const char *const verbs[] = { " took", " fatal", " bogus", " (user)", " (guest)" };
+
+	for (const char *p = s.p; p < s.end; p++) {
+		const char *d = p + 1;
+
+		if (*p != '/')
+			continue;
+		while (d < s.end && *d >= '0' && *d <= '9')
+			d++;
+		if (d == p + 1)
+			continue;
+		for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
+			size_t n = strlen(verbs[i]);
+
+			if ((size_t)(s.end - d) >= n && memcmp(d, verbs[i], n) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
 /* "#AC: COMM/TID took a split_lock trap at address: 0xIP" and friends. */
 static int parse_trap(struct span s, bool db, struct splitlock_event *ev)
 {
@@ -154,9 +178,12 @@ static int parse_trap(struct span s, bool db, struct splitlock_event *ev)
 				  " trap at address: ");
 	struct span ip;
 
-	/* The boot lines ("#AC: crashing the kernel on ...") are not events. */
+	/*
+	 * The boot lines ("#AC: crashing the kernel on ...") are not events;
+	 * a line cut short after "COMM/TID took" is a broken one.
+	 */
 	if (!at)
-		return SPLITLOCK_LINE_OTHER;
+		return looks_like_trap(s) ? SPLITLOCK_LINE_MALFORMED : SPLITLOCK_LINE_OTHER;
 	ip = (struct span){ at + strlen(" trap at address: "), s.end };
 	if (!eat_prefix(&ip, "0x") || !eat_hex(&ip, &ev->ip) || ip.p != ip.end)
 		return SPLITLOCK_LINE_MALFORMED;

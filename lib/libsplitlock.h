@@ -507,7 +507,8 @@ int splitlock_proc_connector_decode(const void *buf, size_t len,
 /*
  * Subscribe to process events (needs CAP_NET_ADMIN, the initial user and
  * PID namespaces). Returns a non-blocking descriptor; -EPERM without
- * privilege, -EOPNOTSUPP in a non-initial namespace.
+ * privilege, -EOPNOTSUPP in a non-initial namespace, -EXDEV when the
+ * context's root is not the running system.
  */
 int splitlock_proc_connector_open(struct splitlock_ctx *ctx);
 /* Read what is pending on @fd and decode it; 0 when nothing is pending. */

@@ -19,13 +19,27 @@
 #define INPUT_BUF (256u * 1024)
 #define PROGRESS_STEP (8ull << 20)
 
-static const char needle_lock[] = "_lock";
-static const char needle_ac[] = "alignment check";
+/*
+ * Text that every detector line holds, even one cut short after the
+ * prefix: "_lock" (traps and the rate limits' function names), the prefix
+ * of #AC/#DB lines, and fatal mode's trap name.
+ */
+static const struct needle {
+	const char *text;
+	size_t len;
+} needles[] = {
+	{ "_lock", 5 },
+	{ "lock detection: ", 16 },
+	{ "alignment check", 15 },
+};
+#define N_NEEDLES (sizeof(needles) / sizeof(needles[0]))
 
 bool sl_maybe_detector(const char *s, size_t len)
 {
-	return memmem(s, len, needle_lock, sizeof(needle_lock) - 1) ||
-	       memmem(s, len, needle_ac, sizeof(needle_ac) - 1);
+	for (size_t i = 0; i < N_NEEDLES; i++)
+		if (memmem(s, len, needles[i].text, needles[i].len))
+			return true;
+	return false;
 }
 
 struct reader {
@@ -573,11 +587,11 @@ static const char *find(const char *p, const char *end, const char *needle,
 /* Complete lines in [p, end): hand over those that may matter. */
 static int scan_region(struct reader *rd, const char *p, const char *end)
 {
-	const char *next_lock = NULL, *next_ac = NULL;
+	const char *next[N_NEEDLES] = { NULL };
 	bool prefilter = rd->format != SPLITLOCK_INPUT_JOURNAL;
 
 	while (p < end) {
-		const char *hit, *ls, *le;
+		const char *hit = end, *ls, *le;
 		int r;
 
 		if (!prefilter) {
@@ -590,15 +604,16 @@ static int scan_region(struct reader *rd, const char *p, const char *end)
 			p = le + 1;
 			continue;
 		}
-		if (!next_lock || next_lock < p)
-			next_lock = find(p, end, needle_lock, sizeof(needle_lock) - 1);
-		if (!next_ac || next_ac < p)
-			next_ac = find(p, end, needle_ac, sizeof(needle_ac) - 1);
-		if (!next_lock)
-			next_lock = end;
-		if (!next_ac)
-			next_ac = end;
-		hit = next_lock < next_ac ? next_lock : next_ac;
+		/* Each needle's next hit is searched for once, not per line. */
+		for (size_t i = 0; i < N_NEEDLES; i++) {
+			if (!next[i] || next[i] < p) {
+				next[i] = find(p, end, needles[i].text, needles[i].len);
+				if (!next[i])
+					next[i] = end;
+			}
+			if (next[i] < hit)
+				hit = next[i];
+		}
 		if (hit >= end)
 			break;
 		ls = memrchr(p, rd->sep, (size_t)(hit - p));

@@ -135,7 +135,7 @@ _public_ int splitlock_proc_connector_open(struct splitlock_ctx *ctx)
 
 	/* Only the running system has processes to follow. */
 	if (!streq(ctx->root, "/"))
-		return -EOPNOTSUPP;
+		return -EXDEV;
 	if (!initial_namespace("/proc/self/ns/user", PROC_USER_INIT_INO) ||
 	    !initial_namespace("/proc/self/ns/pid", PROC_PID_INIT_INO))
 		return -EOPNOTSUPP;

@@ -209,3 +209,12 @@ TEST(any_prefix_of_a_line_is_safe)
 		free(copy);
 	}
 }
+
+TEST(cut_short_event_is_malformed)
+{
+	struct splitlock_event ev;
+
+	CHECK_INT(parse("x86/split lock detection: #AC: trunc/1 took a split_lo", &ev), SPLITLOCK_LINE_MALFORMED);
+	CHECK_INT(parse("#DB: x/12 took a bus", &ev), SPLITLOCK_LINE_MALFORMED);
+	CHECK_INT(parse("#DB: setting system wide bus lock rate limit to 10", &ev), SPLITLOCK_LINE_OTHER);
+}
