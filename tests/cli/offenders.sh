@@ -250,4 +250,15 @@ test_follow_streams_events() {
 	expect_rc 2
 }
 
+test_status_shows_events_and_top_offenders() {
+	run "$SLCTL" --root "$ROOT" status --json
+	expect_rc 0
+	expect_json .offenders.events 11
+	expect_json .offenders.suppressed 25
+	expect_json '.offenders.top | length' 3
+	expect_json '.offenders.top[0] | [.comm, .pid, .events, .exe] | @csv' '"GoW.exe",4242,3,"/opt/games/GoW/GoW.exe"'
+	run "$SLCTL" --root "$ROOT" status
+	expect_out 'Top:        GoW.exe/4242: 3 split_lock (warn), /opt/games/GoW/GoW.exe'
+}
+
 run_tests
