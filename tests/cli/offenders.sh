@@ -261,4 +261,16 @@ test_status_shows_events_and_top_offenders() {
 	expect_out 'Top:        GoW.exe/4242: 3 split_lock (warn), /opt/games/GoW/GoW.exe'
 }
 
+test_bash_completion_knows_offenders() {
+	local words
+	words=$(bash -c '
+		_init_completion() { :; }
+		. "$1"
+		cur=--gro prev=offenders; words=(slctl offenders --gro); cword=2
+		_slctl_offenders "$cur" "$prev"; echo "${COMPREPLY[*]}"
+		_slctl_offenders "" --format; echo "${COMPREPLY[*]}"' _ "$TOP/completions/slctl.bash")
+	grep -qx -- '--group-by' <<<"$(head -1 <<<"$words")" || fail "completion: $words"
+	grep -qx 'table json prometheus' <<<"$(tail -1 <<<"$words")" || fail "completion: $words"
+}
+
 run_tests

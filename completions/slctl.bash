@@ -1,0 +1,89 @@
+# bash completion for slctl(8)
+# One function per subcommand (_slctl_<command>); _slctl dispatches.
+
+_slctl_global_opts="--root --json --verbose --help --version"
+_slctl_modes="off warn seq fatal ratelimit: default"
+_slctl_backends="auto grub grubby kernel-install systemd-boot rpm-ostree kernelstub mkinitcpio refind"
+
+_slctl_status() {
+	COMPREPLY=($(compgen -W "--help $_slctl_global_opts" -- "$1"))
+}
+
+_slctl_mitigate() {
+	local cur=$1
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "--persist --dry-run --help $_slctl_global_opts" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -W "on off" -- "$cur"))
+	fi
+}
+
+_slctl_mode() {
+	local cur=$1 prev=$2
+	case $prev in
+	--backend|-b)
+		COMPREPLY=($(compgen -W "$_slctl_backends" -- "$cur"))
+		return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "--persist --backend --dry-run --help $_slctl_global_opts" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -W "$_slctl_modes" -- "$cur"))
+		[[ ${COMPREPLY[0]-} == ratelimit: ]] && compopt -o nospace
+	fi
+}
+
+_slctl_offenders() {
+	local cur=$1 prev=$2
+	case $prev in
+	--input|-i)
+		_filedir
+		return ;;
+	--input-format)
+		COMPREPLY=($(compgen -W "auto kmsg kmsg-nul dmesg journal" -- "$cur"))
+		return ;;
+	--group-by|-g)
+		COMPREPLY=($(compgen -W "task process comm exe unit" -- "$cur"))
+		return ;;
+	--format|-F)
+		COMPREPLY=($(compgen -W "table json prometheus" -- "$cur"))
+		return ;;
+	--since|--until|-S|-U)
+		COMPREPLY=($(compgen -W "boot now -1h -2h -30m -1d @" -- "$cur"))
+		return ;;
+	--top|-t)
+		return ;;
+	--output|-o)
+		# A comma-separated list: complete the word after the last comma.
+		local prefix=${cur%"${cur##*,}"}
+		COMPREPLY=($(compgen -P "$prefix" -W "COMM PID TGID KIND ACTION EVENTS FIRST LAST IPS EXE CMDLINE UNIT" -- "${cur##*,}"))
+		compopt -o nospace
+		return ;;
+	esac
+	COMPREPLY=($(compgen -W "--input --input-format --group-by --since --until --top --follow --format --output --noheadings --raw --help $_slctl_global_opts" -- "$cur"))
+}
+
+_slctl() {
+	local cur prev cmd i
+	_init_completion -n : || return
+	case $prev in
+	--root) _filedir -d; return ;;
+	esac
+	for ((i = 1; i < cword; i++)); do
+		case ${words[i]} in
+		--root) ((i++)) ;;
+		-*) ;;
+		*) cmd=${words[i]}; break ;;
+		esac
+	done
+	if [[ -z ${cmd-} ]]; then
+		COMPREPLY=($(compgen -W "status mitigate mode offenders $_slctl_global_opts" -- "$cur"))
+		return
+	fi
+	if declare -F "_slctl_$cmd" >/dev/null; then
+		"_slctl_$cmd" "$cur" "$prev"
+	else
+		COMPREPLY=($(compgen -W "$_slctl_global_opts" -- "$cur"))
+	fi
+}
+complete -F _slctl slctl
