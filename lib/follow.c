@@ -56,7 +56,7 @@ _public_ int splitlock_follow_new(struct splitlock_offenders *report,
 		lseek(f->log_fd, 0, from_start ? SEEK_DATA : SEEK_END);
 	else if (!from_start)
 		lseek(f->log_fd, 0, SEEK_END);
-	if (splitlock_boot_time(ctx, &boot) == 0)
+	if (sl_log_epoch(ctx, &boot) == 0)
 		splitlock_offenders_set_boot_time(report, boot);
 	f->conn_fd = splitlock_proc_connector_open(ctx);
 	if (f->conn_fd < 0) {

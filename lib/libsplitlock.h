@@ -398,8 +398,10 @@ void splitlock_offenders_set_boot_time(struct splitlock_offenders *report,
 				       int64_t boot_wall_usec);
 /*
  * Read the running boot's log (/dev/kmsg under the root, syslog(2) as a
- * fallback), resolving processes if asked. The boot time comes from
- * /proc/stat under the root unless set.
+ * fallback), resolving processes if asked. Unless set, records are dated
+ * as dmesg -T does on the running system (exact since the last resume,
+ * too late by the time suspended for records before a suspend), and with
+ * /proc/stat's btime under another root.
  */
 int splitlock_offenders_read_kmsg(struct splitlock_offenders *report);
 /*

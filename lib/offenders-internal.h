@@ -56,6 +56,12 @@ int sl_procinfo_map_ip(struct splitlock_ctx *ctx, uint32_t pid, uint64_t ip,
 /* Remember a process from a proc connector event. */
 int sl_proccache_event(struct splitlock_ctx *ctx, struct sl_proccache *c,
 		       const struct splitlock_proc_event *ev);
+/*
+ * timespec.c: the wall-clock time of monotonic 0 for records of the running
+ * boot's log (see there for the suspend caveat).
+ */
+int sl_log_epoch(struct splitlock_ctx *ctx, int64_t *usec);
+
 /* offenders.c: the context a report reads with. */
 struct splitlock_ctx *sl_offenders_ctx(const struct splitlock_offenders *r);
 

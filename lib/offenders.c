@@ -424,8 +424,7 @@ _public_ int splitlock_offenders_read_kmsg(struct splitlock_offenders *r)
 {
 	int64_t boot;
 
-	if (r->boot_wall == SPLITLOCK_TIME_UNKNOWN &&
-	    splitlock_boot_time(r->ctx, &boot) == 0)
+	if (r->boot_wall == SPLITLOCK_TIME_UNKNOWN && sl_log_epoch(r->ctx, &boot) == 0)
 		r->boot_wall = boot;
 	return splitlock_kmsg_foreach(r->ctx, kmsg_cb, r);
 }

@@ -3,16 +3,18 @@
  * Times of --since/--until, and the wall-clock time of boot.
  *
  * Log records carry CLOCK_MONOTONIC-like stamps (printk's local clock),
- * which stop while the machine is suspended. Boot time from /proc/stat's
- * btime is "now - time since boot, suspend included", so boot time plus a
- * record's stamp dates a record logged before a suspend too early by the
- * time spent suspended since: the caveat dmesg -T has too.
+ * which stop while the machine is suspended. On the running system the
+ * stamps are placed on the calendar as dmesg -T does: now - monotonic now
+ * + stamp, exact for records logged since the last resume; a record logged
+ * before a suspend comes out too late by the time spent suspended since.
+ * Under another root only /proc/stat's btime is known (boot time, suspend
+ * included), exact before the first suspend.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <time.h>
 
-#include "internal.h"
+#include "offenders-internal.h"
 
 static bool parse_int(const char *s, const char **end, int64_t *v)
 {
@@ -108,5 +110,19 @@ _public_ int splitlock_boot_time(struct splitlock_ctx *ctx, int64_t *usec)
 	if (!b || sscanf(b + 7, "%llu", &btime) != 1)
 		return -ENODATA;
 	*usec = (int64_t)btime * 1000000;
+	return 0;
+}
+
+int sl_log_epoch(struct splitlock_ctx *ctx, int64_t *usec)
+{
+	struct timespec real, mono;
+
+	if (!streq(ctx->root, "/"))
+		return splitlock_boot_time(ctx, usec);
+	if (clock_gettime(CLOCK_REALTIME, &real) < 0 ||
+	    clock_gettime(CLOCK_MONOTONIC, &mono) < 0)
+		return -errno;
+	*usec = ((int64_t)real.tv_sec - (int64_t)mono.tv_sec) * 1000000 +
+		((int64_t)real.tv_nsec - (int64_t)mono.tv_nsec) / 1000;
 	return 0;
 }
