@@ -92,7 +92,16 @@ _public_ int splitlock_proc_connector_decode(const void *buf, size_t len,
 	int remaining = len > INT32_MAX ? INT32_MAX : (int)len;
 	int count = 0;
 
-	while (mnl_nlmsg_ok(nlh, remaining)) {
+	for (;;) {
+		/*
+		 * mnl_nlmsg_ok() compares nlmsg_len as a signed int: a length
+		 * above 2 GiB passes it and sends mnl_nlmsg_next() far beyond
+		 * the buffer. Check it unsigned first (found by fuzzing).
+		 */
+		if (remaining >= (int)sizeof(*nlh) && nlh->nlmsg_len > (uint32_t)remaining)
+			return -EBADMSG;
+		if (!mnl_nlmsg_ok(nlh, remaining))
+			break;
 		if (nlh->nlmsg_type == NLMSG_DONE) {
 			int r = decode_one(mnl_nlmsg_get_payload(nlh),
 					   mnl_nlmsg_get_payload_len(nlh), fn, data);

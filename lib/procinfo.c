@@ -134,14 +134,16 @@ void sl_cgroup_parse(const char *text, char **unit, char **container)
 			path = memchr(path + 1, ':', len - (size_t)(path + 1 - line));
 		if (path && (startswith(line, "0::") || strstr(line, "name=systemd:"))) {
 			const char *p = path + 1, *end = line + len;
+			const char *prev = NULL;
+			size_t prev_n = 0;
 
 			while (p < end) {
 				const char *slash = memchr(p, '/', (size_t)(end - p));
 				const char *ce = slash ? slash : end;
 				size_t n = (size_t)(ce - p);
 
-				if (n > 8 && (memcmp(ce - 8, ".service", 8) == 0 ||
-					      memcmp(ce - 6, ".scope", 6) == 0)) {
+				if ((n > 8 && memcmp(ce - 8, ".service", 8) == 0) ||
+				    (n > 6 && memcmp(ce - 6, ".scope", 6) == 0)) {
 					free(*unit);
 					*unit = strndup(p, n);
 					for (size_t i = 0; i < ARRAY_SIZE(engines); i++) {
@@ -153,11 +155,14 @@ void sl_cgroup_parse(const char *text, char **unit, char **container)
 							     p + pl) < 0)
 							*container = NULL;
 					}
-				} else if (n >= 12 && p > path + 1 &&
-					   (memcmp(p - 8, "/docker/", 8) == 0) && !*container) {
+				} else if (n >= 12 && prev_n == 6 && memcmp(prev, "docker", 6) == 0 &&
+					   !*container) {
+					/* cgroup v1 style "/docker/<id>" */
 					if (asprintf(container, "docker:%.12s", p) < 0)
 						*container = NULL;
 				}
+				prev = p;
+				prev_n = n;
 				p = ce + 1;
 			}
 			if (startswith(line, "0::"))

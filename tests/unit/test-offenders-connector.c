@@ -120,3 +120,16 @@ TEST(rejects_truncated_and_foreign_bytes)
 	CHECK_INT(splitlock_proc_connector_decode(buf, sizeof(buf), collect, &s), 0);
 	CHECK_INT(s.n, 0);
 }
+
+TEST(rejects_a_length_libmnl_would_trust)
+{
+	unsigned char buf[76] __attribute__((aligned(4)));
+	struct seen s = { 0 };
+
+	/* nlmsg_len 0xffffff78: negative as an int, which mnl_nlmsg_ok() takes. */
+	memcpy(buf, exec_event, sizeof(buf));
+	buf[0] = 0x78;
+	buf[1] = buf[2] = buf[3] = 0xff;
+	CHECK_INT(splitlock_proc_connector_decode(buf, sizeof(buf), collect, &s), -EBADMSG);
+	CHECK_INT(s.n, 0);
+}
