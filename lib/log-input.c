@@ -36,6 +36,19 @@ static const struct needle {
 };
 #define N_NEEDLES (sizeof(needles) / sizeof(needles[0]))
 
+/*
+ * journalctl writes a MESSAGE that is not printable UTF-8 as an array of
+ * byte values, which hides the text: a line with any array is parsed.
+ */
+static const struct needle journal_needles[] = {
+	{ "#", 1 },
+	{ "callbacks suppressed", 20 },
+	{ "alignment check", 15 },
+	{ "\":[", 3 },
+	{ "\" : [", 5 },
+};
+#define N_MAX_NEEDLES (sizeof(journal_needles) / sizeof(journal_needles[0]))
+
 bool sl_maybe_detector(const char *s, size_t len)
 {
 	for (size_t i = 0; i < N_NEEDLES; i++)
@@ -591,27 +604,19 @@ static const char *find(const char *p, const char *end, const char *needle,
 /* Complete lines in [p, end): hand over those that may matter. */
 static int scan_region(struct reader *rd, const char *p, const char *end)
 {
-	const char *next[N_NEEDLES] = { NULL };
-	bool prefilter = rd->format != SPLITLOCK_INPUT_JOURNAL;
+	const char *next[N_MAX_NEEDLES] = { NULL };
+	bool journal = rd->format == SPLITLOCK_INPUT_JOURNAL;
+	const struct needle *set = journal ? journal_needles : needles;
+	size_t n_set = journal ? N_MAX_NEEDLES : N_NEEDLES;
 
 	while (p < end) {
 		const char *hit = end, *ls, *le;
 		int r;
 
-		if (!prefilter) {
-			le = memchr(p, rd->sep, (size_t)(end - p));
-			if (!le)
-				le = end;
-			r = handle_line(rd, p, (size_t)(le - p));
-			if (r)
-				return r;
-			p = le + 1;
-			continue;
-		}
 		/* Each needle's next hit is searched for once, not per line. */
-		for (size_t i = 0; i < N_NEEDLES; i++) {
+		for (size_t i = 0; i < n_set; i++) {
 			if (!next[i] || next[i] < p) {
-				next[i] = find(p, end, needles[i].text, needles[i].len);
+				next[i] = find(p, end, set[i].text, set[i].len);
 				if (!next[i])
 					next[i] = end;
 			}

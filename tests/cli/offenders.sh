@@ -23,6 +23,11 @@ test_same_report_from_every_saved_format() {
 		got=$(normalized "$LOGS/$f")
 		[ "$got" = "$want" ] || fail "$f differs: $got"
 	done
+	# Older journalctl writes "KEY" : value, with spaces.
+	sed 's/":/" : /g; s/,"/, "/g' "$LOGS/log.journal.json" >"$T/spaced.json"
+	grep -q '"MESSAGE" : \[' "$T/spaced.json" || fail "no byte-array MESSAGE in the fixture"
+	got=$(normalized "$T/spaced.json")
+	[ "$got" = "$want" ] || fail "spaced journal differs: $got"
 }
 
 test_live_log_gives_the_same_report() {
