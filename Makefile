@@ -1,4 +1,8 @@
 # slctl and libsplitlock. GNU make; objects go under build/.
+
+# A failed recipe (scdoc, a compiler) must not leave a target that looks done.
+.DELETE_ON_ERROR:
+
 VERSION := 0.1.0
 SONAME_MAJOR := 0
 
@@ -19,7 +23,7 @@ BASHCOMPDIR ?= $(shell $(PKG_CONFIG) --define-variable=prefix=$(PREFIX) \
 	--variable=completionsdir bash-completion 2>/dev/null || \
 	echo $(PREFIX)/share/bash-completion/completions)
 
-LIB_PKGS := libcap
+LIB_PKGS := libcap libmnl
 CLI_PKGS := smartcols libmnl
 
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \

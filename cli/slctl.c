@@ -19,6 +19,7 @@ static const struct slctl_command *const commands[] = {
 	&slctl_cmd_status,
 	&slctl_cmd_mitigate,
 	&slctl_cmd_mode,
+	&slctl_cmd_offenders,
 };
 
 static void usage(FILE *out)

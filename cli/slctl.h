@@ -38,6 +38,7 @@ struct slctl_command {
 extern const struct slctl_command slctl_cmd_status;
 extern const struct slctl_command slctl_cmd_mitigate;
 extern const struct slctl_command slctl_cmd_mode;
+extern const struct slctl_command slctl_cmd_offenders;
 
 
 static inline void slctl_freep(void *p) { free(*(void **)p); }
@@ -76,5 +77,6 @@ void json_int(struct json *j, const char *key, long long value);
 void json_uint(struct json *j, const char *key, unsigned long long value);
 void json_bool(struct json *j, const char *key, bool value);
 void json_null(struct json *j, const char *key);
+void json_number(struct json *j, const char *key, const char *text);
 
 #endif

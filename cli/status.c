@@ -7,6 +7,9 @@
 
 #include "slctl.h"
 
+/* Offenders named by status; `slctl offenders` has them all. */
+#define STATUS_TOP 3
+
 struct status {
 	int cpu_r;
 	unsigned cpu;
@@ -22,6 +25,7 @@ struct status {
 	const char *override; /* a file that beats our drop-in */
 	int offenders_r;
 	uint64_t events, suppressed;
+	struct splitlock_offenders *offenders; /* for the top offenders */
 	const char *missing[4];
 	size_t n_missing;
 };
@@ -54,7 +58,14 @@ static void gather(struct splitlock_ctx *ctx, struct status *s)
 	else if (splitlock_sysctld_get_count(s->persist) > 0)
 		s->override = splitlock_sysctld_get_override(s->persist,
 							     SPLITLOCK_SYSCTLD_DROPIN);
-	s->offenders_r = splitlock_offenders_count(ctx, &s->events, &s->suppressed);
+	s->offenders_r = splitlock_offenders_new(ctx, SPLITLOCK_GROUP_PROCESS,
+						 SPLITLOCK_OFFENDERS_RESOLVE, &s->offenders);
+	if (s->offenders_r == 0)
+		s->offenders_r = splitlock_offenders_read_kmsg(s->offenders);
+	if (s->offenders_r == 0) {
+		s->events = splitlock_offenders_get_events(s->offenders);
+		s->suppressed = splitlock_offenders_get_suppressed(s->offenders);
+	}
 	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
 		if (splitlock_have_capability(wanted[i]) <= 0)
 			s->missing[s->n_missing++] = splitlock_capability_name(wanted[i]);
@@ -154,6 +165,22 @@ static void print_json(const struct status *s)
 	if (s->offenders_r == 0) {
 		json_uint(&j, "events", s->events);
 		json_uint(&j, "suppressed", s->suppressed);
+		json_array_begin(&j, "top");
+		for (size_t i = 0; i < STATUS_TOP && i < splitlock_offenders_get_count(s->offenders); i++) {
+			const struct splitlock_offender *o = splitlock_offenders_get(s->offenders, i);
+			size_t len;
+			const char *comm = splitlock_offender_get_comm(o, &len);
+
+			json_object_begin(&j, NULL);
+			json_string_len(&j, "comm", comm, len);
+			json_uint(&j, "pid", splitlock_offender_get_pid(o));
+			json_string(&j, "kind", splitlock_kind_name(splitlock_offender_get_kind(o)));
+			json_string(&j, "action", splitlock_action_name(splitlock_offender_get_action(o)));
+			json_uint(&j, "events", splitlock_offender_get_events(o));
+			json_string(&j, "exe", splitlock_offender_get_exe(o));
+			json_object_end(&j);
+		}
+		json_array_end(&j);
 	} else {
 		json_null(&j, "events");
 		json_null(&j, "suppressed");
@@ -243,6 +270,29 @@ static void print_text(const struct status *s)
 		printf("Offenders:  %" PRIu64 " event%s since boot, %" PRIu64
 		       " more suppressed by the kernel's rate limit\n",
 		       s->events, s->events == 1 ? "" : "s", s->suppressed);
+	for (size_t i = 0; s->offenders_r == 0 && i < STATUS_TOP &&
+			   i < splitlock_offenders_get_count(s->offenders); i++) {
+		const struct splitlock_offender *o = splitlock_offenders_get(s->offenders, i);
+		const char *exe = splitlock_offender_get_exe(o);
+		size_t len;
+		const char *comm = splitlock_offender_get_comm(o, &len);
+
+		fputs(i == 0 ? "Top:        " : "            ", stdout);
+		/* The name as the kernel's log shows it: unprintable bytes as \xNN. */
+		for (size_t k = 0; k < len; k++) {
+			unsigned char c = (unsigned char)comm[k];
+
+			if (c < 0x20 || c >= 0x7f || c == '\\')
+				printf("\\x%02x", c);
+			else
+				putchar(c);
+		}
+		printf("/%" PRIu32 ": %" PRIu64 " %s (%s)%s%s\n",
+		       splitlock_offender_get_pid(o), splitlock_offender_get_events(o),
+		       splitlock_kind_name(splitlock_offender_get_kind(o)),
+		       splitlock_action_name(splitlock_offender_get_action(o)),
+		       exe ? ", " : "", exe ? exe : "");
+	}
 	if (s->n_missing) {
 		printf("Privileges: missing");
 		for (size_t i = 0; i < s->n_missing; i++)
@@ -280,6 +330,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		print_text(&s);
 	splitlock_mode_info_unref(s.mode);
 	splitlock_sysctld_unref(s.persist);
+	splitlock_offenders_unref(s.offenders);
 	return EXIT_OK;
 }
 

@@ -33,6 +33,36 @@ _slctl_mode() {
 	fi
 }
 
+_slctl_offenders() {
+	local cur=$1 prev=$2
+	case $prev in
+	--input|-i)
+		_filedir
+		return ;;
+	--input-format)
+		COMPREPLY=($(compgen -W "auto kmsg kmsg-nul dmesg journal" -- "$cur"))
+		return ;;
+	--group-by|-g)
+		COMPREPLY=($(compgen -W "task process comm exe unit" -- "$cur"))
+		return ;;
+	--format|-F)
+		COMPREPLY=($(compgen -W "table json prometheus" -- "$cur"))
+		return ;;
+	--since|--until|-S|-U)
+		COMPREPLY=($(compgen -W "boot now -1h -2h -30m -1d @" -- "$cur"))
+		return ;;
+	--top|-t)
+		return ;;
+	--output|-o)
+		# A comma-separated list: complete the word after the last comma.
+		local prefix=${cur%"${cur##*,}"}
+		COMPREPLY=($(compgen -P "$prefix" -W "COMM PID TGID KIND ACTION EVENTS FIRST LAST IPS EXE CMDLINE UNIT" -- "${cur##*,}"))
+		compopt -o nospace
+		return ;;
+	esac
+	COMPREPLY=($(compgen -W "--input --input-format --group-by --since --until --top --follow --format --output --noheadings --raw --help $_slctl_global_opts" -- "$cur"))
+}
+
 _slctl() {
 	local cur prev cmd i
 	_init_completion -n : || return
@@ -47,7 +77,7 @@ _slctl() {
 		esac
 	done
 	if [[ -z ${cmd-} ]]; then
-		COMPREPLY=($(compgen -W "status mitigate mode $_slctl_global_opts" -- "$cur"))
+		COMPREPLY=($(compgen -W "status mitigate mode offenders $_slctl_global_opts" -- "$cur"))
 		return
 	fi
 	if declare -F "_slctl_$cmd" >/dev/null; then

@@ -377,6 +377,277 @@ int splitlock_kmsg_parse_record(const char *text, size_t len, char *buf,
 int splitlock_offenders_count(struct splitlock_ctx *ctx, uint64_t *events,
 			      uint64_t *suppressed);
 
+/*
+ * One line of the detector, parsed. Every form printed since 5.7:
+ *   #AC: COMM/TID took a split_lock trap at address: 0xIP      (warn)
+ *   #AC: COMM/TID fatal split_lock trap at address: 0xIP       (guest, fatal)
+ *   #AC: COMM/TID bogus split_lock trap at address: 0xIP       (guest, SIGBUS)
+ *   #DB: COMM/TID took a bus_lock trap at address: 0xIP        (warn)
+ *   traps: COMM[PID] trap alignment check ip:IP sp:SP error:E [in OBJ[..]]
+ *   split_lock_warn: N callbacks suppressed  (also handle_user_split_lock:,
+ *   handle_bus_lock:)
+ * optionally behind the "x86/split lock detection: " prefix. COMM is taken
+ * up to the last "/DIGITS" before the verb, so it may hold spaces, '/' and
+ * any byte. An optional "(user)" or "(guest)" word before "took" is allowed.
+ */
+enum splitlock_line_type {
+	SPLITLOCK_LINE_OTHER = 0,  /* not the detector's */
+	SPLITLOCK_LINE_EVENT,      /* a trap */
+	SPLITLOCK_LINE_SUPPRESSED, /* a rate limit's "N callbacks suppressed" */
+	SPLITLOCK_LINE_MALFORMED,  /* looks like the detector's but does not parse */
+};
+
+enum splitlock_kind {
+	SPLITLOCK_KIND_SPLIT_LOCK = 0, /* #AC, or fatal mode's alignment check */
+	SPLITLOCK_KIND_BUS_LOCK,       /* #DB, after the locked instruction */
+};
+
+enum splitlock_action {
+	SPLITLOCK_ACTION_WARN = 0, /* warned (and maybe slowed down); it runs on */
+	SPLITLOCK_ACTION_FATAL,    /* killed by fatal mode */
+	SPLITLOCK_ACTION_SIGBUS,   /* SIGBUS outside fatal mode (bogus guest #AC) */
+};
+
+struct splitlock_event {
+	enum splitlock_kind kind;
+	enum splitlock_action action;
+	const char *comm;     /* points into the message, not terminated */
+	size_t comm_len;
+	uint32_t pid;         /* the TID the kernel printed */
+	bool has_ip;
+	uint64_t ip;
+	const char *object;   /* traps lines: " in OBJ[...]", or NULL */
+	size_t object_len;
+	bool has_object_offset;
+	uint64_t object_offset;
+	uint64_t suppressed;  /* SPLITLOCK_LINE_SUPPRESSED: the count */
+};
+
+/*
+ * Parse one decoded log message (no record prefix). Never fails: returns a
+ * SPLITLOCK_LINE_* value and fills @ev for EVENT and SUPPRESSED. Safe on any
+ * bytes (fuzzed).
+ */
+int splitlock_detector_line_parse(const char *message, size_t len,
+				  struct splitlock_event *ev);
+/* "split_lock", "bus_lock"; "warn", "fatal", "sigbus". */
+const char *splitlock_kind_name(enum splitlock_kind kind);
+const char *splitlock_action_name(enum splitlock_action action);
+
+/* Saved kernel logs. */
+enum splitlock_input_format {
+	SPLITLOCK_INPUT_AUTO = 0,
+	SPLITLOCK_INPUT_KMSG,      /* /dev/kmsg records, one a line */
+	SPLITLOCK_INPUT_KMSG_NUL,  /* /dev/kmsg records, NUL-separated */
+	SPLITLOCK_INPUT_DMESG,     /* dmesg text: [sec.usec], -T, -r, -x, none */
+	SPLITLOCK_INPUT_JOURNAL,   /* journalctl -o json */
+};
+/* -EINVAL for an unknown name; "auto", "kmsg", "kmsg-nul", "dmesg", "journal". */
+int splitlock_input_format_parse(const char *name,
+				 enum splitlock_input_format *format);
+const char *splitlock_input_format_name(enum splitlock_input_format format);
+
+/* How offenders are grouped. */
+enum splitlock_group {
+	SPLITLOCK_GROUP_TASK = 0, /* (comm, pid, kind, action) as printed */
+	SPLITLOCK_GROUP_PROCESS,  /* thread group (resolved), kind, action */
+	SPLITLOCK_GROUP_COMM,     /* comm, kind, action */
+	SPLITLOCK_GROUP_EXE,      /* executable (resolved; else comm) */
+	SPLITLOCK_GROUP_UNIT,     /* systemd unit or container (resolved) */
+};
+int splitlock_group_parse(const char *name, enum splitlock_group *group);
+const char *splitlock_group_name(enum splitlock_group group);
+
+enum {
+	/* Resolve live processes (TGID, exe, cmdline, unit, ip -> object). */
+	SPLITLOCK_OFFENDERS_RESOLVE = 1u << 0,
+};
+
+/* Time stamps are microseconds; this marks "unknown". */
+#define SPLITLOCK_TIME_UNKNOWN INT64_MIN
+
+/* A report: events of the kernel log aggregated into offenders. */
+struct splitlock_offenders;
+struct splitlock_offender;
+
+int splitlock_offenders_new(struct splitlock_ctx *ctx, enum splitlock_group group,
+			    unsigned flags, struct splitlock_offenders **report);
+struct splitlock_offenders *
+splitlock_offenders_unref(struct splitlock_offenders *report);
+/*
+ * Keep only events whose wall-clock time (microseconds since the epoch) is
+ * in [since, until); SPLITLOCK_TIME_UNKNOWN leaves a side open. Events
+ * whose wall-clock time is unknown are left out and counted as undated.
+ */
+void splitlock_offenders_set_window(struct splitlock_offenders *report,
+				    int64_t since, int64_t until);
+/*
+ * Wall-clock time of boot (microseconds since the epoch) used to date
+ * records that carry only a monotonic time stamp. Caveat: the monotonic
+ * clock stops during suspend, so a record logged before a suspend is dated
+ * too early by the time spent suspended afterwards.
+ */
+void splitlock_offenders_set_boot_time(struct splitlock_offenders *report,
+				       int64_t boot_wall_usec);
+/*
+ * Read the running boot's log (/dev/kmsg under the root, syslog(2) as a
+ * fallback), resolving processes if asked. Unless set, records are dated
+ * as dmesg -T does on the running system (exact since the last resume,
+ * too late by the time suspended for records before a suspend), and with
+ * /proc/stat's btime under another root.
+ */
+int splitlock_offenders_read_kmsg(struct splitlock_offenders *report);
+/*
+ * Read a saved log from @fd in @format (AUTO: detect). Never resolves
+ * against the live system. @progress (may be NULL) is called now and then
+ * with the bytes read so far.
+ */
+typedef void (*splitlock_progress_fn)(uint64_t bytes, void *data);
+int splitlock_offenders_read_input(struct splitlock_offenders *report, int fd,
+				   enum splitlock_input_format format,
+				   splitlock_progress_fn progress, void *data);
+/* The format read last (after detection). */
+enum splitlock_input_format
+splitlock_offenders_get_input_format(const struct splitlock_offenders *report);
+/*
+ * Add one record. Returns 1 when it was a detector event and fills
+ * *@offender (may be NULL) with the offender it counted for, 0 otherwise.
+ */
+int splitlock_offenders_add_record(struct splitlock_offenders *report,
+				   const struct splitlock_kmsg_record *rec,
+				   const struct splitlock_offender **offender);
+
+uint64_t splitlock_offenders_get_events(const struct splitlock_offenders *report);
+/* Sum of the kernel's "callbacks suppressed": events missing from the log. */
+uint64_t splitlock_offenders_get_suppressed(const struct splitlock_offenders *report);
+/* The address text of the event added last, or NULL. */
+const char *splitlock_offenders_get_last_ip(const struct splitlock_offenders *report);
+/* Detector-like lines that did not parse (skipped). */
+uint64_t splitlock_offenders_get_malformed(const struct splitlock_offenders *report);
+/* Detector-like lines written by user space (facility != kernel), ignored. */
+uint64_t splitlock_offenders_get_forged(const struct splitlock_offenders *report);
+/* Events left out by the time window because their time is unknown. */
+uint64_t splitlock_offenders_get_undated(const struct splitlock_offenders *report);
+/* Offenders, most events first (ties: earliest first). */
+size_t splitlock_offenders_get_count(const struct splitlock_offenders *report);
+const struct splitlock_offender *
+splitlock_offenders_get(const struct splitlock_offenders *report, size_t index);
+
+/* The offender's name exactly as the kernel printed it (may hold NULs). */
+const char *splitlock_offender_get_comm(const struct splitlock_offender *o,
+					size_t *len);
+uint32_t splitlock_offender_get_pid(const struct splitlock_offender *o);
+/* Thread group id, 0 when not resolved. */
+uint32_t splitlock_offender_get_tgid(const struct splitlock_offender *o);
+enum splitlock_kind splitlock_offender_get_kind(const struct splitlock_offender *o);
+enum splitlock_action splitlock_offender_get_action(const struct splitlock_offender *o);
+uint64_t splitlock_offender_get_events(const struct splitlock_offender *o);
+/* Monotonic (since boot) and wall-clock microseconds, or SPLITLOCK_TIME_UNKNOWN. */
+int64_t splitlock_offender_get_first_seen(const struct splitlock_offender *o);
+int64_t splitlock_offender_get_last_seen(const struct splitlock_offender *o);
+int64_t splitlock_offender_get_first_wall(const struct splitlock_offender *o);
+int64_t splitlock_offender_get_last_wall(const struct splitlock_offender *o);
+/*
+ * Distinct trap addresses, in order of first appearance, as text: the
+ * mapped object and offset ("libfoo.so+0x1234") when known, else "0x7f...".
+ * At most SPLITLOCK_OFFENDER_MAX_IPS are kept.
+ */
+#define SPLITLOCK_OFFENDER_MAX_IPS 16
+size_t splitlock_offender_get_ip_count(const struct splitlock_offender *o);
+const char *splitlock_offender_get_ip(const struct splitlock_offender *o,
+				      size_t index);
+/* Resolved details of the live process, or NULL. */
+const char *splitlock_offender_get_exe(const struct splitlock_offender *o);
+const char *splitlock_offender_get_cmdline(const struct splitlock_offender *o);
+const char *splitlock_offender_get_unit(const struct splitlock_offender *o);
+const char *splitlock_offender_get_container(const struct splitlock_offender *o);
+
+/*
+ * Parse a --since/--until time: "boot", "now", "YYYY-MM-DD[ HH:MM[:SS]]"
+ * (local time), "-2h"/"-30m"/"-45s"/"-1d" (before @now), "@EPOCH". Gives
+ * microseconds since the epoch; "boot" gives @boot. -EINVAL otherwise.
+ */
+int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
+			 int64_t *usec);
+/* Wall-clock boot time from /proc/stat's btime under the root. */
+int splitlock_boot_time(struct splitlock_ctx *ctx, int64_t *usec);
+
+/* ---- proc connector --------------------------------------------------------- */
+
+enum splitlock_proc_event_type {
+	SPLITLOCK_PROC_FORK = 1,
+	SPLITLOCK_PROC_EXEC,
+	SPLITLOCK_PROC_COMM,
+	SPLITLOCK_PROC_EXIT,
+};
+
+struct splitlock_proc_event {
+	enum splitlock_proc_event_type type;
+	uint32_t pid, tgid;            /* the task (child for FORK) */
+	uint32_t parent_pid, parent_tgid; /* FORK */
+	uint64_t timestamp_ns;         /* CLOCK_MONOTONIC of the event */
+	char comm[16];                 /* COMM, terminated */
+};
+
+/*
+ * Decode the proc connector's netlink messages in @buf (what recv() gave):
+ * calls @fn for every FORK, EXEC, COMM and EXIT event; others are skipped.
+ * Pure: no socket. Returns the number of events, or -EBADMSG when the bytes
+ * are not well-formed netlink/connector messages.
+ */
+typedef int (*splitlock_proc_event_fn)(const struct splitlock_proc_event *ev,
+				       void *data);
+int splitlock_proc_connector_decode(const void *buf, size_t len,
+				    splitlock_proc_event_fn fn, void *data);
+/*
+ * Subscribe to process events (needs CAP_NET_ADMIN, the initial user and
+ * PID namespaces). Returns a non-blocking descriptor; -EPERM without
+ * privilege, -EOPNOTSUPP in a non-initial namespace, -EXDEV when the
+ * context's root is not the running system.
+ */
+int splitlock_proc_connector_open(struct splitlock_ctx *ctx);
+/* Read what is pending on @fd and decode it; 0 when nothing is pending. */
+int splitlock_proc_connector_receive(int fd, splitlock_proc_event_fn fn,
+				     void *data);
+void splitlock_proc_connector_close(int fd);
+
+/*
+ * Remember exe and cmdline of processes as they exec, so that a follow-mode
+ * report can still name an offender that exited before its log line was
+ * read. Feed it the connector's events.
+ */
+int splitlock_offenders_proc_event(struct splitlock_offenders *report,
+				   const struct splitlock_proc_event *ev);
+
+/*
+ * Follow the running boot's log as it grows (--follow): records already
+ * there are skipped unless @from_start. The proc connector is used when it
+ * can be (see splitlock_follow_get_connector_error()).
+ */
+struct splitlock_follow;
+
+int splitlock_follow_new(struct splitlock_offenders *report, bool from_start,
+			 struct splitlock_follow **follow);
+struct splitlock_follow *splitlock_follow_unref(struct splitlock_follow *f);
+/*
+ * Descriptors to poll() for POLLIN: the log (-1 when it is a regular file,
+ * which cannot be polled: call splitlock_follow_process() now and then)
+ * and the proc connector (-1 when unavailable).
+ */
+int splitlock_follow_get_log_fd(const struct splitlock_follow *f);
+int splitlock_follow_get_connector_fd(const struct splitlock_follow *f);
+/* Why the connector is unavailable (negative errno), or 0. */
+int splitlock_follow_get_connector_error(const struct splitlock_follow *f);
+/*
+ * Handle what is pending without blocking; @fn is called for each new
+ * event with the offender it counted for and the event's address as text.
+ */
+typedef int (*splitlock_follow_fn)(const struct splitlock_offender *o,
+				   const struct splitlock_kmsg_record *rec,
+				   const char *ip, void *data);
+int splitlock_follow_process(struct splitlock_follow *f, splitlock_follow_fn fn,
+			     void *data);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,803 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * slctl offenders: who trips the detector, from the kernel log, live or
+ * saved. The library parses and aggregates; this file chooses, prints and
+ * follows.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libsmartcols.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "slctl.h"
+
+enum format { FORMAT_TABLE, FORMAT_JSON, FORMAT_PROMETHEUS };
+
+/* The column catalogue, as util-linux tools keep it. */
+enum {
+	COL_COMM, COL_PID, COL_TGID, COL_KIND, COL_ACTION, COL_EVENTS,
+	COL_FIRST, COL_LAST, COL_IPS, COL_EXE, COL_CMDLINE, COL_UNIT,
+};
+
+static const struct column {
+	const char *name;
+	double whint;
+	int flags;
+	const char *help;
+} columns[] = {
+	[COL_COMM] = { "COMM", 0.1, 0, "task name as the kernel printed it" },
+	[COL_PID] = { "PID", 5, SCOLS_FL_RIGHT, "task id the kernel printed (TGID for --group-by process)" },
+	[COL_TGID] = { "TGID", 5, SCOLS_FL_RIGHT, "thread group of the live process" },
+	[COL_KIND] = { "KIND", 10, 0, "split_lock (#AC) or bus_lock (#DB)" },
+	[COL_ACTION] = { "ACTION", 6, 0, "warn, fatal or sigbus" },
+	[COL_EVENTS] = { "EVENTS", 6, SCOLS_FL_RIGHT, "events in the log" },
+	[COL_FIRST] = { "FIRST", 19, 0, "first event (local time, or [seconds since boot])" },
+	[COL_LAST] = { "LAST", 19, 0, "last event" },
+	[COL_IPS] = { "IPS", 0.3, SCOLS_FL_WRAP, "trap addresses, as object+offset when known" },
+	[COL_EXE] = { "EXE", 0.2, SCOLS_FL_TRUNC, "executable of the live process" },
+	[COL_CMDLINE] = { "CMDLINE", 0.3, SCOLS_FL_TRUNC, "command line of the live process" },
+	[COL_UNIT] = { "UNIT", 0.2, SCOLS_FL_TRUNC, "systemd unit or container" },
+};
+
+struct options {
+	const char *input;
+	enum splitlock_input_format input_format;
+	enum splitlock_group group;
+	bool group_set;
+	const char *since, *until;
+	size_t top;
+	bool follow;
+	enum format format;
+	int cols[32];
+	size_t n_cols;
+	bool noheadings, raw;
+};
+
+static void usage(FILE *out)
+{
+	fputs("Usage: slctl offenders [OPTIONS]\n\n"
+	      "Report which tasks took split-lock and bus-lock traps, from the\n"
+	      "running boot's kernel log (/dev/kmsg) or a saved log.\n\n"
+	      "Options:\n"
+	      "  -i, --input FILE          read a saved log ('-': stdin): /dev/kmsg records,\n"
+	      "                            dmesg text or journalctl -o json\n"
+	      "      --input-format FMT    auto (default), kmsg, kmsg-nul, dmesg, journal\n"
+	      "  -g, --group-by KEY        task (default for --input), process (default\n"
+	      "                            for the live log), comm, exe, unit\n"
+	      "  -S, --since TIME          boot, 'YYYY-MM-DD HH:MM[:SS]', -2h, -30m, @EPOCH\n"
+	      "  -U, --until TIME          same forms\n"
+	      "  -t, --top N               only the N offenders with most events\n"
+	      "  -f, --follow              print events as they happen (live log only)\n"
+	      "  -F, --format FMT          table (default), json, prometheus\n"
+	      "  -o, --output COLS         table columns, comma-separated (see below)\n"
+	      "  -n, --noheadings          no table header\n"
+	      "  -r, --raw                 raw table output\n"
+	      "      --json                same as --format json\n\n"
+	      "Columns:\n", out);
+	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+		fprintf(out, "  %8s  %s\n", columns[i].name, columns[i].help);
+	fputs("\nThe report says how many events the kernel's rate limit suppressed:\n"
+	      "the log is incomplete by that much. See slctl(8).\n", out);
+}
+
+static int column_by_name(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+		if (strlen(columns[i].name) == len && strncasecmp(columns[i].name, name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int parse_columns(struct options *o, const char *list)
+{
+	o->n_cols = 0;
+	for (const char *p = list; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		int c = column_by_name(p, len);
+
+		if (c < 0 || o->n_cols >= 32) {
+			slctl_usage_error("offenders", "unknown column '%.*s'.", (int)len, p);
+			return -1;
+		}
+		o->cols[o->n_cols++] = c;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* ---- time -------------------------------------------------------------- */
+
+static void format_mono(int64_t usec, char *buf, size_t size)
+{
+	snprintf(buf, size, "%" PRId64 ".%06" PRId64, usec / 1000000, usec % 1000000);
+}
+
+static void format_wall(int64_t usec, bool utc_iso, char *buf, size_t size)
+{
+	time_t t = (time_t)(usec / 1000000);
+	struct tm tm;
+
+	if (utc_iso) {
+		gmtime_r(&t, &tm);
+		strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(buf + strlen(buf), size - strlen(buf), ".%06" PRId64 "Z",
+			 usec % 1000000);
+	} else {
+		localtime_r(&t, &tm);
+		strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
+	}
+}
+
+static void format_when(int64_t mono, int64_t wall, char *buf, size_t size)
+{
+	if (wall != SPLITLOCK_TIME_UNKNOWN) {
+		format_wall(wall, false, buf, size);
+	} else if (mono != SPLITLOCK_TIME_UNKNOWN) {
+		buf[0] = '[';
+		format_mono(mono, buf + 1, size - 2);
+		strcat(buf, "]");
+	} else {
+		snprintf(buf, size, "-");
+	}
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+/* The comm for a terminal: bytes that are not printable as \xNN. */
+static void printable(const char *s, size_t len, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len && o + 5 < size; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c >= 0x7f || c == '\\')
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
+		else
+			buf[o++] = (char)c;
+	}
+	buf[o] = '\0';
+}
+
+static void cell(const struct options *o, const struct splitlock_offender *of,
+		 int col, char *buf, size_t size)
+{
+	size_t len;
+	const char *s;
+
+	buf[0] = '\0';
+	switch (col) {
+	case COL_COMM:
+		/* libsmartcols escapes unsafe bytes itself; a NUL would cut. */
+		s = splitlock_offender_get_comm(of, &len);
+		for (size_t i = 0; i < len && i + 1 < size; i++)
+			buf[i] = s[i] ? s[i] : '?';
+		buf[len < size ? len : size - 1] = '\0';
+		break;
+	case COL_PID:
+		snprintf(buf, size, "%" PRIu32, splitlock_offender_get_pid(of));
+		break;
+	case COL_TGID:
+		if (splitlock_offender_get_tgid(of))
+			snprintf(buf, size, "%" PRIu32, splitlock_offender_get_tgid(of));
+		break;
+	case COL_KIND:
+		snprintf(buf, size, "%s", splitlock_kind_name(splitlock_offender_get_kind(of)));
+		break;
+	case COL_ACTION:
+		snprintf(buf, size, "%s", splitlock_action_name(splitlock_offender_get_action(of)));
+		break;
+	case COL_EVENTS:
+		snprintf(buf, size, "%" PRIu64, splitlock_offender_get_events(of));
+		break;
+	case COL_FIRST:
+		format_when(splitlock_offender_get_first_seen(of),
+			    splitlock_offender_get_first_wall(of), buf, size);
+		break;
+	case COL_LAST:
+		format_when(splitlock_offender_get_last_seen(of),
+			    splitlock_offender_get_last_wall(of), buf, size);
+		break;
+	case COL_IPS:
+		for (size_t i = 0, used = 0; i < splitlock_offender_get_ip_count(of); i++) {
+			int n = snprintf(buf + used, size - used, "%s%s", i ? " " : "",
+					 splitlock_offender_get_ip(of, i));
+
+			if (n < 0 || (size_t)n >= size - used)
+				break;
+			used += (size_t)n;
+		}
+		break;
+	case COL_EXE:
+		snprintf(buf, size, "%s", splitlock_offender_get_exe(of) ?: "");
+		break;
+	case COL_CMDLINE:
+		snprintf(buf, size, "%s", splitlock_offender_get_cmdline(of) ?: "");
+		break;
+	case COL_UNIT:
+		s = splitlock_offender_get_container(of);
+		snprintf(buf, size, "%s", s ? s : splitlock_offender_get_unit(of) ?: "");
+		break;
+	}
+	(void)o;
+}
+
+static size_t shown(const struct options *o, const struct splitlock_offenders *r)
+{
+	size_t n = splitlock_offenders_get_count(r);
+
+	return o->top && o->top < n ? o->top : n;
+}
+
+static int print_table(const struct options *o, const struct splitlock_offenders *r)
+{
+	struct libscols_table *tb = scols_new_table();
+	char buf[4096];
+
+	if (!tb)
+		return -ENOMEM;
+	scols_table_enable_noheadings(tb, o->noheadings);
+	scols_table_enable_raw(tb, o->raw);
+	for (size_t i = 0; i < o->n_cols; i++) {
+		const struct column *c = &columns[o->cols[i]];
+
+		if (!scols_table_new_column(tb, c->name, c->whint, c->flags)) {
+			scols_unref_table(tb);
+			return -ENOMEM;
+		}
+	}
+	for (size_t k = 0; k < shown(o, r); k++) {
+		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+
+		if (!ln) {
+			scols_unref_table(tb);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < o->n_cols; i++) {
+			cell(o, of, o->cols[i], buf, sizeof(buf));
+			scols_line_set_data(ln, i, buf);
+		}
+	}
+	if (splitlock_offenders_get_count(r) > 0)
+		scols_print_table(tb);
+	scols_unref_table(tb);
+
+	printf("%s%" PRIu64 " event%s", splitlock_offenders_get_count(r) ? "\n" : "",
+	       splitlock_offenders_get_events(r),
+	       splitlock_offenders_get_events(r) == 1 ? "" : "s");
+	if (splitlock_offenders_get_suppressed(r))
+		printf("; %" PRIu64 " more suppressed by the kernel's rate limit, so "
+		       "this report is incomplete", splitlock_offenders_get_suppressed(r));
+	printf(".\n");
+	if (splitlock_offenders_get_malformed(r))
+		printf("%" PRIu64 " malformed detector line%s skipped.\n",
+		       splitlock_offenders_get_malformed(r),
+		       splitlock_offenders_get_malformed(r) == 1 ? "" : "s");
+	if (splitlock_offenders_get_forged(r))
+		printf("%" PRIu64 " detector-like line%s from user space ignored.\n",
+		       splitlock_offenders_get_forged(r),
+		       splitlock_offenders_get_forged(r) == 1 ? "" : "s");
+	return 0;
+}
+
+static void json_time(struct json *j, const char *key, int64_t usec, bool wall)
+{
+	char buf[64];
+
+	if (usec == SPLITLOCK_TIME_UNKNOWN) {
+		json_null(j, key);
+		return;
+	}
+	if (wall) {
+		format_wall(usec, true, buf, sizeof(buf));
+		json_string(j, key, buf);
+	} else {
+		format_mono(usec, buf, sizeof(buf));
+		json_number(j, key, buf);
+	}
+}
+
+static void json_offender(struct json *j, const struct splitlock_offender *of)
+{
+	size_t len;
+	const char *comm = splitlock_offender_get_comm(of, &len);
+
+	json_object_begin(j, NULL);
+	json_string_len(j, "comm", comm, len);
+	json_uint(j, "pid", splitlock_offender_get_pid(of));
+	if (splitlock_offender_get_tgid(of))
+		json_uint(j, "tgid", splitlock_offender_get_tgid(of));
+	else
+		json_null(j, "tgid");
+	json_string(j, "kind", splitlock_kind_name(splitlock_offender_get_kind(of)));
+	json_string(j, "action", splitlock_action_name(splitlock_offender_get_action(of)));
+	json_uint(j, "events", splitlock_offender_get_events(of));
+	json_time(j, "first_seen", splitlock_offender_get_first_seen(of), false);
+	json_time(j, "last_seen", splitlock_offender_get_last_seen(of), false);
+	json_time(j, "first_seen_wall", splitlock_offender_get_first_wall(of), true);
+	json_time(j, "last_seen_wall", splitlock_offender_get_last_wall(of), true);
+	json_array_begin(j, "ips");
+	for (size_t i = 0; i < splitlock_offender_get_ip_count(of); i++)
+		json_string(j, NULL, splitlock_offender_get_ip(of, i));
+	json_array_end(j);
+	json_string(j, "exe", splitlock_offender_get_exe(of));
+	json_string(j, "cmdline", splitlock_offender_get_cmdline(of));
+	json_string(j, "unit", splitlock_offender_get_unit(of));
+	json_string(j, "container", splitlock_offender_get_container(of));
+	json_object_end(j);
+}
+
+static void print_json(const struct options *o, const struct splitlock_offenders *r)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_object_begin(&j, NULL);
+	json_uint(&j, "events", splitlock_offenders_get_events(r));
+	json_uint(&j, "suppressed", splitlock_offenders_get_suppressed(r));
+	json_bool(&j, "complete", splitlock_offenders_get_suppressed(r) == 0);
+	json_uint(&j, "malformed", splitlock_offenders_get_malformed(r));
+	json_uint(&j, "forged", splitlock_offenders_get_forged(r));
+	json_uint(&j, "undated", splitlock_offenders_get_undated(r));
+	json_string(&j, "source", o->input ? "input" : "kmsg");
+	json_string(&j, "input_format", o->input ? splitlock_input_format_name(
+				    splitlock_offenders_get_input_format(r)) : NULL);
+	json_string(&j, "group_by", splitlock_group_name(o->group));
+	json_array_begin(&j, "offenders");
+	for (size_t k = 0; k < shown(o, r); k++)
+		json_offender(&j, splitlock_offenders_get(r, k));
+	json_array_end(&j);
+	json_object_end(&j);
+	json_finish(&j);
+}
+
+/* Label values: UTF-8 with \\, \" and \n escaped; other bytes as \xNN. */
+static void prom_label(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\\')
+			fputs("\\\\", stdout);
+		else if (c == '"')
+			fputs("\\\"", stdout);
+		else if (c == '\n')
+			fputs("\\n", stdout);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\\\x%02x", c);
+		else
+			putchar(c);
+	}
+}
+
+static void print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
+			     const struct splitlock_offenders *r)
+{
+	size_t n = splitlock_offenders_get_count(r);
+
+	puts("# HELP splitlock_events_total Split-lock and bus-lock events in the kernel log, by command and kind.");
+	puts("# TYPE splitlock_events_total counter");
+	/* One series per (comm, kind): sum the report's finer groups. */
+	for (size_t k = 0; k < n; k++) {
+		const struct splitlock_offender *a = splitlock_offenders_get(r, k);
+		size_t alen, blen;
+		const char *acomm = splitlock_offender_get_comm(a, &alen);
+		uint64_t sum = 0;
+		bool first = true;
+
+		for (size_t m = 0; m < n; m++) {
+			const struct splitlock_offender *b = splitlock_offenders_get(r, m);
+			const char *bcomm = splitlock_offender_get_comm(b, &blen);
+
+			if (blen != alen || memcmp(acomm, bcomm, alen) ||
+			    splitlock_offender_get_kind(a) != splitlock_offender_get_kind(b))
+				continue;
+			if (m < k) {
+				first = false;
+				break;
+			}
+			sum += splitlock_offender_get_events(b);
+		}
+		if (!first)
+			continue;
+		fputs("splitlock_events_total{comm=\"", stdout);
+		prom_label(acomm, alen);
+		printf("\",kind=\"%s\"} %" PRIu64 "\n",
+		       splitlock_kind_name(splitlock_offender_get_kind(a)), sum);
+	}
+	puts("# HELP splitlock_suppressed_total Events the kernel's rate limit kept out of the log.");
+	puts("# TYPE splitlock_suppressed_total counter");
+	printf("splitlock_suppressed_total %" PRIu64 "\n", splitlock_offenders_get_suppressed(r));
+	puts("# HELP splitlock_malformed_total Detector-like log lines that did not parse.");
+	puts("# TYPE splitlock_malformed_total counter");
+	printf("splitlock_malformed_total %" PRIu64 "\n", splitlock_offenders_get_malformed(r));
+	if (o->input)
+		return; /* a saved log says nothing about this machine's settings */
+
+	{
+		struct splitlock_mode_info *info = NULL;
+		int mitigate;
+
+		if (splitlock_mode_info_read(ctx, &info) == 0) {
+			static const enum splitlock_mode modes[] = {
+				SPLITLOCK_MODE_OFF, SPLITLOCK_MODE_WARN, SPLITLOCK_MODE_SEQ,
+				SPLITLOCK_MODE_FATAL, SPLITLOCK_MODE_RATELIMIT,
+			};
+			static const char *const names[] = { "off", "warn", "seq", "fatal", "ratelimit" };
+			enum splitlock_mode mode = splitlock_mode_info_get_mode(info);
+
+			puts("# HELP splitlock_mode Detection mode of the running kernel (1: the current one).");
+			puts("# TYPE splitlock_mode gauge");
+			for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+				printf("splitlock_mode{mode=\"%s\"} %d\n", names[i], mode == modes[i]);
+			if (mode == SPLITLOCK_MODE_RATELIMIT) {
+				puts("# HELP splitlock_ratelimit Bus locks per second allowed in ratelimit mode.");
+				puts("# TYPE splitlock_ratelimit gauge");
+				printf("splitlock_ratelimit %u\n", splitlock_mode_info_get_ratelimit(info));
+			}
+			splitlock_mode_info_unref(info);
+		}
+		if (splitlock_mitigate_get(ctx, &mitigate) == 0) {
+			puts("# HELP splitlock_mitigate Whether kernel.split_lock_mitigate (misery) is on.");
+			puts("# TYPE splitlock_mitigate gauge");
+			printf("splitlock_mitigate %d\n", mitigate);
+		}
+	}
+}
+
+/* ---- progress ---------------------------------------------------------- */
+
+struct progress {
+	uint64_t total;
+	bool shown;
+};
+
+static void progress_cb(uint64_t bytes, void *data)
+{
+	struct progress *p = data;
+
+	if (p->total == 0)
+		return;
+	fprintf(stderr, "\rslctl: reading log: %3u%%",
+		(unsigned)(bytes * 100 / (bytes > p->total ? bytes : p->total)));
+	p->shown = true;
+}
+
+/* ---- follow ------------------------------------------------------------ */
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int follow_event(const struct splitlock_offender *of,
+			const struct splitlock_kmsg_record *rec, const char *ip,
+			void *data)
+{
+	const struct options *o = data;
+	size_t len;
+	const char *comm = splitlock_offender_get_comm(of, &len);
+
+	if (o->format == FORMAT_JSON) {
+		struct json j;
+		char buf[64];
+
+		json_init(&j, stdout);
+		j.pretty = false;
+		json_object_begin(&j, NULL);
+		format_mono((int64_t)rec->usec, buf, sizeof(buf));
+		json_number(&j, "time", buf);
+		json_string_len(&j, "comm", comm, len);
+		json_uint(&j, "pid", splitlock_offender_get_pid(of));
+		json_string(&j, "kind", splitlock_kind_name(splitlock_offender_get_kind(of)));
+		json_string(&j, "action", splitlock_action_name(splitlock_offender_get_action(of)));
+		json_string(&j, "ip", ip);
+		json_string(&j, "exe", splitlock_offender_get_exe(of));
+		json_string(&j, "cmdline", splitlock_offender_get_cmdline(of));
+		json_string(&j, "unit", splitlock_offender_get_unit(of));
+		json_uint(&j, "events", splitlock_offender_get_events(of));
+		json_object_end(&j);
+		json_finish(&j);
+	} else {
+		char name[256];
+
+		printable(comm, len, name, sizeof(name));
+		printf("[%5" PRIu64 ".%06" PRIu64 "] %s/%" PRIu32 " %s %s at %s%s%s\n",
+		       rec->usec / 1000000, rec->usec % 1000000, name,
+		       splitlock_offender_get_pid(of),
+		       splitlock_kind_name(splitlock_offender_get_kind(of)),
+		       splitlock_action_name(splitlock_offender_get_action(of)),
+		       ip ? ip : "?", splitlock_offender_get_exe(of) ? " exe " : "",
+		       splitlock_offender_get_exe(of) ?: "");
+	}
+	fflush(stdout);
+	return 0;
+}
+
+static int follow(struct splitlock_offenders *r, const struct options *o)
+{
+	struct splitlock_follow *f;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int ret = splitlock_follow_new(r, o->since != NULL, &f);
+	int err;
+
+	if (ret < 0) {
+		slctl_error("cannot follow the kernel log: %s.", strerror(-ret));
+		return slctl_exit_for(ret);
+	}
+	err = splitlock_follow_get_connector_error(f);
+	if (err == -EPERM || err == -EACCES)
+		slctl_warning("process events unavailable (needs CAP_NET_ADMIN): a task that "
+			      "exits before its line is read stays unnamed.");
+	else if (err == -EXDEV)
+		slctl_warning("process events are only followed on the running system, not under --root.");
+	else if (err == -EOPNOTSUPP)
+		slctl_warning("process events unavailable in a container or non-initial "
+			      "namespace: a task that exits before its line is read stays unnamed.");
+	else if (err < 0)
+		slctl_warning("process events unavailable: %s.", strerror(-err));
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (!stop) {
+		struct pollfd pfd[2];
+		int n = 0;
+		int timeout = -1;
+
+		if (splitlock_follow_get_log_fd(f) >= 0)
+			pfd[n++] = (struct pollfd){ splitlock_follow_get_log_fd(f), POLLIN, 0 };
+		else
+			timeout = 500; /* a regular file cannot be polled */
+		if (splitlock_follow_get_connector_fd(f) >= 0)
+			pfd[n++] = (struct pollfd){ splitlock_follow_get_connector_fd(f), POLLIN, 0 };
+		ret = splitlock_follow_process(f, follow_event, (void *)o);
+		if (ret < 0)
+			break;
+		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR) {
+			ret = -errno;
+			break;
+		}
+	}
+	splitlock_follow_unref(f);
+	if (ret < 0) {
+		slctl_error("reading the kernel log failed: %s.", strerror(-ret));
+		return slctl_exit_for(ret);
+	}
+	return EXIT_OK;
+}
+
+/* ---- main -------------------------------------------------------------- */
+
+static int parse_options(struct options *o, const struct slctl_globals *g,
+			 int argc, char **argv)
+{
+	enum { OPT_INPUT_FORMAT = 0x100 };
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "input-format", required_argument, NULL, OPT_INPUT_FORMAT },
+		{ "group-by", required_argument, NULL, 'g' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "until", required_argument, NULL, 'U' },
+		{ "top", required_argument, NULL, 't' },
+		{ "follow", no_argument, NULL, 'f' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "noheadings", no_argument, NULL, 'n' },
+		{ "raw", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *cols = NULL;
+	char *end;
+	int c;
+
+	o->format = g->json ? FORMAT_JSON : FORMAT_TABLE;
+	while ((c = getopt_long(argc, argv, "+i:g:S:U:t:fF:o:nrh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->input = optarg;
+			break;
+		case OPT_INPUT_FORMAT:
+			if (splitlock_input_format_parse(optarg, &o->input_format) < 0)
+				return slctl_usage_error("offenders", "unknown input format '%s'.", optarg);
+			break;
+		case 'g':
+			if (splitlock_group_parse(optarg, &o->group) < 0)
+				return slctl_usage_error("offenders", "unknown --group-by key '%s'.", optarg);
+			o->group_set = true;
+			break;
+		case 'S':
+			o->since = optarg;
+			break;
+		case 'U':
+			o->until = optarg;
+			break;
+		case 't':
+			errno = 0;
+			o->top = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' || o->top == 0)
+				return slctl_usage_error("offenders", "--top needs a positive number.");
+			break;
+		case 'f':
+			o->follow = true;
+			break;
+		case 'F':
+			if (streq(optarg, "table"))
+				o->format = FORMAT_TABLE;
+			else if (streq(optarg, "json"))
+				o->format = FORMAT_JSON;
+			else if (streq(optarg, "prometheus"))
+				o->format = FORMAT_PROMETHEUS;
+			else
+				return slctl_usage_error("offenders", "unknown format '%s'.", optarg);
+			break;
+		case 'o':
+			cols = optarg;
+			break;
+		case 'n':
+			o->noheadings = true;
+			break;
+		case 'r':
+			o->raw = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(EXIT_OK);
+		default:
+			return slctl_usage_error("offenders", "bad option.");
+		}
+	}
+	if (optind < argc)
+		return slctl_usage_error("offenders", "unexpected argument '%s'.", argv[optind]);
+	if (o->follow && o->input)
+		return slctl_usage_error("offenders", "--follow reads the live log, not --input.");
+	if (o->follow && o->format == FORMAT_PROMETHEUS)
+		return slctl_usage_error("offenders", "--follow prints events, not --format prometheus.");
+	if (!o->group_set)
+		o->group = o->input ? SPLITLOCK_GROUP_TASK : SPLITLOCK_GROUP_PROCESS;
+	/* Its series are per comm and kind, whatever the table would group by. */
+	if (o->format == FORMAT_PROMETHEUS)
+		o->group = SPLITLOCK_GROUP_COMM;
+	if (cols) {
+		if (parse_columns(o, cols) < 0)
+			return EXIT_USAGE;
+	} else {
+		static const int def[] = { COL_COMM, COL_PID, COL_KIND, COL_ACTION, COL_EVENTS,
+					   COL_FIRST, COL_LAST, COL_IPS };
+
+		for (size_t i = 0; i < sizeof(def) / sizeof(def[0]); i++)
+			o->cols[o->n_cols++] = def[i];
+		if (!o->input) {
+			o->cols[o->n_cols++] = COL_EXE;
+			o->cols[o->n_cols++] = COL_UNIT;
+		}
+	}
+	return EXIT_OK;
+}
+
+static int set_window(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
+		      const struct options *o)
+{
+	struct timespec now_ts;
+	int64_t now, boot = SPLITLOCK_TIME_UNKNOWN, since = SPLITLOCK_TIME_UNKNOWN,
+		until = SPLITLOCK_TIME_UNKNOWN;
+
+	if (!o->since && !o->until)
+		return EXIT_OK;
+	clock_gettime(CLOCK_REALTIME, &now_ts);
+	now = (int64_t)now_ts.tv_sec * 1000000 + now_ts.tv_nsec / 1000;
+	/* "boot" is the boot of the running system; records are dated by the library. */
+	if (!o->input)
+		splitlock_boot_time(ctx, &boot);
+	if (o->since && streq(o->since, "boot") && (o->input || boot == SPLITLOCK_TIME_UNKNOWN)) {
+		/* Everything in the log is since its boot. */
+	} else if (o->since && splitlock_time_parse(o->since, now, boot, &since) < 0) {
+		return slctl_usage_error("offenders", "cannot understand --since '%s'.", o->since);
+	}
+	if (o->until && splitlock_time_parse(o->until, now, boot, &until) < 0)
+		return slctl_usage_error("offenders", "cannot understand --until '%s'.", o->until);
+	splitlock_offenders_set_window(r, since, until);
+	return EXIT_OK;
+}
+
+static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
+	       int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct splitlock_offenders *r = NULL;
+	int ret = parse_options(&o, g, argc, argv);
+
+	if (ret != EXIT_OK)
+		return ret;
+	ret = splitlock_offenders_new(ctx, o.group,
+				      o.input ? 0 : SPLITLOCK_OFFENDERS_RESOLVE, &r);
+	if (ret < 0) {
+		slctl_error("%s.", strerror(-ret));
+		return EXIT_FAIL;
+	}
+	ret = set_window(ctx, r, &o);
+	if (ret != EXIT_OK)
+		goto out;
+	if (o.follow) {
+		ret = follow(r, &o);
+		goto out;
+	}
+	if (o.input) {
+		int fd = streq(o.input, "-") ? STDIN_FILENO : open(o.input, O_RDONLY | O_CLOEXEC);
+		struct progress p = { 0 };
+		struct stat st;
+
+		if (fd < 0) {
+			slctl_error("cannot open '%s': %s.", o.input, strerror(errno));
+			ret = EXIT_FAIL;
+			goto out;
+		}
+		/* Large files on a terminal: say how far we are. */
+		if (isatty(STDERR_FILENO) && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_size > (64 << 20))
+			p.total = (uint64_t)st.st_size;
+		ret = splitlock_offenders_read_input(r, fd, o.input_format,
+						     p.total ? progress_cb : NULL, &p);
+		if (p.shown)
+			fputs("\r\033[K", stderr);
+		if (fd != STDIN_FILENO)
+			close(fd);
+		if (ret < 0) {
+			slctl_error("cannot read '%s': %s.", o.input, strerror(-ret));
+			ret = EXIT_FAIL;
+			goto out;
+		}
+	} else {
+		ret = splitlock_offenders_read_kmsg(r);
+		if (ret < 0) {
+			if (ret == -EPERM || ret == -EACCES)
+				slctl_error("cannot read the kernel log: it needs CAP_SYSLOG "
+					    "(kernel.dmesg_restrict is on); run as root.");
+			else
+				slctl_error("cannot read the kernel log: %s.", strerror(-ret));
+			ret = slctl_exit_for(ret);
+			goto out;
+		}
+	}
+	if (splitlock_offenders_get_undated(r))
+		slctl_warning("%" PRIu64 " event%s without a wall-clock time left out by "
+			      "--since/--until.", splitlock_offenders_get_undated(r),
+			      splitlock_offenders_get_undated(r) == 1 ? "" : "s");
+	switch (o.format) {
+	case FORMAT_JSON:
+		print_json(&o, r);
+		break;
+	case FORMAT_PROMETHEUS:
+		print_prometheus(ctx, &o, r);
+		break;
+	default:
+		if (print_table(&o, r) < 0) {
+			slctl_error("out of memory.");
+			ret = EXIT_FAIL;
+			goto out;
+		}
+	}
+	ret = EXIT_OK;
+out:
+	splitlock_offenders_unref(r);
+	return ret;
+}
+
+const struct slctl_command slctl_cmd_offenders = {
+	.name = "offenders",
+	.run = run,
+	.usage = usage,
+	.summary = "who trips the detector, from the kernel log",
+};

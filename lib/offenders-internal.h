@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Shared between the log readers, the report and process resolution. */
+#ifndef SPLITLOCK_OFFENDERS_INTERNAL_H
+#define SPLITLOCK_OFFENDERS_INTERNAL_H
+
+#include "internal.h"
+
+/* A record of any log format, with what that format could tell. */
+struct sl_log_record {
+	struct splitlock_kmsg_record rec;
+	bool facility_known; /* false: plain dmesg text, trusted as kernel's */
+	int64_t mono_usec;   /* since boot, or SPLITLOCK_TIME_UNKNOWN */
+	int64_t wall_usec;   /* since the epoch, or SPLITLOCK_TIME_UNKNOWN */
+};
+
+typedef int (*sl_log_record_fn)(const struct sl_log_record *rec, void *data);
+
+/* Could this message be the detector's? Cheap; false means surely not. */
+bool sl_maybe_detector(const char *s, size_t len);
+
+/*
+ * log-input.c: stream records of a saved log from @fd. *@format AUTO is
+ * replaced by the detected one. Records that surely are not the detector's
+ * are skipped unparsed. *@malformed counts detector-like lines whose
+ * framing is broken, and overlong lines.
+ */
+int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
+			 enum splitlock_input_format *format,
+			 sl_log_record_fn fn, void *data,
+			 splitlock_progress_fn progress, void *progress_data,
+			 uint64_t *malformed);
+
+/* procinfo.c: what the live system says about a task. */
+struct sl_procinfo {
+	uint32_t tid, tgid;
+	int64_t start_usec; /* since boot; SPLITLOCK_TIME_UNKNOWN if unknown */
+	char *exe, *cmdline, *unit, *container;
+	bool from_connector; /* learned from the proc connector */
+};
+
+struct sl_proccache;
+
+struct sl_proccache *sl_proccache_new(void);
+void sl_proccache_free(struct sl_proccache *c);
+/*
+ * The live process that printed a line at @event_usec (monotonic) as
+ * thread @tid; NULL when it is gone or when @tid now belongs to a process
+ * that started after the event (pid reuse).
+ */
+const struct sl_procinfo *sl_proccache_lookup(struct splitlock_ctx *ctx,
+					      struct sl_proccache *c,
+					      uint32_t tid, int64_t event_usec);
+/* "object+0xOFFSET" for @ip in /proc/@pid/maps; -ENOENT if not mapped. */
+int sl_procinfo_map_ip(struct splitlock_ctx *ctx, uint32_t pid, uint64_t ip,
+		       char *buf, size_t size);
+/* Remember a process from a proc connector event. */
+int sl_proccache_event(struct splitlock_ctx *ctx, struct sl_proccache *c,
+		       const struct splitlock_proc_event *ev);
+/*
+ * timespec.c: the wall-clock time of monotonic 0 for records of the running
+ * boot's log (see there for the suspend caveat).
+ */
+int sl_log_epoch(struct splitlock_ctx *ctx, int64_t *usec);
+
+/* offenders.c: the context a report reads with. */
+struct splitlock_ctx *sl_offenders_ctx(const struct splitlock_offenders *r);
+
+/* Unit and container from /proc/PID/cgroup text. */
+void sl_cgroup_parse(const char *text, char **unit, char **container);
+
+#endif

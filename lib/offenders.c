@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The offenders report: detector events aggregated by task, process,
+ * comm, executable or unit. Memory grows with the number of offenders, not
+ * with the log: a hash table of offenders, each with a bounded set of trap
+ * addresses.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <time.h>
+
+#include "offenders-internal.h"
+
+struct splitlock_offender {
+	struct splitlock_offender *next; /* hash chain */
+	uint64_t hash;
+	char *key;
+	size_t key_len;
+	size_t order; /* creation, for stable sorting */
+
+	char *comm;
+	size_t comm_len;
+	uint32_t pid, tgid;
+	enum splitlock_kind kind;
+	enum splitlock_action action;
+	uint64_t events;
+	int64_t first_seen, last_seen, first_wall, last_wall;
+	size_t n_ips;
+	char *ips[SPLITLOCK_OFFENDER_MAX_IPS];
+	char *exe, *cmdline, *unit, *container;
+};
+
+struct splitlock_offenders {
+	struct splitlock_ctx *ctx;
+	enum splitlock_group group;
+	unsigned flags;
+	int64_t since, until, boot_wall;
+	enum splitlock_input_format format;
+	uint64_t events, suppressed, malformed, forged, undated;
+
+	struct splitlock_offender **buckets;
+	size_t n_buckets;
+	struct splitlock_offender **list;
+	size_t n, allocated;
+	bool sorted;
+	struct sl_proccache *procs;
+	char last_ip[512];
+};
+
+_public_ int splitlock_offenders_new(struct splitlock_ctx *ctx,
+				     enum splitlock_group group, unsigned flags,
+				     struct splitlock_offenders **report)
+{
+	struct splitlock_offenders *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->n_buckets = 64;
+	r->buckets = calloc(r->n_buckets, sizeof(*r->buckets));
+	r->procs = sl_proccache_new();
+	if (!r->buckets || !r->procs) {
+		free(r->buckets);
+		sl_proccache_free(r->procs);
+		free(r);
+		return -ENOMEM;
+	}
+	r->ctx = splitlock_ref(ctx);
+	r->group = group;
+	r->flags = flags;
+	r->since = r->until = r->boot_wall = SPLITLOCK_TIME_UNKNOWN;
+	r->sorted = true;
+	*report = r;
+	return 0;
+}
+
+static void offender_free(struct splitlock_offender *o)
+{
+	free(o->key);
+	free(o->comm);
+	for (size_t i = 0; i < o->n_ips; i++)
+		free(o->ips[i]);
+	free(o->exe);
+	free(o->cmdline);
+	free(o->unit);
+	free(o->container);
+	free(o);
+}
+
+_public_ struct splitlock_offenders *
+splitlock_offenders_unref(struct splitlock_offenders *r)
+{
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < r->n; i++)
+		offender_free(r->list[i]);
+	free(r->list);
+	free(r->buckets);
+	sl_proccache_free(r->procs);
+	splitlock_unref(r->ctx);
+	free(r);
+	return NULL;
+}
+
+_public_ void splitlock_offenders_set_window(struct splitlock_offenders *r,
+					     int64_t since, int64_t until)
+{
+	r->since = since;
+	r->until = until;
+}
+
+_public_ void splitlock_offenders_set_boot_time(struct splitlock_offenders *r,
+						int64_t boot_wall_usec)
+{
+	r->boot_wall = boot_wall_usec;
+}
+
+/* FNV-1a: offenders are few, keys short. */
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static int grow(struct splitlock_offenders *r)
+{
+	size_t n = r->n_buckets * 2;
+	struct splitlock_offender **b = calloc(n, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++) {
+		struct splitlock_offender *o = r->list[i];
+
+		o->next = b[o->hash & (n - 1)];
+		b[o->hash & (n - 1)] = o;
+	}
+	free(r->buckets);
+	r->buckets = b;
+	r->n_buckets = n;
+	return 0;
+}
+
+struct key {
+	char buf[8192];
+	size_t len;
+};
+
+static void key_add(struct key *k, const void *data, size_t n)
+{
+	/* Length-prefixed parts: no separator can be forged by a comm. */
+	if (k->len + sizeof(n) > sizeof(k->buf))
+		return;
+	if (k->len + sizeof(n) + n > sizeof(k->buf))
+		n = sizeof(k->buf) - k->len - sizeof(n);
+	memcpy(k->buf + k->len, &n, sizeof(n));
+	k->len += sizeof(n);
+	memcpy(k->buf + k->len, data, n);
+	k->len += n;
+}
+
+static void key_add_str(struct key *k, const char *s)
+{
+	key_add(k, s ? s : "", s ? strlen(s) : 0);
+}
+
+static void build_key(const struct splitlock_offenders *r,
+		      const struct splitlock_event *ev,
+		      const struct sl_procinfo *pi, struct key *k)
+{
+	uint32_t id;
+
+	k->len = 0;
+	key_add(k, &ev->kind, sizeof(ev->kind));
+	key_add(k, &ev->action, sizeof(ev->action));
+	switch (r->group) {
+	case SPLITLOCK_GROUP_TASK:
+		key_add(k, &ev->pid, sizeof(ev->pid));
+		key_add(k, ev->comm, ev->comm_len);
+		break;
+	case SPLITLOCK_GROUP_PROCESS:
+		id = pi ? pi->tgid : ev->pid;
+		key_add(k, &id, sizeof(id));
+		/* Unresolved: the thread stands for itself. */
+		if (!pi)
+			key_add(k, ev->comm, ev->comm_len);
+		break;
+	case SPLITLOCK_GROUP_COMM:
+		key_add(k, ev->comm, ev->comm_len);
+		break;
+	case SPLITLOCK_GROUP_EXE:
+		if (pi && pi->exe) {
+			key_add_str(k, pi->exe);
+		} else {
+			key_add_str(k, "\001comm");
+			key_add(k, ev->comm, ev->comm_len);
+		}
+		break;
+	case SPLITLOCK_GROUP_UNIT:
+		key_add_str(k, pi ? (pi->container ? pi->container : pi->unit) : NULL);
+		break;
+	}
+}
+
+static char *strdup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static int find_or_add(struct splitlock_offenders *r, const struct key *k,
+		       const struct splitlock_event *ev,
+		       const struct sl_procinfo *pi, struct splitlock_offender **out)
+{
+	uint64_t h = hash_bytes(k->buf, k->len);
+	struct splitlock_offender *o;
+
+	for (o = r->buckets[h & (r->n_buckets - 1)]; o; o = o->next)
+		if (o->hash == h && o->key_len == k->len &&
+		    memcmp(o->key, k->buf, k->len) == 0) {
+			*out = o;
+			return 0;
+		}
+	if (r->n == r->allocated) {
+		size_t n = r->allocated ? r->allocated * 2 : 16;
+		struct splitlock_offender **l = realloc(r->list, n * sizeof(*l));
+
+		if (!l)
+			return -ENOMEM;
+		r->list = l;
+		r->allocated = n;
+	}
+	if (r->n >= r->n_buckets && grow(r) < 0)
+		return -ENOMEM;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	o->hash = h;
+	o->key = malloc(k->len ? k->len : 1);
+	o->comm = malloc(ev->comm_len + 1);
+	if (!o->key || !o->comm) {
+		offender_free(o);
+		return -ENOMEM;
+	}
+	memcpy(o->key, k->buf, k->len);
+	o->key_len = k->len;
+	memcpy(o->comm, ev->comm, ev->comm_len);
+	o->comm[ev->comm_len] = '\0';
+	o->comm_len = ev->comm_len;
+	o->pid = pi && r->group == SPLITLOCK_GROUP_PROCESS ? pi->tgid : ev->pid;
+	o->tgid = pi ? pi->tgid : 0;
+	o->kind = ev->kind;
+	o->action = ev->action;
+	o->first_seen = o->last_seen = SPLITLOCK_TIME_UNKNOWN;
+	o->first_wall = o->last_wall = SPLITLOCK_TIME_UNKNOWN;
+	if (pi) {
+		o->exe = strdup_or_null(pi->exe);
+		o->cmdline = strdup_or_null(pi->cmdline);
+		o->unit = strdup_or_null(pi->unit);
+		o->container = strdup_or_null(pi->container);
+	}
+	o->order = r->n;
+	o->next = r->buckets[h & (r->n_buckets - 1)];
+	r->buckets[h & (r->n_buckets - 1)] = o;
+	r->list[r->n++] = o;
+	*out = o;
+	return 0;
+}
+
+static int add_ip(struct splitlock_offender *o, const char *text)
+{
+	for (size_t i = 0; i < o->n_ips; i++)
+		if (streq(o->ips[i], text))
+			return 0;
+	if (o->n_ips >= SPLITLOCK_OFFENDER_MAX_IPS)
+		return 0;
+	o->ips[o->n_ips] = strdup(text);
+	if (!o->ips[o->n_ips])
+		return -ENOMEM;
+	o->n_ips++;
+	return 0;
+}
+
+static const char *basename_n(const char *s, size_t n, size_t *len)
+{
+	const char *b = s;
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '/')
+			b = s + i + 1;
+	*len = n - (size_t)(b - s);
+	return b;
+}
+
+static void ip_text(struct splitlock_offenders *r, const struct splitlock_event *ev,
+		    const struct sl_procinfo *pi, char *buf, size_t size)
+{
+	if (ev->object && ev->has_object_offset) {
+		size_t n;
+		const char *b = basename_n(ev->object, ev->object_len, &n);
+
+		snprintf(buf, size, "%.*s+0x%" PRIx64, (int)n, b, ev->object_offset);
+		return;
+	}
+	if (pi && sl_procinfo_map_ip(r->ctx, pi->tgid, ev->ip, buf, size) == 0)
+		return;
+	snprintf(buf, size, "0x%" PRIx64, ev->ip);
+}
+
+static bool in_window(struct splitlock_offenders *r, int64_t wall, bool *undated)
+{
+	*undated = false;
+	if (r->since == SPLITLOCK_TIME_UNKNOWN && r->until == SPLITLOCK_TIME_UNKNOWN)
+		return true;
+	if (wall == SPLITLOCK_TIME_UNKNOWN) {
+		*undated = true;
+		return false;
+	}
+	if (r->since != SPLITLOCK_TIME_UNKNOWN && wall < r->since)
+		return false;
+	if (r->until != SPLITLOCK_TIME_UNKNOWN && wall >= r->until)
+		return false;
+	return true;
+}
+
+static int add_log_record(struct splitlock_offenders *r,
+			  const struct sl_log_record *lr,
+			  const struct splitlock_offender **result)
+{
+	const struct splitlock_kmsg_record *rec = &lr->rec;
+	const struct sl_procinfo *pi = NULL;
+	struct splitlock_offender *o;
+	struct splitlock_event ev;
+	struct key k;
+	int64_t wall = lr->wall_usec;
+	bool undated;
+	int type, ret;
+
+	if (!sl_maybe_detector(rec->message, rec->message_len))
+		return 0;
+	type = splitlock_detector_line_parse(rec->message, rec->message_len, &ev);
+	if (type == SPLITLOCK_LINE_OTHER)
+		return 0;
+	/* User space can write to /dev/kmsg: it must not forge an offender. */
+	if (lr->facility_known && rec->facility != 0) {
+		sl_dbg(r->ctx, "ignoring a detector-like line from user space");
+		r->forged++;
+		return 0;
+	}
+	if (type == SPLITLOCK_LINE_MALFORMED) {
+		r->malformed++;
+		return 0;
+	}
+	if (wall == SPLITLOCK_TIME_UNKNOWN && lr->mono_usec != SPLITLOCK_TIME_UNKNOWN &&
+	    r->boot_wall != SPLITLOCK_TIME_UNKNOWN)
+		wall = r->boot_wall + lr->mono_usec;
+	if (!in_window(r, wall, &undated)) {
+		if (undated && type == SPLITLOCK_LINE_EVENT)
+			r->undated++;
+		return 0;
+	}
+	if (type == SPLITLOCK_LINE_SUPPRESSED) {
+		r->suppressed += ev.suppressed;
+		return 0;
+	}
+	r->events++;
+	r->last_ip[0] = '\0';
+	if (r->flags & SPLITLOCK_OFFENDERS_RESOLVE)
+		pi = sl_proccache_lookup(r->ctx, r->procs, ev.pid, lr->mono_usec);
+	build_key(r, &ev, pi, &k);
+	ret = find_or_add(r, &k, &ev, pi, &o);
+	if (ret < 0)
+		return ret;
+	o->events++;
+	r->sorted = false;
+	if (lr->mono_usec != SPLITLOCK_TIME_UNKNOWN) {
+		if (o->first_seen == SPLITLOCK_TIME_UNKNOWN || lr->mono_usec < o->first_seen)
+			o->first_seen = lr->mono_usec;
+		if (o->last_seen == SPLITLOCK_TIME_UNKNOWN || lr->mono_usec > o->last_seen)
+			o->last_seen = lr->mono_usec;
+	}
+	if (wall != SPLITLOCK_TIME_UNKNOWN) {
+		if (o->first_wall == SPLITLOCK_TIME_UNKNOWN || wall < o->first_wall)
+			o->first_wall = wall;
+		if (o->last_wall == SPLITLOCK_TIME_UNKNOWN || wall > o->last_wall)
+			o->last_wall = wall;
+	}
+	if (ev.has_ip) {
+		ip_text(r, &ev, pi, r->last_ip, sizeof(r->last_ip));
+		ret = add_ip(o, r->last_ip);
+		if (ret < 0)
+			return ret;
+	}
+	if (result)
+		*result = o;
+	return 1;
+}
+
+_public_ int splitlock_offenders_add_record(struct splitlock_offenders *r,
+					    const struct splitlock_kmsg_record *rec,
+					    const struct splitlock_offender **offender)
+{
+	struct sl_log_record lr = {
+		.rec = *rec,
+		.facility_known = true,
+		.mono_usec = rec->usec > INT64_MAX ? SPLITLOCK_TIME_UNKNOWN : (int64_t)rec->usec,
+		.wall_usec = SPLITLOCK_TIME_UNKNOWN,
+	};
+
+	return add_log_record(r, &lr, offender);
+}
+
+static int kmsg_cb(const struct splitlock_kmsg_record *rec, void *data)
+{
+	int r = splitlock_offenders_add_record(data, rec, NULL);
+
+	return r < 0 ? r : 0;
+}
+
+_public_ int splitlock_offenders_read_kmsg(struct splitlock_offenders *r)
+{
+	int64_t boot;
+
+	if (r->boot_wall == SPLITLOCK_TIME_UNKNOWN && sl_log_epoch(r->ctx, &boot) == 0)
+		r->boot_wall = boot;
+	return splitlock_kmsg_foreach(r->ctx, kmsg_cb, r);
+}
+
+static int input_cb(const struct sl_log_record *lr, void *data)
+{
+	int r = add_log_record(data, lr, NULL);
+
+	return r < 0 ? r : 0;
+}
+
+_public_ int splitlock_offenders_read_input(struct splitlock_offenders *r, int fd,
+					    enum splitlock_input_format format,
+					    splitlock_progress_fn progress, void *data)
+{
+	unsigned flags = r->flags;
+	int ret;
+
+	/* A saved log may come from another boot or machine. */
+	r->flags &= ~SPLITLOCK_OFFENDERS_RESOLVE;
+	ret = sl_log_input_foreach(r->ctx, fd, &format, input_cb, r, progress,
+				   data, &r->malformed);
+	r->flags = flags;
+	r->format = format;
+	return ret;
+}
+
+_public_ enum splitlock_input_format
+splitlock_offenders_get_input_format(const struct splitlock_offenders *r)
+{
+	return r->format;
+}
+
+_public_ int splitlock_offenders_proc_event(struct splitlock_offenders *r,
+					    const struct splitlock_proc_event *ev)
+{
+	return sl_proccache_event(r->ctx, r->procs, ev);
+}
+
+_public_ const char *splitlock_offenders_get_last_ip(const struct splitlock_offenders *r)
+{
+	return r->last_ip[0] ? r->last_ip : NULL;
+}
+
+_public_ uint64_t splitlock_offenders_get_events(const struct splitlock_offenders *r)
+{
+	return r->events;
+}
+
+_public_ uint64_t splitlock_offenders_get_suppressed(const struct splitlock_offenders *r)
+{
+	return r->suppressed;
+}
+
+_public_ uint64_t splitlock_offenders_get_malformed(const struct splitlock_offenders *r)
+{
+	return r->malformed;
+}
+
+_public_ uint64_t splitlock_offenders_get_forged(const struct splitlock_offenders *r)
+{
+	return r->forged;
+}
+
+_public_ uint64_t splitlock_offenders_get_undated(const struct splitlock_offenders *r)
+{
+	return r->undated;
+}
+
+static int compare(const void *a, const void *b)
+{
+	const struct splitlock_offender *x = *(const struct splitlock_offender *const *)a;
+	const struct splitlock_offender *y = *(const struct splitlock_offender *const *)b;
+
+	if (x->events != y->events)
+		return x->events > y->events ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+_public_ size_t splitlock_offenders_get_count(const struct splitlock_offenders *r)
+{
+	return r->n;
+}
+
+_public_ const struct splitlock_offender *
+splitlock_offenders_get(const struct splitlock_offenders *cr, size_t index)
+{
+	/* Sorting on demand does not change what the report holds. */
+	struct splitlock_offenders *r = (struct splitlock_offenders *)cr;
+
+	if (index >= r->n)
+		return NULL;
+	if (!r->sorted) {
+		qsort(r->list, r->n, sizeof(*r->list), compare);
+		r->sorted = true;
+	}
+	return r->list[index];
+}
+
+_public_ const char *splitlock_offender_get_comm(const struct splitlock_offender *o,
+						 size_t *len)
+{
+	if (len)
+		*len = o->comm_len;
+	return o->comm;
+}
+
+_public_ uint32_t splitlock_offender_get_pid(const struct splitlock_offender *o) { return o->pid; }
+_public_ uint32_t splitlock_offender_get_tgid(const struct splitlock_offender *o) { return o->tgid; }
+_public_ enum splitlock_kind splitlock_offender_get_kind(const struct splitlock_offender *o) { return o->kind; }
+_public_ enum splitlock_action splitlock_offender_get_action(const struct splitlock_offender *o) { return o->action; }
+_public_ uint64_t splitlock_offender_get_events(const struct splitlock_offender *o) { return o->events; }
+_public_ int64_t splitlock_offender_get_first_seen(const struct splitlock_offender *o) { return o->first_seen; }
+_public_ int64_t splitlock_offender_get_last_seen(const struct splitlock_offender *o) { return o->last_seen; }
+_public_ int64_t splitlock_offender_get_first_wall(const struct splitlock_offender *o) { return o->first_wall; }
+_public_ int64_t splitlock_offender_get_last_wall(const struct splitlock_offender *o) { return o->last_wall; }
+_public_ size_t splitlock_offender_get_ip_count(const struct splitlock_offender *o) { return o->n_ips; }
+
+_public_ const char *splitlock_offender_get_ip(const struct splitlock_offender *o,
+					       size_t index)
+{
+	return index < o->n_ips ? o->ips[index] : NULL;
+}
+
+_public_ const char *splitlock_offender_get_exe(const struct splitlock_offender *o) { return o->exe; }
+_public_ const char *splitlock_offender_get_cmdline(const struct splitlock_offender *o) { return o->cmdline; }
+_public_ const char *splitlock_offender_get_unit(const struct splitlock_offender *o) { return o->unit; }
+_public_ const char *splitlock_offender_get_container(const struct splitlock_offender *o) { return o->container; }
+
+static const char *const group_names[] = {
+	[SPLITLOCK_GROUP_TASK] = "task",
+	[SPLITLOCK_GROUP_PROCESS] = "process",
+	[SPLITLOCK_GROUP_COMM] = "comm",
+	[SPLITLOCK_GROUP_EXE] = "exe",
+	[SPLITLOCK_GROUP_UNIT] = "unit",
+};
+
+_public_ int splitlock_group_parse(const char *name, enum splitlock_group *group)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(group_names); i++)
+		if (streq(name, group_names[i])) {
+			*group = (enum splitlock_group)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+_public_ const char *splitlock_group_name(enum splitlock_group group)
+{
+	return (size_t)group < ARRAY_SIZE(group_names) ? group_names[group] : "unknown";
+}
+
+struct splitlock_ctx *sl_offenders_ctx(const struct splitlock_offenders *r)
+{
+	return r->ctx;
+}

@@ -1,0 +1,293 @@
+#!/usr/bin/env bash
+# slctl offenders against saved logs in every format and a fake live root.
+. "$(dirname "$0")/../lib.sh"
+
+LOGS=$FIXTURES/offenders
+ROOT=$LOGS/root
+BTIME=1796083200
+export TZ=UTC
+
+# What must not depend on the format: totals and offenders.
+normalized() {
+	"$SLCTL" offenders --input "$1" --json |
+		jq -c '{events, suppressed, offenders: [.offenders[] |
+			{comm, pid, kind, action, events, ips}] | sort_by(.pid, .kind)}'
+}
+
+test_same_report_from_every_saved_format() {
+	local want got f
+	want=$(normalized "$LOGS/log.kmsg") || fail "kmsg"
+	[ -n "$want" ] || fail "no output"
+	for f in log.kmsg-nul log.dmesg log.dmesg-x log.dmesg-r log.dmesg-T \
+		log.dmesg-notime log.journal.json; do
+		got=$(normalized "$LOGS/$f")
+		[ "$got" = "$want" ] || fail "$f differs: $got"
+	done
+	# Older journalctl writes "KEY" : value, with spaces.
+	sed 's/":/" : /g; s/,"/, "/g' "$LOGS/log.journal.json" >"$T/spaced.json"
+	grep -q '"MESSAGE" : \[' "$T/spaced.json" || fail "no byte-array MESSAGE in the fixture"
+	got=$(normalized "$T/spaced.json")
+	[ "$got" = "$want" ] || fail "spaced journal differs: $got"
+}
+
+test_live_log_gives_the_same_report() {
+	local filter want got
+	# Addresses are resolved on the live log only: compare their number.
+	filter='{events, suppressed, offenders: [.offenders[] |
+		{comm, pid, kind, action, events, first_seen, ips: (.ips | length)}] | sort_by(.pid, .kind)}'
+	want=$("$SLCTL" offenders --input "$LOGS/log.kmsg" --json | jq -c "$filter")
+	got=$("$SLCTL" --root "$ROOT" offenders --group-by task --json | jq -c "$filter")
+	[ -n "$want" ] && [ "$got" = "$want" ] || fail "live: $got"
+	got=$("$SLCTL" offenders --input "$LOGS/log.journal.json" --json | jq -c "$filter")
+	[ "$got" = "$want" ] || fail "journal: $got"
+}
+
+test_monotonic_times_agree_across_formats() {
+	local want got f
+	want=$("$SLCTL" offenders --input "$LOGS/log.kmsg" --json | jq -c '[.offenders[] | [.pid, .first_seen, .last_seen]]')
+	for f in log.kmsg-nul log.dmesg log.dmesg-x log.dmesg-r log.journal.json; do
+		got=$("$SLCTL" offenders --input "$LOGS/$f" --json | jq -c '[.offenders[] | [.pid, .first_seen, .last_seen]]')
+		[ "$got" = "$want" ] || fail "$f: $got"
+	done
+}
+
+test_every_line_variant_reported_exactly() {
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --json
+	expect_rc 0
+	expect_json .events 11
+	expect_json .suppressed 25
+	expect_json .complete false
+	expect_json .malformed 2
+	expect_json .forged 1
+	expect_json '.offenders | length' 9
+	expect_json '.input_format' kmsg
+	expect_json '.offenders[0] | [.comm, .pid, .kind, .action, .events, .first_seen, .last_seen] | @csv' \
+		'"GoW.exe",4242,"split_lock","warn",2,5,5.1'
+	expect_json '.offenders[] | select(.pid == 4250) | .comm' 'CJobMgr::m_Work'
+	expect_json '.offenders[] | select(.pid == 5001) | [.comm, .action] | @csv' '"CPU 0/KVM","fatal"'
+	expect_json '.offenders[] | select(.pid == 5002) | [.comm, .action] | @csv' '"CPU 1/KVM","sigbus"'
+	expect_json '.offenders[] | select(.pid == 6000) | [.kind, .events, .ips[0]] | @csv' '"bus_lock",2,"0x401a2c"'
+	expect_json '.offenders[] | select(.pid == 7000) | [.comm, .action, .ips[0]] | @csv' '"legacy","fatal","libfoo.so+0x1234"'
+	expect_json '.offenders[] | select(.pid == 7200) | .comm' 'game'
+	expect_json '.offenders[] | select(.pid == 7300) | .comm' 'w/7'
+	# The name decoded from \x5c, \x0a and \xff exactly.
+	expect_json '.offenders[] | select(.pid == 7100) | .comm == "w\\x\ny z\u00ff"' true
+}
+
+test_forged_records_are_ignored() {
+	local f
+	for f in log.kmsg log.kmsg-nul log.dmesg-x log.dmesg-r log.journal.json; do
+		run "$SLCTL" offenders --input "$LOGS/$f" --json
+		expect_json '[.offenders[] | select(.comm == "evil" or .comm == "syslogged")] | length' 0
+		[ "$(jq .forged <<<"$out")" -ge 1 ] || fail "$f: forged not counted"
+	done
+	expect_json .forged 2
+	# The live log too: a user-space record in /dev/kmsg.
+	run "$SLCTL" --root "$ROOT" offenders --json
+	expect_json '[.offenders[] | select(.comm == "evil")] | length' 0
+	expect_json .forged 1
+}
+
+test_dmesg_ctime_stamps_give_wall_clock() {
+	run "$SLCTL" offenders --input "$LOGS/log.dmesg-T" --json
+	expect_json '.offenders[0].first_seen_wall' 2026-12-01T00:00:05.000000Z
+	expect_json '.offenders[0].first_seen' null
+}
+
+test_journal_gives_wall_clock() {
+	run "$SLCTL" offenders --input "$LOGS/log.journal.json" --json
+	expect_json '.offenders[0].last_seen_wall' 2026-12-01T00:00:05.100000Z
+	expect_json .input_format journal
+}
+
+test_input_from_stdin_and_forced_format() {
+	run bash -c "'$SLCTL' offenders --input - --json < '$LOGS/log.journal.json'"
+	expect_rc 0
+	expect_json .events 11
+	# Read as dmesg text, kmsg records have no detector line at their start.
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --input-format dmesg --json
+	expect_json .events 0
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --input-format yaml
+	expect_rc 2
+	run "$SLCTL" offenders --input "$T/missing"
+	expect_rc 1
+	expect_err "cannot open"
+}
+
+test_multi_megabyte_line_is_skipped_and_counted() {
+	{
+		cat "$LOGS/log.kmsg"
+		printf '4,900,20000000,-;x86/split lock detection: #AC: '
+		head -c 3000000 /dev/zero | tr '\0' A
+		printf '/1 took a split_lock trap at address: 0x1\n'
+		printf '4,901,21000000,-;x86/split lock detection: #AC: after/901 took a split_lock trap at address: 0x2\n'
+	} >"$T/big.kmsg"
+	run "$SLCTL" offenders --input "$T/big.kmsg" --json
+	expect_rc 0
+	expect_json .events 12
+	expect_json .malformed 3
+	expect_json '.offenders[] | select(.pid == 901) | .comm' after
+}
+
+test_garbage_and_truncated_input_never_crash() {
+	run "$SLCTL" offenders --input "$LOGS/garbage.kmsg" --json
+	expect_rc 0
+	# "ok" and "nofields" (FLAGS may be absent); the rest is broken.
+	expect_json '[.offenders[].comm] | join(",")' ok,nofields
+	expect_json .malformed 4
+	head -c 300000 /dev/urandom >"$T/random"
+	run "$SLCTL" offenders --input "$T/random" --json
+	expect_rc 0
+	for f in log.kmsg log.journal.json log.dmesg; do
+		head -c 777 "$LOGS/$f" >"$T/cut"
+		run "$SLCTL" offenders --input "$T/cut" --json
+		expect_rc 0
+	done
+}
+
+test_live_log_resolves_processes() {
+	run "$SLCTL" --root "$ROOT" offenders --json
+	expect_rc 0
+	expect_json .group_by process
+	expect_json .source kmsg
+	# The thread CJobMgr::m_Work/4250 belongs to GoW.exe/4242.
+	expect_json '.offenders[0] | [.comm, .pid, .tgid, .events] | @csv' '"GoW.exe",4242,4242,3'
+	expect_json '.offenders[0].ips | join(" ")' 'GoW.exe+0x3d2d1 GoW.exe+0xaa2cf3'
+	expect_json '.offenders[0].exe' /opt/games/GoW/GoW.exe
+	expect_json '.offenders[0].cmdline' 'Z:\GoW.exe -dx12'
+	expect_json '.offenders[0].unit' app-steam-1234.scope
+	expect_json '.offenders[0].first_seen_wall' 2026-12-01T00:00:05.000000Z
+	expect_json '.offenders[] | select(.pid == 7000) | .container' docker:abcdef012345
+	expect_json '.offenders[] | select(.pid == 7200) | .ips[0]' libgame.so+0x11000
+	expect_json '.offenders[] | select(.pid == 7200) | .unit' gamed.service
+}
+
+test_pid_reuse_is_not_attributed() {
+	# /proc/6000 started at 20 s, after its events at 8 s: another process.
+	run "$SLCTL" --root "$ROOT" offenders --json
+	expect_json '.offenders[] | select(.pid == 6000) | [.tgid, .exe, .unit] | @csv' ',,'
+}
+
+test_saved_logs_are_never_resolved() {
+	run "$SLCTL" --root "$ROOT" offenders --input "$ROOT/dev/kmsg" --json
+	expect_json '[.offenders[] | select(.exe != null or .tgid != null)] | length' 0
+	expect_json .group_by task
+}
+
+test_group_by_keys() {
+	run "$SLCTL" --root "$ROOT" offenders --group-by task --json
+	expect_json '[.offenders[] | select(.tgid == 4242) | .events] | @csv' '2,1'
+	run "$SLCTL" --root "$ROOT" offenders --group-by exe --json
+	expect_json '.offenders[] | select(.exe == "/opt/games/GoW/GoW.exe") | .events' 3
+	run "$SLCTL" --root "$ROOT" offenders --group-by unit --json
+	expect_json '.offenders[] | select(.unit == "app-steam-1234.scope") | .events' 3
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --group-by comm --json
+	expect_json '.offenders | length' 9
+	run "$SLCTL" offenders --group-by planet
+	expect_rc 2
+}
+
+test_top() {
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --top 2 --json
+	expect_json '.offenders | length' 2
+	expect_json .events 11
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --top 0
+	expect_rc 2
+}
+
+test_since_and_until() {
+	run "$SLCTL" --root "$ROOT" offenders --since @$((BTIME + 8)) --json
+	expect_json .events 6
+	run "$SLCTL" --root "$ROOT" offenders --since @$((BTIME + 8)) --until @$((BTIME + 10)) --json
+	expect_json .events 3
+	run "$SLCTL" --root "$ROOT" offenders --since '2026-12-01 00:00:14' --json
+	expect_json .events 2
+	run "$SLCTL" --root "$ROOT" offenders --since boot --json
+	expect_json .events 11
+	run "$SLCTL" offenders --input "$LOGS/log.journal.json" --since @$((BTIME + 8)) --json
+	expect_json .events 6
+	# Times since boot cannot be placed on the calendar for a saved log.
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --since @$((BTIME + 8)) --json
+	expect_json .events 0
+	expect_json .undated 11
+	expect_err "without a wall-clock time"
+	run "$SLCTL" offenders --since yesterday-ish
+	expect_rc 2
+}
+
+test_prometheus() {
+	run "$SLCTL" --root "$ROOT" offenders --format prometheus
+	expect_rc 0
+	expect_out 'splitlock_events_total{comm="GoW.exe",kind="split_lock"} 2'
+	expect_out 'splitlock_events_total{comm="CJobMgr::m_Work",kind="split_lock"} 1'
+	expect_out 'splitlock_events_total{comm="stress-ng",kind="bus_lock"} 2'
+	expect_out 'splitlock_events_total{comm="w\\x\ny z\\xff",kind="split_lock"} 1'
+	expect_out 'splitlock_suppressed_total 25'
+	expect_out 'splitlock_mode{mode="warn"} 1'
+	expect_out '# TYPE splitlock_events_total counter'
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --format prometheus
+	grep -q splitlock_mode <<<"$out" && fail "a saved log has no mode"
+	true
+}
+
+test_table_and_columns() {
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg"
+	expect_rc 0
+	expect_out 'COMM'
+	expect_out 'CPU 0/KVM'
+	expect_out '25 more suppressed'
+	expect_out '2 malformed'
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" -o comm,events --noheadings --raw
+	[ "$(head -1 <<<"$out")" = "GoW.exe 2" ] || fail "raw line: $(head -1 <<<"$out")"
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" -o comm,colour
+	expect_rc 2
+	run "$SLCTL" offenders --help
+	expect_out 'CMDLINE'
+	run "$SLCTL" --json offenders --input "$LOGS/log.kmsg"
+	expect_json .events 11
+}
+
+test_follow_streams_events() {
+	copy_fixture offenders/root
+	run timeout -s INT 2 "$SLCTL" --root "$T/root" offenders --follow --since boot --format json
+	expect_rc 124
+	[ "$(wc -l <<<"$out")" -eq 11 ] || fail "expected 11 events: $out"
+	expect_err "process events are only followed on the running system"
+	[ "$(head -1 <<<"$out" | jq -r '[.comm, .exe] | @csv')" = '"GoW.exe","/opt/games/GoW/GoW.exe"' ] ||
+		fail "first event: $(head -1 <<<"$out")"
+	# New records only, as they come.
+	("$SLCTL" --root "$T/root" offenders --follow >"$T/follow.out" 2>/dev/null &
+	 pid=$!; sleep 0.6
+	 echo '4,950,30000000,-;x86/split lock detection: #AC: late/4242 took a split_lock trap at address: 0x14000010' >>"$T/root/dev/kmsg"
+	 sleep 1.2; kill -INT $pid; wait $pid)
+	[ "$(wc -l <"$T/follow.out")" -eq 1 ] || fail "follow: $(cat "$T/follow.out")"
+	grep -q 'late/4242 split_lock warn at GoW.exe+0x1010 exe /opt/games/GoW/GoW.exe' "$T/follow.out" ||
+		fail "follow line: $(cat "$T/follow.out")"
+	run "$SLCTL" offenders --follow --input "$LOGS/log.kmsg"
+	expect_rc 2
+}
+
+test_status_shows_events_and_top_offenders() {
+	run "$SLCTL" --root "$ROOT" status --json
+	expect_rc 0
+	expect_json .offenders.events 11
+	expect_json .offenders.suppressed 25
+	expect_json '.offenders.top | length' 3
+	expect_json '.offenders.top[0] | [.comm, .pid, .events, .exe] | @csv' '"GoW.exe",4242,3,"/opt/games/GoW/GoW.exe"'
+	run "$SLCTL" --root "$ROOT" status
+	expect_out 'Top:        GoW.exe/4242: 3 split_lock (warn), /opt/games/GoW/GoW.exe'
+}
+
+test_bash_completion_knows_offenders() {
+	local words
+	words=$(bash -c '
+		_init_completion() { :; }
+		. "$1"
+		cur=--gro prev=offenders; words=(slctl offenders --gro); cword=2
+		_slctl_offenders "$cur" "$prev"; echo "${COMPREPLY[*]}"
+		_slctl_offenders "" --format; echo "${COMPREPLY[*]}"' _ "$TOP/completions/slctl.bash")
+	grep -qx -- '--group-by' <<<"$(head -1 <<<"$words")" || fail "completion: $words"
+	grep -qx 'table json prometheus' <<<"$(tail -1 <<<"$words")" || fail "completion: $words"
+}
+
+run_tests
