@@ -51,6 +51,7 @@ const struct sl_procinfo *sl_proccache_lookup(struct splitlock_ctx *ctx,
 					      struct sl_proccache *c,
 					      uint32_t tid, int64_t event_usec);
 /* "object+0xOFFSET" for @ip in /proc/@pid/maps; -ENOENT if not mapped. */
+int sl_maps_lookup(char *maps, uint64_t ip, char *buf, size_t size);
 int sl_procinfo_map_ip(struct splitlock_ctx *ctx, uint32_t pid, uint64_t ip,
 		       char *buf, size_t size);
 /* Remember a process from a proc connector event. */

@@ -272,13 +272,13 @@ const struct sl_procinfo *sl_proccache_lookup(struct splitlock_ctx *ctx,
 	return &c->live[c->n_live - 1];
 }
 
-int sl_procinfo_map_ip(struct splitlock_ctx *ctx, uint32_t pid, uint64_t ip,
-		       char *buf, size_t size)
+/*
+ * The mapping of /proc/PID/maps text @maps (modified) that holds @ip, as
+ * "object+0xOFFSET" (file offset for files, offset in the region for
+ * [heap], [stack], ...). -ENOENT when no named mapping holds it.
+ */
+int sl_maps_lookup(char *maps, uint64_t ip, char *buf, size_t size)
 {
-	_cleanup_free_ char *maps = NULL;
-
-	if (read_small(ctx, pid, "maps", &maps, NULL) < 0)
-		return -ENOENT;
 	for (char *line = maps; line && *line;) {
 		char *nl = strchr(line, '\n');
 		unsigned long long start, end, off;
@@ -304,6 +304,16 @@ int sl_procinfo_map_ip(struct splitlock_ctx *ctx, uint32_t pid, uint64_t ip,
 		line = nl ? nl + 1 : NULL;
 	}
 	return -ENOENT;
+}
+
+int sl_procinfo_map_ip(struct splitlock_ctx *ctx, uint32_t pid, uint64_t ip,
+		       char *buf, size_t size)
+{
+	_cleanup_free_ char *maps = NULL;
+
+	if (read_small(ctx, pid, "maps", &maps, NULL) < 0)
+		return -ENOENT;
+	return sl_maps_lookup(maps, ip, buf, size);
 }
 
 int sl_proccache_event(struct splitlock_ctx *ctx, struct sl_proccache *c,

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Proc connector netlink messages, decoded from a buffer. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libsplitlock.h"
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+
+static int count(const struct splitlock_proc_event *ev, void *data)
+{
+	(void)ev;
+	(*(unsigned *)data)++;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	/* Netlink buffers are aligned; so is the copy. */
+	void *aligned = malloc(size ? size : 1);
+	unsigned n = 0;
+
+	if (!aligned)
+		abort();
+	memcpy(aligned, data, size);
+	splitlock_proc_connector_decode(aligned, size, count, &n);
+	free(aligned);
+	return 0;
+}
