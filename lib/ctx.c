@@ -86,6 +86,9 @@ _public_ struct splitlock_ctx *splitlock_new(const char *root)
 	if (ctx->root_fd < 0)
 		goto fail;
 
+	env = secure_getenv("SPLITLOCK_NO_OPENAT2");
+	ctx->no_openat2 = env && streq(env, "1");
+
 	env = secure_getenv("SPLITLOCK_LOG");
 	if (env && *env) {
 		int prio = priority_from_string(env);

@@ -38,6 +38,7 @@ struct splitlock_ctx {
 	void *log_data;
 	int log_priority;
 	char *next_boot_source; /* splitlock_mode_next_boot()'s answer */
+	bool no_openat2;     /* resolve paths by hand (see path.c) */
 };
 
 void sl_log(const struct splitlock_ctx *ctx, int priority, const char *file,

@@ -4,8 +4,10 @@
  *
  * openat2(RESOLVE_IN_ROOT) treats the root as "/" for every component,
  * symlinks included, so a fake root (or a hostile one) can never lead us to
- * a file outside it. Kernels older than 5.6 lack openat2; there we resolve
- * relative to the root descriptor, which is what the real root needs anyway.
+ * a file outside it. Where openat2 is missing (seccomp filters of some
+ * container runtimes, valgrind) the same walk is done here, one component at
+ * a time, with O_NOFOLLOW at each step. SPLITLOCK_NO_OPENAT2=1 forces that
+ * path, for the tests.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,110 @@
 static bool real_root(const struct splitlock_ctx *ctx)
 {
 	return streq(ctx->root, "/");
+}
+
+#define MAX_SYMLINKS 40
+
+static bool same_inode(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* RESOLVE_IN_ROOT by hand: "/" and ".." never leave @root_fd. */
+static int open_in_root_by_hand(int root_fd, const char *path, int flags,
+				mode_t mode)
+{
+	char work[PATH_MAX * 2];
+	size_t pos = 0;
+	int dir, links = 0;
+
+	if (strlen(path) >= sizeof(work))
+		return -ENAMETOOLONG;
+	strcpy(work, path);
+	dir = fcntl(root_fd, F_DUPFD_CLOEXEC, 0);
+	if (dir < 0)
+		return -errno;
+	for (;;) {
+		char comp[NAME_MAX + 1], target[PATH_MAX];
+		size_t len;
+		bool last;
+		struct stat st;
+		int next;
+
+		while (work[pos] == '/')
+			pos++;
+		len = strcspn(work + pos, "/");
+		if (len == 0) {
+			/* The path named a directory itself ("/", "a/."). */
+			next = openat(dir, ".", flags | O_NOFOLLOW | O_CLOEXEC, mode);
+			close(dir);
+			return next < 0 ? -errno : next;
+		}
+		if (len > NAME_MAX) {
+			close(dir);
+			return -ENAMETOOLONG;
+		}
+		memcpy(comp, work + pos, len);
+		comp[len] = '\0';
+		pos += len;
+		last = work[pos + strspn(work + pos, "/")] == '\0';
+
+		if (streq(comp, ".") && !last)
+			continue;
+		if (streq(comp, "..")) {
+			if (!same_inode(dir, root_fd)) {
+				next = openat(dir, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+				if (next < 0) {
+					close(dir);
+					return -errno;
+				}
+				close(dir);
+				dir = next;
+			}
+			if (last)
+				strcpy(work + pos, "/.");
+			continue;
+		}
+		if (fstatat(dir, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode) &&
+		    (!last || !(flags & O_NOFOLLOW))) {
+			ssize_t n = readlinkat(dir, comp, target, sizeof(target) - 1);
+			size_t rest = strlen(work + pos);
+
+			if (n <= 0 || ++links > MAX_SYMLINKS ||
+			    (size_t)n + rest + 2 > sizeof(work)) {
+				close(dir);
+				return n < 0 ? -errno : -ELOOP;
+			}
+			target[n] = '\0';
+			/* The link's text replaces the component: [target][rest]. */
+			memmove(work + n, work + pos, rest + 1);
+			memcpy(work, target, (size_t)n);
+			pos = 0;
+			if (target[0] == '/') {
+				close(dir);
+				dir = fcntl(root_fd, F_DUPFD_CLOEXEC, 0);
+				if (dir < 0)
+					return -errno;
+			}
+			continue;
+		}
+		if (last) {
+			/* "name/" must be a directory, as the kernel insists. */
+			int dironly = work[pos] == '/' ? O_DIRECTORY : 0;
+
+			next = openat(dir, comp, flags | dironly | O_NOFOLLOW | O_CLOEXEC, mode);
+			close(dir);
+			return next < 0 ? -errno : next;
+		}
+		next = openat(dir, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(dir);
+		if (next < 0)
+			return -errno;
+		dir = next;
+	}
 }
 
 int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
@@ -40,10 +146,16 @@ int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
 		path++;
 	if (!*path)
 		path = ".";
-	fd = (int)syscall(SYS_openat2, ctx->root_fd, path, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS)
-		fd = openat(ctx->root_fd, path, flags | O_CLOEXEC, mode);
-	return fd < 0 ? -errno : fd;
+	if (!ctx->no_openat2) {
+		fd = (int)syscall(SYS_openat2, ctx->root_fd, path, &how, sizeof(how));
+		if (fd >= 0)
+			return fd;
+		if (errno != ENOSYS && errno != EPERM)
+			return -errno;
+		/* Seccomp filters answer ENOSYS or EPERM; remember it. */
+		((struct splitlock_ctx *)ctx)->no_openat2 = true;
+	}
+	return open_in_root_by_hand(ctx->root_fd, path, flags, mode);
 }
 
 int sl_open_dir(const struct splitlock_ctx *ctx, const char *path)

@@ -101,6 +101,23 @@ TEST(root_is_normalized)
 	splitlock_unref(ctx);
 }
 
+/* Where openat2 is filtered (containers, valgrind), the walk by hand. */
+TEST(by_hand_resolution_stays_inside_the_root)
+{
+	char buf[64];
+
+	setenv("SPLITLOCK_NO_OPENAT2", "1", 1);
+	CHECK_INT(read_under("/etc/abs-link", buf, sizeof(buf)), -ENOENT);
+	CHECK_INT(read_under("/etc/rel-link", buf, sizeof(buf)), -ENOENT);
+	CHECK_INT(read_under("/../../../etc/hostname", buf, sizeof(buf)), -ENOENT);
+	CHECK_INT(read_under("/etc/good-link", buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "inside");
+	CHECK_INT(read_under("/etc/../etc/./inside", buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "inside");
+	CHECK_INT(read_under("/etc/inside/", buf, sizeof(buf)), -ENOTDIR);
+	unsetenv("SPLITLOCK_NO_OPENAT2");
+}
+
 TEST(linereader_bounds_memory_on_a_long_line)
 {
 	int fds[2];
