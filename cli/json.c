@@ -177,3 +177,14 @@ void json_number(struct json *j, const char *key, const char *text)
 	member(j, key);
 	fputs(text, j->out);
 }
+
+/* "kernel_traps": the patched kernel's per-process count, or null. */
+void json_kernel_traps(struct json *j, const struct splitlock_offender *o)
+{
+	uint64_t traps;
+
+	if (splitlock_offender_get_kernel_traps(o, &traps) == 0)
+		json_uint(j, "kernel_traps", traps);
+	else
+		json_null(j, "kernel_traps");
+}

@@ -322,6 +322,7 @@ static void json_offender(struct json *j, const struct splitlock_offender *of)
 	json_string(j, "kind", splitlock_kind_name(splitlock_offender_get_kind(of)));
 	json_string(j, "action", splitlock_action_name(splitlock_offender_get_action(of)));
 	json_uint(j, "events", splitlock_offender_get_events(of));
+	json_kernel_traps(j, of);
 	json_time(j, "first_seen", splitlock_offender_get_first_seen(of), false);
 	json_time(j, "last_seen", splitlock_offender_get_last_seen(of), false);
 	json_time(j, "first_seen_wall", splitlock_offender_get_first_wall(of), true);
@@ -337,7 +338,34 @@ static void json_offender(struct json *j, const struct splitlock_offender *of)
 	json_object_end(j);
 }
 
-static void print_json(const struct options *o, const struct splitlock_offenders *r)
+/*
+ * The patched kernel's own counts of the running boot: exact where the log
+ * lost lines to the rate limit. null for saved logs and stock kernels.
+ */
+static void json_kernel_counters(struct json *j, struct splitlock_ctx *ctx,
+				 const struct options *o)
+{
+	static const char *const names[] = {
+		"ac_traps", "db_traps", "misery_delays", "sigbus", "warnings_suppressed",
+	};
+	uint64_t v;
+
+	if (o->input || splitlock_kernel_stat(ctx, names[0], &v) < 0) {
+		json_null(j, "kernel_counters");
+		return;
+	}
+	json_object_begin(j, "kernel_counters");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (splitlock_kernel_stat(ctx, names[i], &v) == 0)
+			json_uint(j, names[i], v);
+		else
+			json_null(j, names[i]);
+	}
+	json_object_end(j);
+}
+
+static void print_json(struct splitlock_ctx *ctx, const struct options *o,
+		       const struct splitlock_offenders *r)
 {
 	struct json j;
 
@@ -353,6 +381,7 @@ static void print_json(const struct options *o, const struct splitlock_offenders
 	json_string(&j, "input_format", o->input ? splitlock_input_format_name(
 				    splitlock_offenders_get_input_format(r)) : NULL);
 	json_string(&j, "group_by", splitlock_group_name(o->group));
+	json_kernel_counters(&j, ctx, o);
 	json_array_begin(&j, "offenders");
 	for (size_t k = 0; k < shown(o, r); k++)
 		json_offender(&j, splitlock_offenders_get(r, k));
@@ -777,7 +806,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 			      splitlock_offenders_get_undated(r) == 1 ? "" : "s");
 	switch (o.format) {
 	case FORMAT_JSON:
-		print_json(&o, r);
+		print_json(ctx, &o, r);
 		break;
 	case FORMAT_PROMETHEUS:
 		print_prometheus(ctx, &o, r);

@@ -26,6 +26,8 @@ struct status {
 	int offenders_r;
 	uint64_t events, suppressed;
 	struct splitlock_offenders *offenders; /* for the top offenders */
+	/* /sys/kernel/split_lock/stats of the patched kernel; -1 if absent. */
+	int64_t counters[5];
 	const char *missing[4];
 	size_t n_missing;
 };
@@ -38,12 +40,23 @@ static void usage(FILE *out)
 	      "reboot, and how many split locks the kernel has logged since boot.\n", out);
 }
 
+/* The patched kernel's counters count every trap, logged or not. */
+static const char *const counter_names[] = {
+	"ac_traps", "db_traps", "misery_delays", "sigbus", "warnings_suppressed",
+};
+
 static void gather(struct splitlock_ctx *ctx, struct status *s)
 {
 	static const enum splitlock_cap wanted[] = {
 		SPLITLOCK_CAP_SYS_ADMIN, SPLITLOCK_CAP_SYSLOG,
 	};
 
+	for (size_t i = 0; i < sizeof(s->counters) / sizeof(s->counters[0]); i++) {
+		uint64_t v;
+
+		s->counters[i] = splitlock_kernel_stat(ctx, counter_names[i], &v) == 0 ?
+				 (int64_t)v : -1;
+	}
 	s->cpu_r = splitlock_cpu_features(ctx, &s->cpu);
 	if (splitlock_kernel_release(ctx, s->release, sizeof(s->release)) < 0)
 		s->release[0] = '\0';
@@ -119,6 +132,18 @@ static void print_json(const struct status *s)
 	json_bool(&j, "inject", s->ifaces & SPLITLOCK_KERNEL_INJECT);
 	json_bool(&j, "kmsg", s->ifaces & SPLITLOCK_KERNEL_KMSG);
 	json_object_end(&j);
+	if (s->ifaces & SPLITLOCK_KERNEL_SYSFS) {
+		json_object_begin(&j, "counters");
+		for (size_t i = 0; i < sizeof(s->counters) / sizeof(s->counters[0]); i++) {
+			if (s->counters[i] >= 0)
+				json_int(&j, counter_names[i], s->counters[i]);
+			else
+				json_null(&j, counter_names[i]);
+		}
+		json_object_end(&j);
+	} else {
+		json_null(&j, "counters");
+	}
 	json_object_end(&j);
 
 	json_object_begin(&j, "mode");
@@ -177,6 +202,7 @@ static void print_json(const struct status *s)
 			json_string(&j, "kind", splitlock_kind_name(splitlock_offender_get_kind(o)));
 			json_string(&j, "action", splitlock_action_name(splitlock_offender_get_action(o)));
 			json_uint(&j, "events", splitlock_offender_get_events(o));
+			json_kernel_traps(&j, o);
 			json_string(&j, "exe", splitlock_offender_get_exe(o));
 			json_object_end(&j);
 		}
@@ -270,6 +296,13 @@ static void print_text(const struct status *s)
 		printf("Offenders:  %" PRIu64 " event%s since boot, %" PRIu64
 		       " more suppressed by the kernel's rate limit\n",
 		       s->events, s->events == 1 ? "" : "s", s->suppressed);
+	if (s->counters[0] >= 0)
+		printf("Counted:    %" PRId64 " #AC and %" PRId64 " #DB traps, %" PRId64
+		       " penalized, %" PRId64 " SIGBUS, %" PRId64 " warnings suppressed"
+		       " (patched kernel: every trap, logged or not)\n",
+		       s->counters[0], s->counters[1] < 0 ? 0 : s->counters[1],
+		       s->counters[2] < 0 ? 0 : s->counters[2], s->counters[3] < 0 ? 0 : s->counters[3],
+		       s->counters[4] < 0 ? 0 : s->counters[4]);
 	for (size_t i = 0; s->offenders_r == 0 && i < STATUS_TOP &&
 			   i < splitlock_offenders_get_count(s->offenders); i++) {
 		const struct splitlock_offender *o = splitlock_offenders_get(s->offenders, i);

@@ -556,6 +556,13 @@ int64_t splitlock_offender_get_last_wall(const struct splitlock_offender *o);
 size_t splitlock_offender_get_ip_count(const struct splitlock_offender *o);
 const char *splitlock_offender_get_ip(const struct splitlock_offender *o,
 				      size_t index);
+/*
+ * Traps of this kind the patched kernel counted for the live process
+ * (/proc/PID/split_lock), rate-limited ones included; -ENODATA when the
+ * kernel does not count them or the process was not resolved.
+ */
+int splitlock_offender_get_kernel_traps(const struct splitlock_offender *o,
+					uint64_t *traps);
 /* Resolved details of the live process, or NULL. */
 const char *splitlock_offender_get_exe(const struct splitlock_offender *o);
 const char *splitlock_offender_get_cmdline(const struct splitlock_offender *o);

@@ -35,6 +35,8 @@ struct sl_procinfo {
 	uint32_t tid, tgid;
 	int64_t start_usec; /* since boot; SPLITLOCK_TIME_UNKNOWN if unknown */
 	char *exe, *cmdline, *unit, *container;
+	/* /proc/PID/split_lock of the patched kernel; -1 when absent. */
+	int64_t kernel_ac_traps, kernel_db_traps;
 	bool from_connector; /* learned from the proc connector */
 };
 

@@ -28,6 +28,7 @@ struct splitlock_offender {
 	size_t n_ips;
 	char *ips[SPLITLOCK_OFFENDER_MAX_IPS];
 	char *exe, *cmdline, *unit, *container;
+	int64_t kernel_traps; /* -1: the kernel does not count per process */
 };
 
 struct splitlock_offenders {
@@ -256,7 +257,10 @@ static int find_or_add(struct splitlock_offenders *r, const struct key *k,
 	o->action = ev->action;
 	o->first_seen = o->last_seen = SPLITLOCK_TIME_UNKNOWN;
 	o->first_wall = o->last_wall = SPLITLOCK_TIME_UNKNOWN;
+	o->kernel_traps = -1;
 	if (pi) {
+		o->kernel_traps = ev->kind == SPLITLOCK_KIND_BUS_LOCK ? pi->kernel_db_traps
+								     : pi->kernel_ac_traps;
 		o->exe = strdup_or_null(pi->exe);
 		o->cmdline = strdup_or_null(pi->cmdline);
 		o->unit = strdup_or_null(pi->unit);
@@ -547,6 +551,15 @@ _public_ const char *splitlock_offender_get_ip(const struct splitlock_offender *
 					       size_t index)
 {
 	return index < o->n_ips ? o->ips[index] : NULL;
+}
+
+_public_ int splitlock_offender_get_kernel_traps(const struct splitlock_offender *o,
+						 uint64_t *traps)
+{
+	if (o->kernel_traps < 0)
+		return -ENODATA;
+	*traps = (uint64_t)o->kernel_traps;
+	return 0;
 }
 
 _public_ const char *splitlock_offender_get_exe(const struct splitlock_offender *o) { return o->exe; }

@@ -172,6 +172,26 @@ void sl_cgroup_parse(const char *text, char **unit, char **container)
 	}
 }
 
+/*
+ * The patched kernel counts every trap of a process in /proc/PID/split_lock,
+ * also those whose log line was rate-limited away.
+ */
+static void read_kernel_counters(struct splitlock_ctx *ctx, struct sl_procinfo *p)
+{
+	_cleanup_free_ char *text = NULL;
+	unsigned long long ac, db;
+	char *line;
+
+	if (read_small(ctx, p->tgid, "split_lock", &text, NULL) < 0)
+		return;
+	line = strstr(text, "ac_traps ");
+	if (line && sscanf(line, "ac_traps %llu", &ac) == 1)
+		p->kernel_ac_traps = (int64_t)ac;
+	line = strstr(text, "db_traps ");
+	if (line && sscanf(line, "db_traps %llu", &db) == 1)
+		p->kernel_db_traps = (int64_t)db;
+}
+
 static int lookup_live(struct splitlock_ctx *ctx, uint32_t tid, struct sl_procinfo *p)
 {
 	_cleanup_free_ char *cmdline = NULL, *cgroup = NULL;
@@ -179,6 +199,7 @@ static int lookup_live(struct splitlock_ctx *ctx, uint32_t tid, struct sl_procin
 	size_t len;
 
 	memset(p, 0, sizeof(*p));
+	p->kernel_ac_traps = p->kernel_db_traps = -1;
 	p->tid = tid;
 	p->tgid = status_tgid(ctx, tid);
 	if (!p->tgid)
@@ -199,6 +220,7 @@ static int lookup_live(struct splitlock_ctx *ctx, uint32_t tid, struct sl_procin
 	}
 	if (read_small(ctx, p->tgid, "cgroup", &cgroup, NULL) == 0)
 		sl_cgroup_parse(cgroup, &p->unit, &p->container);
+	read_kernel_counters(ctx, p);
 	return 0;
 }
 

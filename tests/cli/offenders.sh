@@ -162,6 +162,27 @@ test_live_log_resolves_processes() {
 	expect_json '.offenders[] | select(.pid == 7200) | .unit' gamed.service
 }
 
+# The patched kernel counts every trap per process, rate-limited ones too.
+test_patched_kernel_per_process_counts() {
+	run "$SLCTL" --root "$ROOT" offenders --json
+	expect_json '.offenders[0].kernel_traps' null
+	copy_fixture offenders/root
+	printf 'ac_traps 57\ndb_traps 0\nmisery_delays 57\nsigbus 0\n' >"$T/root/proc/4242/split_lock"
+	run "$SLCTL" --root "$T/root" offenders --json
+	expect_rc 0
+	expect_json '.offenders[0] | [.comm, .events, .kernel_traps] | @csv' '"GoW.exe",3,57'
+	expect_json '.kernel_counters' null
+	mkdir -p "$T/root/sys/kernel/split_lock"
+	printf 'ac_traps 80\ndb_traps 2\nmisery_delays 80\nsigbus 0\nwarnings_suppressed 70\n' \
+		>"$T/root/sys/kernel/split_lock/stats"
+	run "$SLCTL" --root "$T/root" offenders --json
+	expect_json '.kernel_counters | [.ac_traps, .db_traps, .warnings_suppressed] | @csv' '80,2,70'
+	run "$SLCTL" --root "$T/root" offenders --json --input "$T/root/dev/kmsg"
+	expect_json '.kernel_counters' null
+	run "$SLCTL" --root "$T/root" --json status
+	expect_json '.offenders.top[0].kernel_traps' 57
+}
+
 test_pid_reuse_is_not_attributed() {
 	# /proc/6000 started at 20 s, after its events at 8 s: another process.
 	run "$SLCTL" --root "$ROOT" offenders --json

@@ -62,6 +62,13 @@ test_patched_kernel_mode_comes_from_sysfs() {
 	expect_json '.mode.current' seq
 	expect_json '.mode.source' sysfs
 	expect_json '.mode.guess' false
+	expect_json '.kernel.counters.ac_traps' 30
+	expect_json '.kernel.counters.misery_delays' 30
+	expect_json '.kernel.counters.sigbus' 0
+	run "$SLCTL" --root "$FIXTURES/patched-seq" status
+	expect_out "Counted:    30 #AC and 0 #DB traps, 30 penalized"
+	run "$SLCTL" --root "$FIXTURES/stock-ac" --json status
+	expect_json '.kernel.counters' null
 }
 
 # Every boot line since 5.7, as the only detector record of the log.
