@@ -18,7 +18,7 @@ run() {
 	local o e
 	o=$(mktemp) e=$(mktemp)
 	# The subshell keeps bash's "Killed" notices out of the test output.
-	( "$@" >"$o" 2>"$e" ) 2>/dev/null
+	{ ( "$@" >"$o" 2>"$e" ); } 2>/dev/null
 	rc=$?
 	out=$(cat "$o")
 	err=$(cat "$e")

@@ -100,4 +100,68 @@ test_twenty_concurrent_writers() {
 	no_temporaries "20 concurrent writers"
 }
 
+# slctl mode on Debian GRUB edits two files: /etc/default/grub in place and
+# the grub.d drop-in. A failure anywhere must leave both as they were.
+GRUB_FILES="etc/default/grub etc/default/grub.d/zz-slctl.cfg"
+
+grub_state() { # ROOT -> the two files (or "absent") in one string
+	local f
+	for f in $GRUB_FILES; do
+		if [ -f "$1/$f" ]; then echo "== $f"; cat "$1/$f"; else echo "== $f absent"; fi
+	done
+}
+
+prepare_grub() {
+	copy_fixture mode/debian-grub
+	GOLD=$(grub_state "$T/root")
+	cp -a "$T/root" "$T/probe"
+	"$SLCTL" --root "$T/probe" mode fatal --persist >/dev/null 2>&1 || fail "probe failed"
+	GNEW=$(grub_state "$T/probe")
+	rm -rf "$T/probe"
+	[ "$GOLD" != "$GNEW" ] || fail "mode change changes nothing"
+}
+
+test_mode_persist_faults_restore_every_file() {
+	local op nth e struck=0 now
+	for op in creat write fsync rename; do
+		for e in ENOSPC EIO; do
+			for nth in 1 2 3 4 5; do
+				prepare_grub
+				run env LD_PRELOAD="$(preload)" FAULT_PREFIX="$T/root" FAULT_OP=$op \
+					FAULT_NTH=$nth FAULT_ERRNO=$e FAULT_LOG="$FAULT_LOG" \
+					"$SLCTL" --root "$T/root" mode fatal --persist
+				now=$(grub_state "$T/root")
+				if [ "$rc" -ne 0 ]; then
+					struck=$((struck + 1))
+					[ "$rc" -eq 1 ] || fail "$op#$nth $e: exit $rc, expected 1"
+					[ -n "$err" ] || fail "$op#$nth $e: failed silently"
+					[ "$now" = "$GOLD" ] || fail "$op#$nth $e: failed but files changed: $now"
+				else
+					[ "$now" = "$GNEW" ] || fail "$op#$nth $e: success but not the new files: $now"
+				fi
+				[ -z "$(find "$T/root/etc/default" -name '.#*')" ] ||
+					fail "$op#$nth $e: temporary files left"
+			done
+		done
+	done
+	[ $struck -ge 8 ] || fail "only $struck faults struck"
+}
+
+test_mode_persist_killed_then_rerun() {
+	local op nth now
+	for op in creat write fsync rename; do
+		for nth in 1 2 3; do
+			prepare_grub
+			run env LD_PRELOAD="$(preload)" FAULT_PREFIX="$T/root" FAULT_OP=$op \
+				FAULT_NTH=$nth FAULT_ACTION=kill FAULT_LOG="$FAULT_LOG" \
+				"$SLCTL" --root "$T/root" mode fatal --persist
+			# Each file is whole; the next run brings the pair to the new state.
+			run "$SLCTL" --root "$T/root" mode fatal --persist
+			expect_rc 0
+			now=$(grub_state "$T/root")
+			[ "$now" = "$GNEW" ] || fail "rerun after kill at $op#$nth: $now"
+		done
+	done
+}
+
 run_tests
