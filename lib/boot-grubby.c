@@ -174,6 +174,38 @@ out:
 	return r;
 }
 
+/*
+ * Ask grubby itself: every args="..." line of `grubby --info=ALL` must now
+ * carry the token (or none). Only where the commands really ran.
+ */
+static int verify_with_grubby(struct splitlock_boot_plan *plan)
+{
+	char *const argv[] = { (char *)"grubby", (char *)"--info=ALL", NULL };
+	_cleanup_free_ char *out = NULL;
+	unsigned seen = 0;
+	int r = sl_spawn(argv, NULL, &out);
+
+	if (r != 0)
+		return sl_plan_fail(plan, r < 0 ? r : -EIO,
+				    "grubby --info=ALL failed, so the new arguments are unconfirmed");
+	for (char *line = out, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!startswith(line, "args=\""))
+			continue;
+		line += strlen("args=\"");
+		line[strcspn(line, "\"")] = '\0';
+		seen++;
+		if (!sl_plan_cmdline_ok(plan, line))
+			return sl_plan_fail(plan, -EBADMSG, "grubby --info=ALL shows a kernel "
+					    "without %s", plan->token[0] ? plan->token : "the removal");
+	}
+	if (!seen)
+		return sl_plan_fail(plan, -EBADMSG, "grubby --info=ALL lists no kernel");
+	return 0;
+}
+
 static int grubby_verify(struct splitlock_boot_plan *plan)
 {
 	struct entries e;
@@ -184,6 +216,8 @@ static int grubby_verify(struct splitlock_boot_plan *plan)
 			r = sl_plan_fail(plan, -EBADMSG, "%s does not carry %s after grubby ran",
 					 e.paths[i], plan->token[0] ? plan->token : "the removal");
 	entries_free(&e);
+	if (r == 0 && plan->run_tools)
+		r = verify_with_grubby(plan);
 	return r;
 }
 

@@ -11,6 +11,8 @@ test_grubby_fedora() {
 	run "$SLCTL" --root "$T/root" mode warn --persist
 	expect_rc 0
 	grep -qx 'grubby --update-kernel=ALL --args=split_lock_detect=warn' "$STUB_LOG" || fail "$(cat "$STUB_LOG")"
+	# The result is confirmed with grubby's own view of the entries.
+	grep -qx 'grubby --info=ALL' "$STUB_LOG" || fail "not verified with --info=ALL: $(cat "$STUB_LOG")"
 	for f in "$T/root"/boot/loader/entries/*.conf; do
 		grep -qx 'options root=UUID=abcd ro rootflags=subvol=root rhgb quiet split_lock_detect=warn' "$f" ||
 			fail "$f: $(grep options "$f")"
@@ -31,6 +33,16 @@ test_grubby_failure_restores_entries() {
 	tree_hash "$T/root" >"$T/before"
 	STUB_FAIL=grubby run "$SLCTL" --root "$T/root" mode warn --persist
 	expect_rc 1
+	expect_unchanged "$T/before"
+}
+
+test_grubby_info_disagreeing_restores_entries() {
+	copy_fixture mode/fedora-bls
+	stub_env
+	tree_hash "$T/root" >"$T/before"
+	STUB_INFO_STALE=1 run "$SLCTL" --root "$T/root" mode warn --persist
+	expect_rc 1
+	expect_err "grubby --info=ALL shows a kernel without split_lock_detect=warn"
 	expect_unchanged "$T/before"
 }
 
