@@ -40,27 +40,16 @@ static bool eat_suffix(struct span *s, const char *suffix)
 	return true;
 }
 
-static int hexdigit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Hex number at s->p (no prefix); advances. At most 16 digits. */
 static bool eat_hex(struct span *s, uint64_t *v)
 {
 	uint64_t n = 0;
 	int digits = 0;
 
-	while (s->p < s->end && hexdigit(*s->p) >= 0) {
+	while (s->p < s->end && sl_hexval(*s->p) >= 0) {
 		if (++digits > 16)
 			return false;
-		n = n << 4 | (uint64_t)hexdigit(*s->p++);
+		n = n << 4 | (uint64_t)sl_hexval(*s->p++);
 	}
 	*v = n;
 	return digits > 0;

@@ -77,6 +77,10 @@ int sl_write_atomic(const struct splitlock_ctx *ctx, const char *path,
 		    const char *data, size_t len, mode_t mode);
 int sl_mkdir_p(const struct splitlock_ctx *ctx, const char *path, mode_t mode);
 
+/* kmsg.c: \xNN escapes as /dev/kmsg writes them; every log reader shares them. */
+int sl_hexval(char c);
+size_t sl_unescape(const char *in, size_t len, char *out);
+
 /* Pure parsers, shared with the fuzz targets. */
 unsigned sl_cpu_parse_flags(const char *value);
 int sl_sysctld_parse_line(char *line, const char *want, const char **value);

@@ -21,7 +21,7 @@
 /* The kernel's records are at most ~1 KiB of text plus dictionary. */
 #define KMSG_RECORD_MAX 16384
 
-static int hexval(char c)
+int sl_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -33,14 +33,14 @@ static int hexval(char c)
 }
 
 /* Decode \xNN as the kernel escapes unprintable bytes in /dev/kmsg. */
-static size_t unescape(const char *in, size_t len, char *out)
+size_t sl_unescape(const char *in, size_t len, char *out)
 {
 	size_t o = 0;
 
 	for (size_t i = 0; i < len; i++) {
 		if (in[i] == '\\' && i + 3 < len && in[i + 1] == 'x') {
-			int hi = hexval(in[i + 2]);
-			int lo = hexval(in[i + 3]);
+			int hi = sl_hexval(in[i + 2]);
+			int lo = sl_hexval(in[i + 3]);
 
 			if (hi >= 0 && lo >= 0) {
 				out[o++] = (char)(hi << 4 | lo);
@@ -99,7 +99,7 @@ _public_ int splitlock_kmsg_parse_record(const char *text, size_t len,
 	rec->level = (int)(pri & 7);
 	rec->seq = seq;
 	rec->usec = usec;
-	rec->message_len = unescape(semi + 1, (size_t)(msg_end - semi - 1), buf);
+	rec->message_len = sl_unescape(semi + 1, (size_t)(msg_end - semi - 1), buf);
 	buf[rec->message_len] = '\0';
 	rec->message = buf;
 	return 0;

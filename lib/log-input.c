@@ -67,33 +67,6 @@ struct reader {
 	uint64_t *malformed;
 };
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static size_t unescape(const char *in, size_t len, char *out)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		if (in[i] == '\\' && i + 3 < len && in[i + 1] == 'x' &&
-		    hexval(in[i + 2]) >= 0 && hexval(in[i + 3]) >= 0) {
-			out[o++] = (char)(hexval(in[i + 2]) << 4 | hexval(in[i + 3]));
-			i += 3;
-			continue;
-		}
-		out[o++] = in[i];
-	}
-	return o;
-}
-
 static void count_malformed(struct reader *rd, const char *line, size_t len)
 {
 	if (sl_maybe_detector(line, len))
@@ -252,7 +225,7 @@ static int dmesg_line(struct reader *rd, const char *line, size_t len)
 		r.rec.facility = 0; /* plain text cannot tell; see slctl(8) */
 	if (r.mono_usec != SPLITLOCK_TIME_UNKNOWN)
 		r.rec.usec = (uint64_t)r.mono_usec;
-	r.rec.message_len = unescape(p, (size_t)(end - p), rd->decoded);
+	r.rec.message_len = sl_unescape(p, (size_t)(end - p), rd->decoded);
 	rd->decoded[r.rec.message_len] = '\0';
 	r.rec.message = rd->decoded;
 	return rd->fn(&r, rd->data);
@@ -309,7 +282,7 @@ static bool hex4(const char *p, const char *end, uint32_t *v)
 	if (end - p < 4)
 		return false;
 	for (int i = 0; i < 4; i++) {
-		int h = hexval(p[i]);
+		int h = sl_hexval(p[i]);
 
 		if (h < 0)
 			return false;
