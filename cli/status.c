@@ -262,12 +262,13 @@ static void print_text(const struct status *s)
 	}
 	if (s->next_found < 0)
 		printf("Next boot:  unknown (%s)\n", s->next_source ? s->next_source : strerror(-s->next_found));
+	else if (s->next_found > 0)
+		printf("Next boot:  %s, from %s\n",
+		       mode_text(s->next_mode, s->next_rate, buf, sizeof(buf)),
+		       s->next_source ? s->next_source : "the boot configuration");
 	else
-	printf("Next boot:  %s (%s %s)\n",
-	       s->next_found > 0 ? mode_text(s->next_mode, s->next_rate, buf, sizeof(buf))
-				 : "default",
-	       s->next_found > 0 ? "configured in" : "nothing configured in",
-	       s->next_source ? s->next_source : "the boot configuration");
+		printf("Next boot:  default: no split_lock_detect= in %s\n",
+		       s->next_source ? s->next_source : "the boot configuration");
 
 	if (s->mitigate_r == -ENOENT)
 		printf("Misery:     not switchable: this kernel has no kernel.split_lock_mitigate\n");
