@@ -268,19 +268,45 @@ test_table_and_columns() {
 	expect_json .events 11
 }
 
+# wait_until SECONDS CMD...: poll CMD every 0.1 s.
+wait_until() {
+	local limit=$(($1 * 10)) i
+	shift
+	for ((i = 0; i < limit; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Has process PID an open descriptor on FILE positioned at its end?
+reads_to_end() {
+	local fd size
+	size=$(stat -c %s "$2")
+	for fd in /proc/"$1"/fd/*; do
+		[ "$(readlink "$fd")" = "$2" ] || continue
+		[ "$(sed -n 's/^pos:[[:space:]]*//p' "/proc/$1/fdinfo/${fd##*/}")" = "$size" ] && return 0
+	done
+	return 1
+}
+
 test_follow_streams_events() {
 	copy_fixture offenders/root
-	run timeout -s INT 2 "$SLCTL" --root "$T/root" offenders --follow --since boot --format json
+	run timeout -s INT 4 "$SLCTL" --root "$T/root" offenders --follow --since boot --format json
 	expect_rc 124
 	[ "$(wc -l <<<"$out")" -eq 11 ] || fail "expected 11 events: $out"
 	expect_err "process events are only followed on the running system"
 	[ "$(head -1 <<<"$out" | jq -r '[.comm, .exe] | @csv')" = '"GoW.exe","/opt/games/GoW/GoW.exe"' ] ||
 		fail "first event: $(head -1 <<<"$out")"
-	# New records only, as they come.
+	# New records only, as they come. Wait (without a fixed sleep, so that a
+	# slow machine or valgrind cannot race it) until the follower has read
+	# to the end of the log, append a record, wait for its line.
 	("$SLCTL" --root "$T/root" offenders --follow >"$T/follow.out" 2>/dev/null &
-	 pid=$!; sleep 0.6
+	 pid=$!
+	 wait_until 60 reads_to_end "$pid" "$T/root/dev/kmsg" || fail "the follower never reached the end"
 	 echo '4,950,30000000,-;x86/split lock detection: #AC: late/4242 took a split_lock trap at address: 0x14000010' >>"$T/root/dev/kmsg"
-	 sleep 1.2; kill -INT $pid; wait $pid)
+	 wait_until 60 grep -q late/4242 "$T/follow.out"
+	 kill -INT $pid; wait $pid)
 	[ "$(wc -l <"$T/follow.out")" -eq 1 ] || fail "follow: $(cat "$T/follow.out")"
 	grep -q 'late/4242 split_lock warn at GoW.exe+0x1010 exe /opt/games/GoW/GoW.exe' "$T/follow.out" ||
 		fail "follow line: $(cat "$T/follow.out")"

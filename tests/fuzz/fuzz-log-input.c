@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/*
- * Saved logs: raw kmsg (newline or NUL separated), dmesg text in every stamp
- * form, journalctl JSON, and format detection. The first byte picks the
- * format (0 = detect), the rest is the log.
- */
+/* Saved logs: raw kmsg, dmesg text in every stamp form, journal JSON. */
+/* The first byte picks the format (0 = detect), the rest is the log. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <sys/mman.h>
