@@ -178,6 +178,25 @@ void json_number(struct json *j, const char *key, const char *text)
 	fputs(text, j->out);
 }
 
+/* @key: the patched kernel's counters (-1: not reported), or null. */
+void json_kernel_counters(struct json *j, const char *key, const int64_t *values)
+{
+	if (!values) {
+		json_null(j, key);
+		return;
+	}
+	json_object_begin(j, key);
+	for (size_t i = 0; i < SPLITLOCK_COUNTER_MAX; i++) {
+		const char *name = splitlock_counter_name((enum splitlock_counter)i);
+
+		if (values[i] >= 0)
+			json_int(j, name, values[i]);
+		else
+			json_null(j, name);
+	}
+	json_object_end(j);
+}
+
 /* "kernel_traps": the patched kernel's per-process count, or null. */
 void json_kernel_traps(struct json *j, const struct splitlock_offender *o)
 {

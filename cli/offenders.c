@@ -338,35 +338,10 @@ static void json_offender(struct json *j, const struct splitlock_offender *of)
 	json_object_end(j);
 }
 
-/*
- * The patched kernel's own counts of the running boot: exact where the log
- * lost lines to the rate limit. null for saved logs and stock kernels.
- */
-static void json_kernel_counters(struct json *j, struct splitlock_ctx *ctx,
-				 const struct options *o)
-{
-	static const char *const names[] = {
-		"ac_traps", "db_traps", "misery_delays", "sigbus", "warnings_suppressed",
-	};
-	uint64_t v;
-
-	if (o->input || splitlock_kernel_stat(ctx, names[0], &v) < 0) {
-		json_null(j, "kernel_counters");
-		return;
-	}
-	json_object_begin(j, "kernel_counters");
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (splitlock_kernel_stat(ctx, names[i], &v) == 0)
-			json_uint(j, names[i], v);
-		else
-			json_null(j, names[i]);
-	}
-	json_object_end(j);
-}
-
 static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 		       const struct splitlock_offenders *r)
 {
+	int64_t counters[SPLITLOCK_COUNTER_MAX];
 	struct json j;
 
 	json_init(&j, stdout);
@@ -381,7 +356,11 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 	json_string(&j, "input_format", o->input ? splitlock_input_format_name(
 				    splitlock_offenders_get_input_format(r)) : NULL);
 	json_string(&j, "group_by", splitlock_group_name(o->group));
-	json_kernel_counters(&j, ctx, o);
+	/* The patched kernel's own counts of the running boot: exact where the
+	 * log lost lines to the rate limit. null for saved logs, stock kernels. */
+	json_kernel_counters(&j, "kernel_counters",
+			     !o->input && splitlock_kernel_counters(ctx, counters) == 0 ?
+			     counters : NULL);
 	json_array_begin(&j, "offenders");
 	for (size_t k = 0; k < shown(o, r); k++)
 		json_offender(&j, splitlock_offenders_get(r, k));

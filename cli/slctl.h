@@ -78,6 +78,7 @@ void json_uint(struct json *j, const char *key, unsigned long long value);
 void json_bool(struct json *j, const char *key, bool value);
 void json_null(struct json *j, const char *key);
 void json_kernel_traps(struct json *j, const struct splitlock_offender *o);
+void json_kernel_counters(struct json *j, const char *key, const int64_t *values);
 void json_number(struct json *j, const char *key, const char *text);
 
 #endif

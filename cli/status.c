@@ -27,7 +27,7 @@ struct status {
 	uint64_t events, suppressed;
 	struct splitlock_offenders *offenders; /* for the top offenders */
 	/* /sys/kernel/split_lock/stats of the patched kernel; -1 if absent. */
-	int64_t counters[5];
+	int64_t counters[SPLITLOCK_COUNTER_MAX];
 	const char *missing[4];
 	size_t n_missing;
 };
@@ -40,23 +40,14 @@ static void usage(FILE *out)
 	      "reboot, and how many split locks the kernel has logged since boot.\n", out);
 }
 
-/* The patched kernel's counters count every trap, logged or not. */
-static const char *const counter_names[] = {
-	"ac_traps", "db_traps", "misery_delays", "sigbus", "warnings_suppressed",
-};
-
 static void gather(struct splitlock_ctx *ctx, struct status *s)
 {
 	static const enum splitlock_cap wanted[] = {
 		SPLITLOCK_CAP_SYS_ADMIN, SPLITLOCK_CAP_SYSLOG,
 	};
 
-	for (size_t i = 0; i < sizeof(s->counters) / sizeof(s->counters[0]); i++) {
-		uint64_t v;
-
-		s->counters[i] = splitlock_kernel_stat(ctx, counter_names[i], &v) == 0 ?
-				 (int64_t)v : -1;
-	}
+	/* The patched kernel's counters count every trap, logged or not. */
+	splitlock_kernel_counters(ctx, s->counters);
 	s->cpu_r = splitlock_cpu_features(ctx, &s->cpu);
 	if (splitlock_kernel_release(ctx, s->release, sizeof(s->release)) < 0)
 		s->release[0] = '\0';
@@ -132,18 +123,8 @@ static void print_json(const struct status *s)
 	json_bool(&j, "inject", s->ifaces & SPLITLOCK_KERNEL_INJECT);
 	json_bool(&j, "kmsg", s->ifaces & SPLITLOCK_KERNEL_KMSG);
 	json_object_end(&j);
-	if (s->ifaces & SPLITLOCK_KERNEL_SYSFS) {
-		json_object_begin(&j, "counters");
-		for (size_t i = 0; i < sizeof(s->counters) / sizeof(s->counters[0]); i++) {
-			if (s->counters[i] >= 0)
-				json_int(&j, counter_names[i], s->counters[i]);
-			else
-				json_null(&j, counter_names[i]);
-		}
-		json_object_end(&j);
-	} else {
-		json_null(&j, "counters");
-	}
+	json_kernel_counters(&j, "counters",
+			     s->ifaces & SPLITLOCK_KERNEL_SYSFS ? s->counters : NULL);
 	json_object_end(&j);
 
 	json_object_begin(&j, "mode");
@@ -224,6 +205,12 @@ static void print_json(const struct status *s)
 	json_finish(&j);
 }
 
+/* A counter for the text view: one the kernel does not report reads 0. */
+static int64_t counter(const struct status *s, enum splitlock_counter c)
+{
+	return s->counters[c] < 0 ? 0 : s->counters[c];
+}
+
 static void print_text(const struct status *s)
 {
 	char buf[32];
@@ -297,13 +284,13 @@ static void print_text(const struct status *s)
 		printf("Offenders:  %" PRIu64 " event%s since boot, %" PRIu64
 		       " more suppressed by the kernel's rate limit\n",
 		       s->events, s->events == 1 ? "" : "s", s->suppressed);
-	if (s->counters[0] >= 0)
+	if (s->counters[SPLITLOCK_COUNTER_AC_TRAPS] >= 0)
 		printf("Counted:    %" PRId64 " #AC and %" PRId64 " #DB traps, %" PRId64
 		       " penalized, %" PRId64 " SIGBUS, %" PRId64 " warnings suppressed"
 		       " (patched kernel: every trap, logged or not)\n",
-		       s->counters[0], s->counters[1] < 0 ? 0 : s->counters[1],
-		       s->counters[2] < 0 ? 0 : s->counters[2], s->counters[3] < 0 ? 0 : s->counters[3],
-		       s->counters[4] < 0 ? 0 : s->counters[4]);
+		       counter(s, SPLITLOCK_COUNTER_AC_TRAPS), counter(s, SPLITLOCK_COUNTER_DB_TRAPS),
+		       counter(s, SPLITLOCK_COUNTER_MISERY_DELAYS), counter(s, SPLITLOCK_COUNTER_SIGBUS),
+		       counter(s, SPLITLOCK_COUNTER_WARNINGS_SUPPRESSED));
 	for (size_t i = 0; s->offenders_r == 0 && i < STATUS_TOP &&
 			   i < splitlock_offenders_get_count(s->offenders); i++) {
 		const struct splitlock_offender *o = splitlock_offenders_get(s->offenders, i);

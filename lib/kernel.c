@@ -38,32 +38,76 @@ _public_ int splitlock_kernel_interfaces(struct splitlock_ctx *ctx,
 	return 0;
 }
 
-_public_ int splitlock_kernel_stat(struct splitlock_ctx *ctx, const char *name,
-				   uint64_t *value)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t namelen = strlen(name);
-	int r;
+#define STATS_PATH "/sys/kernel/split_lock/stats"
 
-	r = sl_read_file(ctx, "/sys/kernel/split_lock/stats", 64 * 1024,
-			 &text, NULL);
-	if (r < 0)
-		return r;
+static const char *const counter_names[SPLITLOCK_COUNTER_MAX] = {
+	[SPLITLOCK_COUNTER_AC_TRAPS] = "ac_traps",
+	[SPLITLOCK_COUNTER_DB_TRAPS] = "db_traps",
+	[SPLITLOCK_COUNTER_MISERY_DELAYS] = "misery_delays",
+	[SPLITLOCK_COUNTER_SIGBUS] = "sigbus",
+	[SPLITLOCK_COUNTER_WARNINGS_SUPPRESSED] = "warnings_suppressed",
+};
+
+_public_ const char *splitlock_counter_name(enum splitlock_counter counter)
+{
+	return (size_t)counter < ARRAY_SIZE(counter_names) ? counter_names[counter] : NULL;
+}
+
+/* Value of @name in the "name value" lines of @text (modified); -ENOENT if absent. */
+static int stat_value(char *text, const char *name, uint64_t *value)
+{
+	size_t namelen = strlen(name);
+
 	for (char *line = text; line && *line;) {
 		char *next = strchr(line, '\n');
 
 		if (next)
-			*next++ = '\0';
+			*next = '\0';
 		if (strncmp(line, name, namelen) == 0 && line[namelen] == ' ') {
 			char *end;
 
 			errno = 0;
 			*value = strtoull(line + namelen + 1, &end, 10);
+			if (next)
+				*next = '\n';
 			if (errno || end == line + namelen + 1)
 				return -EBADMSG;
 			return 0;
 		}
+		if (next)
+			*next++ = '\n';
 		line = next;
 	}
 	return -ENOENT;
+}
+
+_public_ int splitlock_kernel_stat(struct splitlock_ctx *ctx, const char *name,
+				   uint64_t *value)
+{
+	_cleanup_free_ char *text = NULL;
+	int r = sl_read_file(ctx, STATS_PATH, 64 * 1024, &text, NULL);
+
+	if (r < 0)
+		return r;
+	return stat_value(text, name, value);
+}
+
+_public_ int splitlock_kernel_counters(struct splitlock_ctx *ctx,
+				       int64_t values[SPLITLOCK_COUNTER_MAX])
+{
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	for (size_t i = 0; i < SPLITLOCK_COUNTER_MAX; i++)
+		values[i] = -1;
+	r = sl_read_file(ctx, STATS_PATH, 64 * 1024, &text, NULL);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < SPLITLOCK_COUNTER_MAX; i++) {
+		uint64_t v;
+
+		if (stat_value(text, counter_names[i], &v) == 0 && v <= INT64_MAX)
+			values[i] = (int64_t)v;
+	}
+	return 0;
 }

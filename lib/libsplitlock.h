@@ -86,6 +86,25 @@ int splitlock_kernel_interfaces(struct splitlock_ctx *ctx, unsigned *ifaces);
 int splitlock_kernel_stat(struct splitlock_ctx *ctx, const char *name,
 			  uint64_t *value);
 
+/* The counters every patched kernel reports in /sys/kernel/split_lock/stats. */
+enum splitlock_counter {
+	SPLITLOCK_COUNTER_AC_TRAPS,
+	SPLITLOCK_COUNTER_DB_TRAPS,
+	SPLITLOCK_COUNTER_MISERY_DELAYS,
+	SPLITLOCK_COUNTER_SIGBUS,
+	SPLITLOCK_COUNTER_WARNINGS_SUPPRESSED,
+	SPLITLOCK_COUNTER_MAX,
+};
+
+/* "ac_traps", ...; NULL for an unknown counter. */
+const char *splitlock_counter_name(enum splitlock_counter counter);
+/*
+ * All counters with one read of the stats file; a counter the kernel does
+ * not report is -1. -ENOENT on a kernel without the file.
+ */
+int splitlock_kernel_counters(struct splitlock_ctx *ctx,
+			      int64_t values[SPLITLOCK_COUNTER_MAX]);
+
 /* ---- detection mode ----------------------------------------------------- */
 
 enum splitlock_mode {
