@@ -15,34 +15,40 @@ static int refind_detect(struct splitlock_ctx *ctx)
 	return sl_exists(ctx, CONF) ? SL_DETECT_PLAUSIBLE : SL_DETECT_NO;
 }
 
+static size_t skip_blanks(const char *line, size_t len, size_t p)
+{
+	while (p < len && (line[p] == ' ' || line[p] == '\t'))
+		p++;
+	return p;
+}
+
+/* After blanks at *@p, one "..." field: its contents are [*@start, *@end). */
+static bool quoted_field(const char *line, size_t len, size_t *p, size_t *start,
+			 size_t *end)
+{
+	size_t q = skip_blanks(line, len, *p);
+
+	if (q >= len || line[q] != '"')
+		return false;
+	*start = ++q;
+	while (q < len && line[q] != '"')
+		q++;
+	if (q >= len)
+		return false;
+	*end = q;
+	*p = q + 1;
+	return true;
+}
+
 /* Byte range of the second quoted field of @line, or -EBADMSG. */
 static int options_range(const char *line, size_t len, size_t *start, size_t *end)
 {
-	size_t p = 0, q;
+	size_t p = 0, title_start, title_end;
 
-	p += strspn(line, " \t");
-	if (p >= len || line[p] != '"')
+	if (!quoted_field(line, len, &p, &title_start, &title_end) ||
+	    !quoted_field(line, len, &p, start, end))
 		return -EBADMSG;
-	q = p + 1;
-	while (q < len && line[q] != '"')
-		q++;
-	if (q >= len)
-		return -EBADMSG;
-	p = q + 1;
-	while (p < len && (line[p] == ' ' || line[p] == '\t'))
-		p++;
-	if (p >= len || line[p] != '"')
-		return -EBADMSG;
-	q = p + 1;
-	while (q < len && line[q] != '"')
-		q++;
-	if (q >= len)
-		return -EBADMSG;
-	*start = p + 1;
-	*end = q;
-	p = q + 1;
-	p += strspn(line + p, " \t");
-	return p == len ? 0 : -EBADMSG;
+	return skip_blanks(line, len, p) == len ? 0 : -EBADMSG;
 }
 
 /* Calls @fn for each menu line; stops at a malformed one (its number in *bad). */

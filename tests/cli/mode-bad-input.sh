@@ -126,6 +126,17 @@ test_unbalanced_quote_in_kernel_cmdline() {
 	expect_unchanged "$T/before"
 }
 
+test_refind_line_without_options_field() {
+	copy_fixture mode/refind
+	printf '"Boot only title"\n' >>"$T/root/boot/refind_linux.conf"
+	snapshot
+	run "$SLCTL" --root "$T/root" mode fatal --persist --backend refind
+	expect_rc 1
+	expect_err 'line 4 is not a "TITLE" "OPTIONS" line'
+	expect_one_sentence
+	expect_unchanged "$T/before"
+}
+
 test_failing_kernel_install_restores() {
 	copy_fixture mode/kernel-install
 	export SLCTL_RUN_TOOLS=1 KERNEL_INSTALL_PLUGINS=/bin/false
