@@ -165,9 +165,11 @@ test_twenty_concurrent_mode_writers() {
 			won=$((won + 1))
 		else
 			lost=$((lost + 1))
-			# A loser says why, in one sentence, and changes nothing itself.
-			grep -qx "slctl: another slctl is changing the boot configuration (it holds /run/lock/slctl.lock); try again." \
+			# A loser says why, in one sentence, and changes nothing itself:
+			# it found the lock taken, or the files changed since it read them.
+			grep -qxE "slctl: (another slctl is changing the boot configuration \(it holds /run/lock/slctl\.lock\); try again|/etc/default/grub(\.d/zz-slctl\.cfg)? changed while slctl was planning; run the command again)\." \
 				"$T/err.$((i + 1))" || fail "writer $((i + 1)): $(cat "$T/err.$((i + 1))")"
+			[ "$(wc -l <"$T/err.$((i + 1))")" -eq 1 ] || fail "writer $((i + 1)): more than one line"
 		fi
 	done
 	[ $won -ge 1 ] || fail "no writer succeeded"
