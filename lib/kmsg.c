@@ -17,6 +17,7 @@
 
 #include "internal.h"
 #include "linereader.h"
+#include "log-format.h"
 
 /* The kernel's records are at most ~1 KiB of text plus dictionary. */
 #define KMSG_RECORD_MAX 16384
@@ -215,6 +216,8 @@ static int foreach_klog(struct splitlock_ctx *ctx, splitlock_kmsg_fn fn,
 				if (*msg == ' ')
 					msg++;
 			}
+			/* CONFIG_PRINTK_CALLER: "[    5.000000][ T1234] msg" */
+			msg = (char *)sl_skip_caller_id(msg, msg + strlen(msg));
 			rec.facility = (int)(pri >> 3);
 			rec.level = (int)(pri & 7);
 			rec.seq = seq++;

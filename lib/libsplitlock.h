@@ -458,10 +458,15 @@ enum splitlock_input_format {
 	SPLITLOCK_INPUT_AUTO = 0,
 	SPLITLOCK_INPUT_KMSG,      /* /dev/kmsg records, one a line */
 	SPLITLOCK_INPUT_KMSG_NUL,  /* /dev/kmsg records, NUL-separated */
-	SPLITLOCK_INPUT_DMESG,     /* dmesg text: [sec.usec], -T, -r, -x, none */
-	SPLITLOCK_INPUT_JOURNAL,   /* journalctl -o json */
+	SPLITLOCK_INPUT_DMESG,     /* dmesg text: every stamp form, -r, -x, caller ids */
+	SPLITLOCK_INPUT_JOURNAL,   /* journalctl -o json, json-seq, json-sse, json-pretty */
+	SPLITLOCK_INPUT_SYSLOG,    /* rsyslog, syslog-ng: RFC 3164 or RFC 3339 stamps */
+	SPLITLOCK_INPUT_JOURNAL_TEXT, /* journalctl -o short* */
 };
-/* -EINVAL for an unknown name; "auto", "kmsg", "kmsg-nul", "dmesg", "journal". */
+/*
+ * -EINVAL for an unknown name; "auto", "kmsg", "kmsg-nul", "dmesg",
+ * "journal", "syslog", "journal-text".
+ */
 int splitlock_input_format_parse(const char *name,
 				 enum splitlock_input_format *format);
 const char *splitlock_input_format_name(enum splitlock_input_format format);
@@ -543,6 +548,22 @@ uint64_t splitlock_offenders_get_suppressed(const struct splitlock_offenders *re
 const char *splitlock_offenders_get_last_ip(const struct splitlock_offenders *report);
 /* Detector-like lines that did not parse (skipped). */
 uint64_t splitlock_offenders_get_malformed(const struct splitlock_offenders *report);
+/*
+ * Lines holding detector text (its prefix, a split_lock/bus_lock trap
+ * phrase, its "callbacks suppressed") that were not read: a record form
+ * not understood, a broken detector line, an overlong line. Nonzero means
+ * the report is incomplete. *@first_line (may be NULL) is the line number
+ * of the first in a saved log, 0 when unknown (the live log).
+ */
+uint64_t splitlock_offenders_get_unrecognized(const struct splitlock_offenders *report,
+					      uint64_t *first_line);
+/*
+ * "traps: ... trap alignment check" kills left out because that boot's
+ * detector was not in fatal mode (saved logs: the boot line in the same
+ * log; the live log: the running kernel's mode): a program that sets
+ * EFLAGS.AC itself gets the same line on any CPU.
+ */
+uint64_t splitlock_offenders_get_alignment_checks(const struct splitlock_offenders *report);
 /* Detector-like lines written by user space (facility != kernel), ignored. */
 uint64_t splitlock_offenders_get_forged(const struct splitlock_offenders *report);
 /* Events left out by the time window because their time is unknown. */

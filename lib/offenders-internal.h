@@ -11,7 +11,47 @@ struct sl_log_record {
 	bool facility_known; /* false: plain dmesg text, trusted as kernel's */
 	int64_t mono_usec;   /* since boot, or SPLITLOCK_TIME_UNKNOWN */
 	int64_t wall_usec;   /* since the epoch, or SPLITLOCK_TIME_UNKNOWN */
+	uint64_t line;       /* line number in a saved log; 0: unknown */
+	uint64_t boot;       /* which boot (journal boot id); 0: unknown */
 };
+
+/*
+ * Lines holding detector text that were not read: the report is then
+ * incomplete, and says where the first one is.
+ */
+struct sl_unread {
+	uint64_t lines;
+	uint64_t first_line; /* 0: unknown */
+};
+
+static inline void sl_unread_note(struct sl_unread *u, uint64_t line)
+{
+	if (u->lines++ == 0)
+		u->first_line = line;
+}
+
+/*
+ * log-alignment.c: "traps: ... trap alignment check" is a split-lock kill
+ * only where that boot's detector runs in fatal mode; any program may set
+ * EFLAGS.AC itself and get the same line. Saved logs decide by the boot
+ * line in the same log, the live log by the running kernel's mode.
+ */
+struct sl_alignment_rule {
+	bool live, live_read;
+	int fatal;          /* 1 fatal, 0 not, -1 not known (this boot) */
+	uint64_t boot;
+	int64_t last_mono;
+};
+
+void sl_alignment_rule_init(struct sl_alignment_rule *a, bool live);
+/* Learn from a kernel record that is not an event (boot lines, boundaries). */
+void sl_alignment_rule_see(struct sl_alignment_rule *a,
+			   const struct sl_log_record *lr);
+/* Does the alignment-check kill in @lr count as a split-lock kill? */
+bool sl_alignment_rule_counts(struct splitlock_ctx *ctx,
+			      struct sl_alignment_rule *a,
+			      const struct sl_log_record *lr);
+bool sl_is_alignment_check(const char *message, size_t len);
 
 typedef int (*sl_log_record_fn)(const struct sl_log_record *rec, void *data);
 
@@ -21,14 +61,15 @@ bool sl_maybe_detector(const char *s, size_t len);
 /*
  * log-input.c: stream records of a saved log from @fd. *@format AUTO is
  * replaced by the detected one. Records that surely are not the detector's
- * are skipped unparsed. *@malformed counts detector-like lines whose
- * framing is broken, and overlong lines.
+ * are skipped unparsed. @unread counts detector-like lines that no parser
+ * of the format read (framing broken, a form not understood, overlong);
+ * while it is empty, records carry their line number.
  */
 int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			 enum splitlock_input_format *format,
 			 sl_log_record_fn fn, void *data,
 			 splitlock_progress_fn progress, void *progress_data,
-			 uint64_t *malformed);
+			 struct sl_unread *unread);
 
 /* procinfo.c: what the live system says about a task. */
 struct sl_procinfo {

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Syslog files as rsyslog and syslog-ng write them (/var/log/kern.log,
+ * /var/log/messages, /var/log/syslog):
+ *
+ *   Dec  3 09:18:33 host kernel: MSG          RSYSLOG_TraditionalFileFormat,
+ *                                            syslog-ng's default (RFC 3164)
+ *   2026-12-03T09:18:33.123456+00:00 host kernel: MSG
+ *                                            RSYSLOG_FileFormat (RFC 3339),
+ *                                            syslog-ng ts-format(iso)
+ *
+ * MSG may still start with the kernel's own "[    5.000000]" stamp and a
+ * caller id. Only the "kernel" tag marks a line as the kernel's, and any
+ * user can forge it (logger -t kernel): slctl(8) says so.
+ */
+#include <time.h>
+
+#include "log-format.h"
+
+static int guess_year(int month, int mday)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	/* RFC 3164 has no year: a date after today is from last year. */
+	if (month > tm.tm_mon || (month == tm.tm_mon && mday > tm.tm_mday + 1))
+		return tm.tm_year + 1900 - 1;
+	return tm.tm_year + 1900;
+}
+
+static const char *rfc3164(const char *p, const char *end, int64_t *wall)
+{
+	int month, h, m, s;
+	int64_t mday, frac;
+	bool has_frac;
+	size_t n = sl_stamp_month(p, end, &month);
+
+	if (!n)
+		return NULL;
+	p += n;
+	while (p < end && *p == ' ')
+		p++;
+	if (!sl_stamp_num(&p, end, 2, &mday) || mday < 1 || mday > 31 ||
+	    p >= end || *p++ != ' ' ||
+	    !sl_stamp_clock(&p, end, &h, &m, &s, &frac, &has_frac) ||
+	    p >= end || *p != ' ')
+		return NULL;
+	*wall = sl_stamp_local(guess_year(month, (int)mday), month, (int)mday, h, m, s);
+	if (*wall != SPLITLOCK_TIME_UNKNOWN)
+		*wall += frac;
+	return p + 1;
+}
+
+static const char *rfc3339(const char *p, const char *end, int64_t *wall)
+{
+	const char *q = p;
+	int64_t y, mo, d, frac;
+	int h, m, s, off;
+	bool has_frac;
+
+	if (!sl_stamp_num(&q, end, 4, &y) || q - p != 4 || q >= end || *q++ != '-' ||
+	    !sl_stamp_num(&q, end, 2, &mo) || q >= end || *q++ != '-' ||
+	    !sl_stamp_num(&q, end, 2, &d) || q >= end || *q++ != 'T' ||
+	    !sl_stamp_clock(&q, end, &h, &m, &s, &frac, &has_frac) ||
+	    !sl_stamp_offset(&q, end, &off) || q >= end || *q != ' ' ||
+	    mo < 1 || mo > 12)
+		return NULL;
+	*wall = sl_stamp_utc((int)y, (int)mo - 1, (int)d, h, m, s);
+	if (*wall != SPLITLOCK_TIME_UNKNOWN)
+		*wall += frac - (int64_t)off * 1000000;
+	return q + 1;
+}
+
+const char *sl_syslog_stamp(const char *p, const char *end, int64_t *wall)
+{
+	const char *q = rfc3339(p, end, wall);
+
+	return q ? q : rfc3164(p, end, wall);
+}
+
+/* "TAG:" or "TAG[PID]:" and the space after; NULL when it is not a tag. */
+static const char *tag(const char *p, const char *end, bool *kernel)
+{
+	const char *q = p, *name_end;
+
+	while (q < end && *q != ' ' && *q != ':' && *q != '[')
+		q++;
+	name_end = q;
+	if (q == p || q >= end)
+		return NULL;
+	if (*q == '[') {
+		int64_t pid;
+
+		q++;
+		if (!sl_stamp_num(&q, end, 10, &pid) || q >= end || *q++ != ']')
+			return NULL;
+	}
+	if (q >= end || *q++ != ':')
+		return NULL;
+	if (q < end && *q != ' ')
+		return NULL;
+	/* journald and rsyslog's imklog tag the kernel "kernel", without a PID. */
+	*kernel = name_end - p == 6 && memcmp(p, "kernel", 6) == 0 && *name_end == ':';
+	return q < end ? q + 1 : q;
+}
+
+int sl_syslog_tail(struct sl_reader *rd, struct sl_log_record *r,
+		   const char *p, const char *end)
+{
+	const char *msg;
+	bool kernel;
+	int64_t mono;
+
+	/* A HOST token unless the tag comes first (journalctl --no-hostname). */
+	msg = tag(p, end, &kernel);
+	if (!msg) {
+		const char *sp = memchr(p, ' ', (size_t)(end - p));
+
+		msg = sp ? tag(sp + 1, end, &kernel) : NULL;
+	}
+	if (!msg) {
+		sl_reader_unrecognized(rd, p, (size_t)(end - p));
+		return 0;
+	}
+	r->facility_known = true;
+	r->rec.facility = kernel ? 0 : 1;
+	p = sl_skip_kernel_stamp(msg, end, &mono);
+	if (p != msg && r->mono_usec == SPLITLOCK_TIME_UNKNOWN) {
+		r->mono_usec = mono;
+		r->rec.usec = (uint64_t)mono;
+	}
+	p = sl_skip_caller_id(p, end);
+	return sl_reader_emit(rd, r, p, (size_t)(end - p));
+}
+
+bool sl_syslog_tail_matches(const char *p, const char *end, bool strict)
+{
+	const char *t = tag(p, end, &(bool){ false }), *sp;
+	bool kernel = false;
+
+	if (!t) {
+		sp = memchr(p, ' ', (size_t)(end - p));
+		if (!sp)
+			return false;
+		p = sp + 1;
+		t = tag(p, end, &kernel);
+	} else {
+		tag(p, end, &kernel);
+	}
+	/* Strict: the kernel's tag or one with a PID, not "usb 1-1: ..." text. */
+	return t && (!strict || kernel || memchr(p, '[', (size_t)(t - p)));
+}
+
+bool sl_syslog_line_matches(const char *line, size_t len)
+{
+	const char *end = line + len, *p;
+	int64_t wall;
+
+	p = sl_syslog_stamp(line, end, &wall);
+	return p && sl_syslog_tail_matches(p, end, false);
+}
+
+int sl_syslog_line(struct sl_reader *rd, const char *line, size_t len)
+{
+	struct sl_log_record r = { .mono_usec = SPLITLOCK_TIME_UNKNOWN,
+				   .wall_usec = SPLITLOCK_TIME_UNKNOWN };
+	const char *p = line, *end = line + len, *q;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p == end)
+		return 0;
+	q = sl_syslog_stamp(p, end, &r.wall_usec);
+	if (!q) {
+		sl_reader_unrecognized(rd, line, len);
+		return 0;
+	}
+	return sl_syslog_tail(rd, &r, q, end);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The saved-log readers: log-input.c finds the lines that may matter and
+ * hands each to the line parser of its format (log-format-*.c), which
+ * decodes what the format tells (stamp, who wrote it, the message) and
+ * passes a record on. Shared time-stamp and prefix parsers: log-stamp.c.
+ */
+#ifndef SPLITLOCK_LOG_FORMAT_H
+#define SPLITLOCK_LOG_FORMAT_H
+
+#include "offenders-internal.h"
+
+#define SL_INPUT_BUF (256u * 1024)
+
+struct sl_reader {
+	struct splitlock_ctx *ctx;
+	enum splitlock_input_format format;
+	char sep;
+	char *decoded; /* SL_INPUT_BUF + 1 */
+	sl_log_record_fn fn;
+	void *data;
+	struct sl_unread *unread;
+	uint64_t line;   /* number of the line being handled; 0: not counted */
+	uint64_t lines;  /* lines before `counted` */
+	const char *counted;
+	uint64_t boot;   /* the boot the lines belong to (journal text) */
+	/* journalctl -o json-pretty: one object over many lines */
+	char *object;
+	size_t object_len;
+	bool in_object, object_overflow;
+	uint64_t object_line;
+};
+
+/* A line holding detector text that no parser read. */
+void sl_reader_unrecognized(struct sl_reader *rd, const char *line, size_t len);
+/* Decode \xNN of @msg into rd->decoded, fill @r's message and pass it on. */
+int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
+		   const char *msg, size_t len);
+
+int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len);
+int sl_syslog_line(struct sl_reader *rd, const char *line, size_t len);
+int sl_journal_text_line(struct sl_reader *rd, const char *line, size_t len);
+int sl_journal_json_line(struct sl_reader *rd, const char *line, size_t len);
+
+/*
+ * log-format-syslog.c, shared with journalctl text: an RFC 3164
+ * ("Dec  3 09:18:33", any locale's month) or RFC 3339 stamp at @p; the
+ * bytes after it and its space, or NULL. *@wall: usec since the epoch.
+ */
+const char *sl_syslog_stamp(const char *p, const char *end, int64_t *wall);
+/* "HOST TAG: MSG" (HOST may be absent): who wrote it, then the message. */
+int sl_syslog_tail(struct sl_reader *rd, struct sl_log_record *r,
+		   const char *p, const char *end);
+
+/* Is "HOST TAG: " at @p? @strict: only the "kernel" tag or one with a PID. */
+bool sl_syslog_tail_matches(const char *p, const char *end, bool strict);
+
+/* Format guesses from a line; log-input.c's detection adds them up. */
+bool sl_syslog_line_matches(const char *line, size_t len);
+bool sl_journal_text_line_matches(const char *line, size_t len);
+
+/* ---- log-stamp.c ---------------------------------------------------------- */
+
+/* "[  12.345678]" inside the brackets → microseconds since boot. */
+bool sl_stamp_mono(const char *p, const char *end, int64_t *usec);
+/*
+ * A month name or number as strftime's %b writes it in the locales people
+ * run: "Dec", "Dez", "déc.", "12月", "12월"... Returns its length and sets
+ * *month (0..11); 0 when it is not one.
+ */
+size_t sl_stamp_month(const char *p, const char *end, int *month);
+/* Digits at *pp (at most @max of them); false when none. */
+bool sl_stamp_num(const char **pp, const char *end, int max, int64_t *v);
+/* "HH:MM:SS" at *pp, with an optional fraction after '.' or ','. */
+bool sl_stamp_clock(const char **pp, const char *end, int *h, int *m, int *s,
+		    int64_t *usec_frac, bool *has_frac);
+/* Broken-down local time (or UTC with a known offset) → usec since epoch. */
+int64_t sl_stamp_local(int year, int mon, int mday, int h, int m, int s);
+int64_t sl_stamp_utc(int year, int mon, int mday, int h, int m, int s);
+/* "+01:00", "+0100", "Z" at *pp → seconds east of UTC. */
+bool sl_stamp_offset(const char **pp, const char *end, int *seconds);
+/* "[ T1234]", "[C3]", with or without a space before: skipped. */
+const char *sl_skip_caller_id(const char *p, const char *end);
+/* "[  12.345678] " at p (a kernel stamp kept in a syslog message). */
+const char *sl_skip_kernel_stamp(const char *p, const char *end, int64_t *usec);
+/* The boot a journal's 128-bit id names, as a nonzero number. */
+uint64_t sl_boot_hash(const char *s, size_t len);
+
+#endif
