@@ -37,7 +37,9 @@ struct splitlock_offenders {
 	unsigned flags;
 	int64_t since, until, boot_wall;
 	enum splitlock_input_format format;
-	uint64_t events, suppressed, malformed, forged, undated;
+	uint64_t events, suppressed, forged, undated, alignment_checks;
+	struct sl_unread unread;
+	struct sl_alignment_rule alignment;
 
 	struct splitlock_offender **buckets;
 	size_t n_buckets;
@@ -70,6 +72,7 @@ _public_ int splitlock_offenders_new(struct splitlock_ctx *ctx,
 	r->flags = flags;
 	r->since = r->until = r->boot_wall = SPLITLOCK_TIME_UNKNOWN;
 	r->sorted = true;
+	sl_alignment_rule_init(&r->alignment, true);
 	*report = r;
 	return 0;
 }
@@ -346,8 +349,11 @@ static int add_log_record(struct splitlock_offenders *r,
 	if (!sl_maybe_detector(rec->message, rec->message_len))
 		return 0;
 	type = splitlock_detector_line_parse(rec->message, rec->message_len, &ev);
-	if (type == SPLITLOCK_LINE_OTHER)
+	if (type == SPLITLOCK_LINE_OTHER) {
+		if (!lr->facility_known || rec->facility == 0)
+			sl_alignment_rule_see(&r->alignment, lr);
 		return 0;
+	}
 	/* User space can write to /dev/kmsg: it must not forge an offender. */
 	if (lr->facility_known && rec->facility != 0) {
 		sl_dbg(r->ctx, "ignoring a detector-like line from user space");
@@ -355,7 +361,7 @@ static int add_log_record(struct splitlock_offenders *r,
 		return 0;
 	}
 	if (type == SPLITLOCK_LINE_MALFORMED) {
-		r->malformed++;
+		sl_unread_note(&r->unread, lr->line);
 		return 0;
 	}
 	if (wall == SPLITLOCK_TIME_UNKNOWN && lr->mono_usec != SPLITLOCK_TIME_UNKNOWN &&
@@ -368,6 +374,11 @@ static int add_log_record(struct splitlock_offenders *r,
 	}
 	if (type == SPLITLOCK_LINE_SUPPRESSED) {
 		r->suppressed += ev.suppressed;
+		return 0;
+	}
+	if (sl_is_alignment_check(rec->message, rec->message_len) &&
+	    !sl_alignment_rule_counts(r->ctx, &r->alignment, lr)) {
+		r->alignment_checks++;
 		return 0;
 	}
 	r->events++;
@@ -449,8 +460,10 @@ _public_ int splitlock_offenders_read_input(struct splitlock_offenders *r, int f
 
 	/* A saved log may come from another boot or machine. */
 	r->flags &= ~SPLITLOCK_OFFENDERS_RESOLVE;
+	sl_alignment_rule_init(&r->alignment, false);
 	ret = sl_log_input_foreach(r->ctx, fd, &format, input_cb, r, progress,
-				   data, &r->malformed);
+				   data, &r->unread);
+	sl_alignment_rule_init(&r->alignment, true);
 	r->flags = flags;
 	r->format = format;
 	return ret;
@@ -485,7 +498,20 @@ _public_ uint64_t splitlock_offenders_get_suppressed(const struct splitlock_offe
 
 _public_ uint64_t splitlock_offenders_get_malformed(const struct splitlock_offenders *r)
 {
-	return r->malformed;
+	return r->unread.lines;
+}
+
+_public_ uint64_t splitlock_offenders_get_unrecognized(const struct splitlock_offenders *r,
+						       uint64_t *first_line)
+{
+	if (first_line)
+		*first_line = r->unread.first_line;
+	return r->unread.lines;
+}
+
+_public_ uint64_t splitlock_offenders_get_alignment_checks(const struct splitlock_offenders *r)
+{
+	return r->alignment_checks;
 }
 
 _public_ uint64_t splitlock_offenders_get_forged(const struct splitlock_offenders *r)
