@@ -244,7 +244,7 @@ test_prometheus() {
 	expect_out 'splitlock_events_total{comm="stress-ng",kind="bus_lock"} 2'
 	expect_out 'splitlock_events_total{comm="w\\x\ny z\\xff",kind="split_lock"} 1'
 	expect_out 'splitlock_suppressed_total 25'
-	expect_out 'splitlock_mode{mode="warn"} 1'
+	expect_out 'splitlock_mode{mode="fatal"} 1'
 	expect_out '# TYPE splitlock_events_total counter'
 	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --format prometheus
 	grep -q splitlock_mode <<<"$out" && fail "a saved log has no mode"
