@@ -66,8 +66,9 @@ static void usage(FILE *out)
 	      "running boot's kernel log (/dev/kmsg) or a saved log.\n\n"
 	      "Options:\n"
 	      "  -i, --input FILE          read a saved log ('-': stdin): /dev/kmsg records,\n"
-	      "                            dmesg text or journalctl -o json\n"
-	      "      --input-format FMT    auto (default), kmsg, kmsg-nul, dmesg, journal\n"
+	      "                            dmesg text, syslog files, journalctl text or JSON\n"
+	      "      --input-format FMT    auto (default), kmsg, kmsg-nul, dmesg, syslog,\n"
+	      "                            journal-text, journal (JSON)\n"
 	      "  -g, --group-by KEY        task (default for --input), process (default\n"
 	      "                            for the live log), comm, exe, unit\n"
 	      "  -S, --since TIME          boot, 'YYYY-MM-DD HH:MM[:SS]', -2h, -30m, @EPOCH\n"
@@ -238,6 +239,25 @@ static size_t shown(const struct options *o, const struct splitlock_offenders *r
 	return o->top && o->top < n ? o->top : n;
 }
 
+/* Never silently incomplete: say how much detector text was not read. */
+static void print_unrecognized(const struct splitlock_offenders *r)
+{
+	uint64_t first, n = splitlock_offenders_get_unrecognized(r, &first);
+
+	if (n && first)
+		printf("%" PRIu64 " line%s with detector text could not be read (the first "
+		       "is line %" PRIu64 "), so this report is incomplete.\n",
+		       n, n == 1 ? "" : "s", first);
+	else if (n)
+		printf("%" PRIu64 " line%s with detector text could not be read, so this "
+		       "report is incomplete.\n", n, n == 1 ? "" : "s");
+	if (splitlock_offenders_get_alignment_checks(r))
+		printf("%" PRIu64 " alignment-check kill%s outside fatal mode left out: "
+		       "programs that set the AC flag themselves, not split locks.\n",
+		       splitlock_offenders_get_alignment_checks(r),
+		       splitlock_offenders_get_alignment_checks(r) == 1 ? "" : "s");
+}
+
 static int print_table(const struct options *o, const struct splitlock_offenders *r)
 {
 	struct libscols_table *tb = scols_new_table();
@@ -279,10 +299,7 @@ static int print_table(const struct options *o, const struct splitlock_offenders
 		printf("; %" PRIu64 " more suppressed by the kernel's rate limit, so "
 		       "this report is incomplete", splitlock_offenders_get_suppressed(r));
 	printf(".\n");
-	if (splitlock_offenders_get_malformed(r))
-		printf("%" PRIu64 " malformed detector line%s skipped.\n",
-		       splitlock_offenders_get_malformed(r),
-		       splitlock_offenders_get_malformed(r) == 1 ? "" : "s");
+	print_unrecognized(r);
 	if (splitlock_offenders_get_forged(r))
 		printf("%" PRIu64 " detector-like line%s from user space ignored.\n",
 		       splitlock_offenders_get_forged(r),
@@ -342,13 +359,21 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 		       const struct splitlock_offenders *r)
 {
 	int64_t counters[SPLITLOCK_COUNTER_MAX];
+	uint64_t first_line;
 	struct json j;
 
 	json_init(&j, stdout);
 	json_object_begin(&j, NULL);
 	json_uint(&j, "events", splitlock_offenders_get_events(r));
 	json_uint(&j, "suppressed", splitlock_offenders_get_suppressed(r));
-	json_bool(&j, "complete", splitlock_offenders_get_suppressed(r) == 0);
+	json_bool(&j, "complete", splitlock_offenders_get_suppressed(r) == 0 &&
+		  splitlock_offenders_get_unrecognized(r, NULL) == 0);
+	json_uint(&j, "unrecognized", splitlock_offenders_get_unrecognized(r, &first_line));
+	if (first_line)
+		json_uint(&j, "first_unrecognized_line", first_line);
+	else
+		json_null(&j, "first_unrecognized_line");
+	json_uint(&j, "alignment_checks", splitlock_offenders_get_alignment_checks(r));
 	json_uint(&j, "malformed", splitlock_offenders_get_malformed(r));
 	json_uint(&j, "forged", splitlock_offenders_get_forged(r));
 	json_uint(&j, "undated", splitlock_offenders_get_undated(r));
