@@ -10,7 +10,7 @@
  */
 #include <errno.h>
 
-#include "internal.h"
+#include "offenders-internal.h"
 
 #define PR_FMT "x86/split lock detection: "
 /* Generous: TASK_COMM_LEN is 16 today, proposals raise it to 64. */
@@ -292,6 +292,19 @@ _public_ int splitlock_detector_line_parse(const char *message, size_t len,
 	if (eat_prefix(&s, "#DB: "))
 		return parse_trap(s, true, ev);
 	return SPLITLOCK_LINE_OTHER;
+}
+
+bool sl_has_detector_text(const char *s, size_t len)
+{
+	static const char *const words[] = {
+		"split_lock trap", "bus_lock trap", "trap alignment check",
+		"split_lock_warn: ", "handle_user_split_lock: ", "handle_bus_lock: ",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (memmem(s, len, words[i], strlen(words[i])))
+			return true;
+	return false;
 }
 
 _public_ const char *splitlock_kind_name(enum splitlock_kind kind)

@@ -57,6 +57,12 @@ typedef int (*sl_log_record_fn)(const struct sl_log_record *rec, void *data);
 
 /* Could this message be the detector's? Cheap; false means surely not. */
 bool sl_maybe_detector(const char *s, size_t len);
+/*
+ * detector-line.c: does a message that did not parse as the detector's
+ * still hold the words of one of its events (a trap phrase, a rate
+ * limit's name)? Then it is detector text that went unread.
+ */
+bool sl_has_detector_text(const char *s, size_t len);
 
 /*
  * log-input.c: stream records of a saved log from @fd. *@format AUTO is

@@ -350,8 +350,12 @@ static int add_log_record(struct splitlock_offenders *r,
 		return 0;
 	type = splitlock_detector_line_parse(rec->message, rec->message_len, &ev);
 	if (type == SPLITLOCK_LINE_OTHER) {
-		if (!lr->facility_known || rec->facility == 0)
-			sl_alignment_rule_see(&r->alignment, lr);
+		if (lr->facility_known && rec->facility != 0)
+			return 0;
+		sl_alignment_rule_see(&r->alignment, lr);
+		/* An event's words in a form the parser does not know: say so. */
+		if (sl_has_detector_text(rec->message, rec->message_len))
+			sl_unread_note(&r->unread, lr->line);
 		return 0;
 	}
 	/* User space can write to /dev/kmsg: it must not forge an offender. */
