@@ -28,6 +28,9 @@ static void boundary(struct sl_alignment_rule *a, const struct sl_log_record *lr
 
 	if (lr->boot && a->boot && lr->boot != a->boot)
 		new_boot = true;
+	/* Every boot starts with it; its "#1 SMP ..." gets it past the scan. */
+	if (lr->rec.message_len > 14 && memcmp(lr->rec.message, "Linux version ", 14) == 0)
+		new_boot = true;
 	if (lr->mono_usec != SPLITLOCK_TIME_UNKNOWN &&
 	    a->last_mono != SPLITLOCK_TIME_UNKNOWN && lr->mono_usec < a->last_mono)
 		new_boot = true; /* the clock since boot went back: a reboot */

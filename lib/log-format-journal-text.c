@@ -137,6 +137,9 @@ int sl_journal_text_line(struct sl_reader *rd, const char *line, size_t len)
 		sl_reader_unrecognized(rd, line, len);
 		return 0;
 	}
+	/* Lines before the first "-- Boot" marker are of one boot too. */
+	if (!rd->boot)
+		rd->boot = 1;
 	r.boot = rd->boot;
 	return sl_syslog_tail(rd, &r, q, end);
 }

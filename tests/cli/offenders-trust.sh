@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Hostile saved logs: a record counts only when its form shows the kernel
+# wrote it, and an alignment-check kill is a split-lock kill only where that
+# boot's detector ran in fatal mode.
+. "$(dirname "$0")/../lib.sh"
+
+F=$FIXTURES/offenders/formats
+P="x86/split lock detection: "
+AC="${P}#AC: evil/666 took a split_lock trap at address: 0x1"
+FATAL="${P}#AC: crashing the kernel on kernel split_locks and sending SIGBUS on user-space split_locks"
+WARN="${P}#AC: crashing the kernel on kernel split_locks and warning on user-space split_locks"
+LINUX="Linux version 6.12.6-amd64 (debian-kernel@lists.debian.org) (gcc-14 (Debian 14.2.0-8) 14.2.0) #1 SMP PREEMPT_DYNAMIC Debian 6.12.6-1 (2024-12-21)"
+TRAPS="traps: acprog[800] trap alignment check ip:401000 sp:7ffd1000 error:0 in acprog[400000+2000]"
+
+expect_nothing_counted() {
+	expect_rc 0
+	expect_json .events 0
+	expect_json '.offenders | length' 0
+}
+
+test_user_space_kmsg_records_never_count() {
+	# /dev/kmsg forces facility user on what user space writes.
+	printf '12,1,5000000,-;%s\n14,2,5000001,-;%s\n' "$AC" "$AC" >"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --json
+	expect_nothing_counted
+	expect_json .forged 2
+}
+
+test_dmesg_r_and_x_prefixes_name_the_writer() {
+	printf '<12>[    5.000000] %s\n' "$AC" >"$T/r"
+	run "$SLCTL" offenders --input "$T/r" --json
+	expect_nothing_counted
+	expect_json .forged 1
+	printf 'user  :warn  : [    5.000000] %s\ndaemon:warn  : [    5.000000] %s\n' "$AC" "$AC" >"$T/x"
+	run "$SLCTL" offenders --input "$T/x" --json
+	expect_nothing_counted
+	expect_json .forged 2
+}
+
+test_syslog_lines_count_only_under_the_kernel_tag() {
+	{
+		echo "Dec  3 09:18:33 host evil: $AC"
+		echo "Dec  3 09:18:33 host kernel[999]: $AC"
+		echo "Dec  3 09:18:33 host systemd[1]: $AC"
+		echo "2026-12-03T09:18:33.1+00:00 host kernelx: $AC"
+	} >"$T/syslog"
+	run "$SLCTL" offenders --input "$T/syslog" --json
+	expect_nothing_counted
+	expect_json .input_format syslog
+	expect_json .forged 4
+}
+
+test_journal_json_counts_only_kernel_transport_and_facility() {
+	# Made by journald's own tools: see formats/generate.sh.
+	run "$SLCTL" offenders --input "$F/hostile.json" --json
+	expect_nothing_counted
+	expect_json .forged 3
+	# The user-written fatal boot line does not make acprog's trap ours.
+	expect_json .alignment_checks 1
+}
+
+test_journal_text_shows_a_processes_pid_and_that_does_not_count() {
+	run "$SLCTL" offenders --input "$F/hostile.journal-short" --json
+	expect_json '[.offenders[] | select(.comm == "evil")] | .[0].events' 1
+	expect_json .forged 2
+}
+
+test_alignment_checks_outside_fatal_mode_are_not_split_locks() {
+	# No boot line: nothing says fatal mode.
+	printf '6,1,9000000,-;%s\n' "$TRAPS" >"$T/none"
+	run "$SLCTL" offenders --input "$T/none" --json
+	expect_nothing_counted
+	expect_json .alignment_checks 1
+	run "$SLCTL" offenders --input "$T/none"
+	expect_out "1 alignment-check kill outside fatal mode left out"
+	# Warn mode.
+	printf '6,0,120000,-;%s\n6,1,9000000,-;%s\n' "$WARN" "$TRAPS" >"$T/warn"
+	run "$SLCTL" offenders --input "$T/warn" --json
+	expect_nothing_counted
+	expect_json .alignment_checks 1
+	# Fatal mode: the kill is a split-lock kill.
+	printf '6,0,120000,-;%s\n6,1,9000000,-;%s\n' "$FATAL" "$TRAPS" >"$T/fatal"
+	run "$SLCTL" offenders --input "$T/fatal" --json
+	expect_json .events 1
+	expect_json '.offenders[0] | [.comm, .action] | @csv' '"acprog","fatal"'
+	expect_json .alignment_checks 0
+	# Bus-lock detection only: fatal mode sends SIGBUS for bus locks, no #AC.
+	printf '6,0,120000,-;%s#DB: sending SIGBUS on user-space bus_locks\n6,1,9000000,-;%s\n' "$P" "$TRAPS" >"$T/db"
+	run "$SLCTL" offenders --input "$T/db" --json
+	expect_nothing_counted
+}
+
+test_a_forged_fatal_boot_line_changes_nothing() {
+	printf '14,0,120000,-;%s\n6,1,9000000,-;%s\n' "$FATAL" "$TRAPS" >"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --json
+	expect_nothing_counted
+	printf 'Dec  3 09:18:33 host evil: %s\nDec  3 09:18:34 host kernel: %s\n' "$FATAL" "$TRAPS" >"$T/syslog"
+	run "$SLCTL" offenders --input "$T/syslog" --json
+	expect_nothing_counted
+	expect_json .alignment_checks 1
+}
+
+test_each_boot_of_a_log_has_its_own_mode() {
+	# A syslog file of two boots: each starts with the kernel's banner.
+	{
+		echo "Dec  1 00:00:00 host kernel: [    0.000000] $LINUX"
+		echo "Dec  1 00:00:00 host kernel: [    0.120000] $FATAL"
+		echo "Dec  1 00:00:09 host kernel: [    9.000000] traps: one[801] trap alignment check ip:401000 sp:7ffd1000 error:0"
+		echo "Dec  1 01:00:00 host kernel: [    0.000000] $LINUX"
+		echo "Dec  1 01:00:09 host kernel: [    9.500000] traps: two[802] trap alignment check ip:401000 sp:7ffd1000 error:0"
+	} >"$T/syslog"
+	run "$SLCTL" offenders --input "$T/syslog" --json
+	expect_json '[.offenders[].comm] | join(",")' one
+	expect_json .alignment_checks 1
+	# Without the banner, kernel stamps that start again mark the reboot.
+	sed '/Linux version/d; s/9.500000/8.500000/' "$T/syslog" >"$T/stamps"
+	run "$SLCTL" offenders --input "$T/stamps" --json
+	expect_json '[.offenders[].comm] | join(",")' one
+	# The journal names its boots.
+	{
+		printf '{"_BOOT_ID":"a","_TRANSPORT":"kernel","SYSLOG_FACILITY":"0","MESSAGE":"%s"}\n' "$FATAL"
+		printf '{"_BOOT_ID":"a","_TRANSPORT":"kernel","SYSLOG_FACILITY":"0","MESSAGE":"%s"}\n' "${TRAPS/acprog\[800\]/one[801]}"
+		printf '{"_BOOT_ID":"b","_TRANSPORT":"kernel","SYSLOG_FACILITY":"0","MESSAGE":"%s"}\n' "${TRAPS/acprog\[800\]/two[802]}"
+	} >"$T/json"
+	run "$SLCTL" offenders --input "$T/json" --json
+	expect_json '[.offenders[].comm] | join(",")' one
+	# journalctl text: "-- Boot ID --" between boots.
+	{
+		echo "Dec 01 00:00:00 host kernel: $FATAL"
+		echo "Dec 01 00:00:09 host kernel: ${TRAPS/acprog\[800\]/one[801]}"
+		echo "-- Boot 0123456789abcdef0123456789abcdef --"
+		echo "Dec 01 00:10:09 host kernel: ${TRAPS/acprog\[800\]/two[802]}"
+	} >"$T/short"
+	run "$SLCTL" offenders --input "$T/short" --input-format journal-text --json
+	expect_json '[.offenders[].comm] | join(",")' one
+}
+
+# The live log: the running kernel's mode decides (here /proc/cmdline).
+test_live_alignment_checks_follow_the_running_mode() {
+	local mode
+	for mode in fatal warn; do
+		rm -rf "$T/root"
+		mkdir -p "$T/root/dev" "$T/root/proc"
+		printf '6,1,9000000,-;%s\n' "$TRAPS" >"$T/root/dev/kmsg"
+		echo "BOOT_IMAGE=/vmlinuz split_lock_detect=$mode" >"$T/root/proc/cmdline"
+		printf 'cpu  1 0 0 0 0 0 0 0 0 0\nbtime 1796083200\n' >"$T/root/proc/stat"
+		run "$SLCTL" --root "$T/root" offenders --group-by task --json
+		expect_rc 0
+		if [ $mode = fatal ]; then
+			expect_json '.offenders[0].comm' acprog
+		else
+			expect_nothing_counted
+			expect_json .alignment_checks 1
+		fi
+	done
+}
+
+run_tests
