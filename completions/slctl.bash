@@ -40,7 +40,7 @@ _slctl_offenders() {
 		_filedir
 		return ;;
 	--input-format)
-		COMPREPLY=($(compgen -W "auto kmsg kmsg-nul dmesg journal" -- "$cur"))
+		COMPREPLY=($(compgen -W "auto kmsg kmsg-nul dmesg syslog journal-text journal" -- "$cur"))
 		return ;;
 	--group-by|-g)
 		COMPREPLY=($(compgen -W "task process comm exe unit" -- "$cur"))

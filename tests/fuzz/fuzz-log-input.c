@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Saved logs: raw kmsg, dmesg text in every stamp form, journal JSON. */
+/* Saved logs: raw kmsg, dmesg, syslog and journalctl text, journal JSON. */
 /* The first byte picks the format (0 = detect), the rest is the log. */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		ctx = splitlock_new("/");
 		splitlock_set_log_priority(ctx, 0);
 	}
-	format = (enum splitlock_input_format)(data[0] % 5);
+	format = (enum splitlock_input_format)(data[0] % 7);
 	fd = memfd_create("log", MFD_CLOEXEC);
 	if (fd < 0)
 		abort();

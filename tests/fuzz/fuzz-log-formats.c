@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Every text line parser on the same bytes: dmesg, syslog and journalctl
+ * text, journal JSON (json-pretty included), with the report's invariants.
+ * A line of any form is read by every parser, so each sees the stamps,
+ * tags and prefixes the others understand.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "libsplitlock.h"
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	static const enum splitlock_input_format formats[] = {
+		SPLITLOCK_INPUT_DMESG, SPLITLOCK_INPUT_SYSLOG,
+		SPLITLOCK_INPUT_JOURNAL_TEXT, SPLITLOCK_INPUT_JOURNAL,
+		SPLITLOCK_INPUT_AUTO,
+	};
+	static struct splitlock_ctx *ctx;
+	int fd;
+
+	if (!ctx) {
+		ctx = splitlock_new("/");
+		splitlock_set_log_priority(ctx, 0);
+	}
+	fd = memfd_create("log", MFD_CLOEXEC);
+	if (fd < 0)
+		abort();
+	if (size && write(fd, data, size) != (ssize_t)size)
+		abort();
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		struct splitlock_offenders *report = NULL;
+		uint64_t events = 0, first;
+
+		lseek(fd, 0, SEEK_SET);
+		if (splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &report) < 0)
+			abort();
+		if (splitlock_offenders_read_input(report, fd, formats[i], NULL, NULL) < 0)
+			abort();
+		for (size_t k = 0; k < splitlock_offenders_get_count(report); k++)
+			events += splitlock_offender_get_events(splitlock_offenders_get(report, k));
+		if (events != splitlock_offenders_get_events(report))
+			abort();
+		/* A first unread line is named only when there is one, and exists. */
+		if (splitlock_offenders_get_unrecognized(report, &first) == 0 ? first != 0
+									       : first > size + 1)
+			abort();
+		splitlock_offenders_unref(report);
+	}
+	close(fd);
+	return 0;
+}
