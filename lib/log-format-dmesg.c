@@ -141,37 +141,13 @@ static bool mono_delta_stamp(const char *p, const char *end, int64_t *usec)
 	return sl_stamp_mono(p, e, usec) && relative_stamp(lt, end);
 }
 
-/* --time-format iso: "2026-12-03T09:18:33,000000+00:00 " */
-static const char *iso_stamp(const char *p, const char *end, int64_t *usec)
-{
-	const char *q = p;
-	int64_t y, mo, d, frac;
-	int h, m, s, off;
-	bool has_frac;
-
-	if (!sl_stamp_num(&q, end, 4, &y) || q - p != 4 || q >= end || *q++ != '-' ||
-	    !sl_stamp_num(&q, end, 2, &mo) || q >= end || *q++ != '-' ||
-	    !sl_stamp_num(&q, end, 2, &d) || q >= end || *q++ != 'T' ||
-	    !sl_stamp_clock(&q, end, &h, &m, &s, &frac, &has_frac) ||
-	    !sl_stamp_offset(&q, end, &off) || q >= end || *q != ' ' ||
-	    mo < 1 || mo > 12)
-		return p;
-	*usec = sl_stamp_utc((int)y, (int)mo - 1, (int)d, h, m, s);
-	if (*usec != SPLITLOCK_TIME_UNKNOWN)
-		*usec += frac - (int64_t)off * 1000000;
-	return q + 1;
-}
-
 int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 {
-	struct sl_log_record r = { .mono_usec = SPLITLOCK_TIME_UNKNOWN,
-				   .wall_usec = SPLITLOCK_TIME_UNKNOWN };
-	const char *p = line, *end = line + len, *q;
+	struct sl_log_record r = SL_RECORD_INIT;
+	const char *end = line + len, *p = sl_skip_blanks(line, end), *q;
 	size_t used;
 	int facility;
 
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
 	if (p == end)
 		return 0;
 	/* dmesg -r: "<PRI>" */
@@ -206,7 +182,10 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 				p++;
 		}
 	} else if (p < end && *p >= '0' && *p <= '9') {
-		p = iso_stamp(p, end, &r.wall_usec);
+		/* --time-format iso */
+		q = sl_stamp_rfc3339(p, end, &r.wall_usec);
+		if (q)
+			p = q;
 	}
 	p = sl_skip_caller_id(p, end);
 	if (!r.facility_known)

@@ -106,8 +106,7 @@ static bool marker(const char *p, size_t len)
 
 bool sl_journal_text_line_matches(const char *line, size_t len)
 {
-	struct sl_log_record r = { .mono_usec = SPLITLOCK_TIME_UNKNOWN,
-				   .wall_usec = SPLITLOCK_TIME_UNKNOWN };
+	struct sl_log_record r = SL_RECORD_INIT;
 	const char *p, *end = line + len;
 
 	if (marker(line, len))
@@ -119,12 +118,9 @@ bool sl_journal_text_line_matches(const char *line, size_t len)
 
 int sl_journal_text_line(struct sl_reader *rd, const char *line, size_t len)
 {
-	struct sl_log_record r = { .mono_usec = SPLITLOCK_TIME_UNKNOWN,
-				   .wall_usec = SPLITLOCK_TIME_UNKNOWN };
-	const char *p = line, *end = line + len, *q;
+	struct sl_log_record r = SL_RECORD_INIT;
+	const char *end = line + len, *p = sl_skip_blanks(line, end), *q;
 
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
 	if (p == end)
 		return 0;
 	if (marker(p, (size_t)(end - p))) {

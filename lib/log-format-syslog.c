@@ -52,29 +52,9 @@ static const char *rfc3164(const char *p, const char *end, int64_t *wall)
 	return p + 1;
 }
 
-static const char *rfc3339(const char *p, const char *end, int64_t *wall)
-{
-	const char *q = p;
-	int64_t y, mo, d, frac;
-	int h, m, s, off;
-	bool has_frac;
-
-	if (!sl_stamp_num(&q, end, 4, &y) || q - p != 4 || q >= end || *q++ != '-' ||
-	    !sl_stamp_num(&q, end, 2, &mo) || q >= end || *q++ != '-' ||
-	    !sl_stamp_num(&q, end, 2, &d) || q >= end || *q++ != 'T' ||
-	    !sl_stamp_clock(&q, end, &h, &m, &s, &frac, &has_frac) ||
-	    !sl_stamp_offset(&q, end, &off) || q >= end || *q != ' ' ||
-	    mo < 1 || mo > 12)
-		return NULL;
-	*wall = sl_stamp_utc((int)y, (int)mo - 1, (int)d, h, m, s);
-	if (*wall != SPLITLOCK_TIME_UNKNOWN)
-		*wall += frac - (int64_t)off * 1000000;
-	return q + 1;
-}
-
 const char *sl_syslog_stamp(const char *p, const char *end, int64_t *wall)
 {
-	const char *q = rfc3339(p, end, wall);
+	const char *q = sl_stamp_rfc3339(p, end, wall);
 
 	return q ? q : rfc3164(p, end, wall);
 }
@@ -163,12 +143,9 @@ bool sl_syslog_line_matches(const char *line, size_t len)
 
 int sl_syslog_line(struct sl_reader *rd, const char *line, size_t len)
 {
-	struct sl_log_record r = { .mono_usec = SPLITLOCK_TIME_UNKNOWN,
-				   .wall_usec = SPLITLOCK_TIME_UNKNOWN };
-	const char *p = line, *end = line + len, *q;
+	struct sl_log_record r = SL_RECORD_INIT;
+	const char *end = line + len, *p = sl_skip_blanks(line, end), *q;
 
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
 	if (p == end)
 		return 0;
 	q = sl_syslog_stamp(p, end, &r.wall_usec);

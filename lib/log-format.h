@@ -11,6 +11,8 @@
 #include "offenders-internal.h"
 
 #define SL_INPUT_BUF (256u * 1024)
+#define SL_RECORD_INIT { .mono_usec = SPLITLOCK_TIME_UNKNOWN, \
+			 .wall_usec = SPLITLOCK_TIME_UNKNOWN }
 
 struct sl_reader {
 	struct splitlock_ctx *ctx;
@@ -77,6 +79,13 @@ bool sl_stamp_clock(const char **pp, const char *end, int *h, int *m, int *s,
 /* Broken-down local time (or UTC with a known offset) → usec since epoch. */
 int64_t sl_stamp_local(int year, int mon, int mday, int h, int m, int s);
 int64_t sl_stamp_utc(int year, int mon, int mday, int h, int m, int s);
+/*
+ * RFC 3339 ("2026-12-03T09:18:33.604335+00:00", also with a decimal comma
+ * as dmesg --time-format iso writes it, or "+0000" as journalctl does) and
+ * the space after it; the bytes after, or NULL. *@wall: usec since epoch.
+ */
+const char *sl_stamp_rfc3339(const char *p, const char *end, int64_t *wall);
+const char *sl_skip_blanks(const char *p, const char *end);
 /* "+01:00", "+0100", "Z" at *pp → seconds east of UTC. */
 bool sl_stamp_offset(const char **pp, const char *end, int *seconds);
 /* "[ T1234]", "[C3]", with or without a space before: skipped. */

@@ -242,3 +242,30 @@ uint64_t sl_boot_hash(const char *s, size_t len)
 	}
 	return h ? h : 1;
 }
+
+const char *sl_stamp_rfc3339(const char *p, const char *end, int64_t *wall)
+{
+	const char *q = p;
+	int64_t y, mo, d, frac;
+	int h, m, s, off;
+	bool has_frac;
+
+	if (!sl_stamp_num(&q, end, 4, &y) || q - p != 4 || q >= end || *q++ != '-' ||
+	    !sl_stamp_num(&q, end, 2, &mo) || q >= end || *q++ != '-' ||
+	    !sl_stamp_num(&q, end, 2, &d) || q >= end || *q++ != 'T' ||
+	    !sl_stamp_clock(&q, end, &h, &m, &s, &frac, &has_frac) ||
+	    !sl_stamp_offset(&q, end, &off) || q >= end || *q != ' ' ||
+	    mo < 1 || mo > 12)
+		return NULL;
+	*wall = sl_stamp_utc((int)y, (int)mo - 1, (int)d, h, m, s);
+	if (*wall != SPLITLOCK_TIME_UNKNOWN)
+		*wall += frac - (int64_t)off * 1000000;
+	return q + 1;
+}
+
+const char *sl_skip_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
