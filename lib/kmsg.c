@@ -178,6 +178,25 @@ static int foreach_file(struct splitlock_ctx *ctx, int fd,
 	return r;
 }
 
+bool sl_klog_line_parse(const char *line, size_t len, struct splitlock_kmsg_record *rec)
+{
+	const char *p = line, *end = line + len;
+	int64_t pri, usec = 0;
+
+	if (p >= end || *p++ != '<' || !sl_stamp_num(&p, end, 7, &pri) ||
+	    pri > 0x7ffff || p >= end || *p++ != '>')
+		return false;
+	p = sl_skip_kernel_stamp(p, end, &usec);
+	/* CONFIG_PRINTK_CALLER: "[    5.000000][ T1234] msg" */
+	p = sl_skip_caller_id(p, end);
+	rec->facility = (int)(pri >> 3);
+	rec->level = (int)(pri & 7);
+	rec->usec = (uint64_t)usec;
+	rec->message = p;
+	rec->message_len = (size_t)(end - p);
+	return true;
+}
+
 /* "<PRI>[ sec.usec] message" lines from syslog(2); no sequence numbers. */
 static int foreach_klog(struct splitlock_ctx *ctx, splitlock_kmsg_fn fn,
 			void *data)
@@ -200,30 +219,11 @@ static int foreach_klog(struct splitlock_ctx *ctx, splitlock_kmsg_fn fn,
 	for (char *line = buf; line && *line && r == 0;) {
 		struct splitlock_kmsg_record rec = { 0 };
 		char *next = strchr(line, '\n');
-		unsigned pri = 0;
-		unsigned long sec = 0, usec = 0;
-		int used = 0;
 
 		if (next)
 			*next++ = '\0';
-		if (sscanf(line, "<%u>%n", &pri, &used) == 1 && used > 0) {
-			char *msg = line + used;
-			int tsused = 0;
-
-			if (sscanf(msg, "[%lu.%lu]%n", &sec, &usec, &tsused) == 2 &&
-			    tsused > 0) {
-				msg += tsused;
-				if (*msg == ' ')
-					msg++;
-			}
-			/* CONFIG_PRINTK_CALLER: "[    5.000000][ T1234] msg" */
-			msg = (char *)sl_skip_caller_id(msg, msg + strlen(msg));
-			rec.facility = (int)(pri >> 3);
-			rec.level = (int)(pri & 7);
+		if (sl_klog_line_parse(line, strlen(line), &rec)) {
 			rec.seq = seq++;
-			rec.usec = (uint64_t)sec * 1000000 + usec;
-			rec.message = msg;
-			rec.message_len = strlen(msg);
 			r = fn(&rec, data);
 		}
 		line = next;

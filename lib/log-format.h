@@ -61,6 +61,14 @@ bool sl_syslog_tail_matches(const char *p, const char *end, bool strict);
 bool sl_syslog_line_matches(const char *line, size_t len);
 bool sl_journal_text_line_matches(const char *line, size_t len);
 
+/*
+ * kmsg.c: one line of the syslog(2) buffer of the live fallback,
+ * "<PRI>[    5.000000][ T1234] MSG" (stamp and caller id optional); false
+ * when it is not one. The message is not copied.
+ */
+bool sl_klog_line_parse(const char *line, size_t len,
+			struct splitlock_kmsg_record *rec);
+
 /* ---- log-stamp.c ---------------------------------------------------------- */
 
 /* "[  12.345678]" inside the brackets → microseconds since boot. */

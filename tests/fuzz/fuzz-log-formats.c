@@ -3,14 +3,15 @@
  * Every text line parser on the same bytes: dmesg, syslog and journalctl
  * text, journal JSON (json-pretty included), with the report's invariants.
  * A line of any form is read by every parser, so each sees the stamps,
- * tags and prefixes the others understand.
+ * tags and prefixes the others understand. The bytes are also one line of
+ * the syslog(2) buffer, the live log's fallback.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "libsplitlock.h"
+#include "log-format.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
@@ -27,6 +28,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (!ctx) {
 		ctx = splitlock_new("/");
 		splitlock_set_log_priority(ctx, 0);
+	}
+	{
+		struct splitlock_kmsg_record rec;
+
+		if (sl_klog_line_parse((const char *)data, size, &rec) &&
+		    (rec.message < (const char *)data ||
+		     rec.message + rec.message_len != (const char *)data + size))
+			abort();
 	}
 	fd = memfd_create("log", MFD_CLOEXEC);
 	if (fd < 0)
