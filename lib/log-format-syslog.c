@@ -46,7 +46,8 @@ static const char *rfc3164(const char *p, const char *end, int64_t *wall)
 	    !sl_stamp_clock(&p, end, &h, &m, &s, &frac, &has_frac) ||
 	    p >= end || *p != ' ')
 		return NULL;
-	*wall = sl_stamp_local(guess_year(month, (int)mday), month, (int)mday, h, m, s);
+	*wall = sl_stamp_local(month < 0 ? 0 : guess_year(month, (int)mday), month,
+			       (int)mday, h, m, s);
 	if (*wall != SPLITLOCK_TIME_UNKNOWN)
 		*wall += frac;
 	return p + 1;

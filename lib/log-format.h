@@ -76,7 +76,8 @@ bool sl_stamp_mono(const char *p, const char *end, int64_t *usec);
 /*
  * A month name or number as strftime's %b writes it in the locales people
  * run: "Dec", "Dez", "déc.", "12月", "12월"... Returns its length and sets
- * *month (0..11); 0 when it is not one.
+ * *month (0..11), or -1 for a word of another locale (sl_stamp_local()
+ * then gives SPLITLOCK_TIME_UNKNOWN); 0 when it is neither.
  */
 size_t sl_stamp_month(const char *p, const char *end, int *month);
 /* Digits at *pp (at most @max of them); false when none. */

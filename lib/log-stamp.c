@@ -112,6 +112,14 @@ size_t sl_stamp_month(const char *p, const char *end, int *month)
 			*month = month_names[i].month;
 			return len;
 		}
+	/*
+	 * A locale not in the table ("gruod." in lt_LT): a word where the
+	 * month stands. The stamp is still recognized; it only dates nothing.
+	 */
+	if (len && len <= 16 && (unsigned char)*p > '9') {
+		*month = -1;
+		return len;
+	}
 	return 0;
 }
 
@@ -155,6 +163,8 @@ bool sl_stamp_clock(const char **pp, const char *end, int *h, int *m, int *s,
 
 int64_t sl_stamp_local(int year, int mon, int mday, int h, int m, int s)
 {
+	if (mon < 0)
+		return SPLITLOCK_TIME_UNKNOWN;
 	struct tm tm = { .tm_year = year - 1900, .tm_mon = mon, .tm_mday = mday,
 			 .tm_hour = h, .tm_min = m, .tm_sec = s, .tm_isdst = -1 };
 	time_t t = mktime(&tm);

@@ -83,6 +83,11 @@ test_stamps_give_the_times_they_hold() {
 	[ "$(jq -c '[.offenders[].first_seen_wall]' <<<"$ja")" = "$(jq -c '[.offenders[].first_seen_wall]' <<<"$out")" ] ||
 		fail "ja and C -T stamps differ"
 	expect_json '.offenders[0].first_seen_wall | test("^20[0-9][0-9]-")' true
+	# Month names of a locale slctl does not know: read, but undated.
+	run "$SLCTL" offenders --input "$F/events.dmesg-T.lt" --json
+	expect_json '[.offenders[].first_seen_wall] | unique | @csv' ''
+	run "$SLCTL" offenders --input "$F/events.journal-short.lt" --json
+	expect_json '[.offenders[].first_seen_wall] | unique | @csv' ''
 	# Relative stamps (-e, delta) date nothing.
 	run "$SLCTL" offenders --input "$F/events.dmesg-e.de" --json
 	expect_json '[.offenders[] | .first_seen, .first_seen_wall] | unique | @csv' ''

@@ -7,7 +7,7 @@ static int month(const char *s)
 {
 	int m = -1;
 
-	return sl_stamp_month(s, s + strlen(s), &m) ? m : -1;
+	return sl_stamp_month(s, s + strlen(s), &m) ? m : -2;
 }
 
 TEST(month_names_in_the_locales_people_run)
@@ -20,10 +20,12 @@ TEST(month_names_in_the_locales_people_run)
 	CHECK_INT(month("12月 03"), 11);
 	CHECK_INT(month("7월"), 6);
 	CHECK_INT(month("янв"), 0);
-	/* Not a month: a word, a number without the CJK sign, 13月. */
-	CHECK_INT(month("Foo"), -1);
-	CHECK_INT(month("12 "), -1);
-	CHECK_INT(month("13月"), -1);
+	/* A word of a locale we do not know: a month, but not which. */
+	CHECK_INT(month("gruod. 3"), -1);
+	/* Not a month: a number without the CJK sign, 13月, nothing. */
+	CHECK_INT(month("12 "), -2);
+	CHECK_INT(month("13月"), -2);
+	CHECK_INT(month(" Dec"), -2);
 }
 
 static const char *skip_caller(const char *s)
