@@ -68,8 +68,6 @@ bool sl_maybe_detector(const char *s, size_t len)
 	return false;
 }
 
-#define reader sl_reader
-
 void sl_reader_unrecognized(struct sl_reader *rd, const char *line, size_t len)
 {
 	if (sl_maybe_detector(line, len))
@@ -121,7 +119,7 @@ static void count_lines_to(struct sl_reader *rd, const char *pos)
 
 /* ---- /dev/kmsg records -------------------------------------------------- */
 
-static int kmsg_line(struct reader *rd, const char *line, size_t len)
+static int kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	struct sl_log_record r = { .facility_known = true,
 				   .wall_usec = SPLITLOCK_TIME_UNKNOWN };
@@ -141,7 +139,7 @@ static int kmsg_line(struct reader *rd, const char *line, size_t len)
 
 /* ---- scanning ------------------------------------------------------------ */
 
-static int handle_line(struct reader *rd, const char *line, size_t len)
+static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	count_lines_to(rd, line);
 	switch (rd->format) {
@@ -167,7 +165,7 @@ static const char *find(const char *p, const char *end, const char *needle,
 }
 
 /* Complete lines in [p, end): hand over those that may matter. */
-static int scan_region(struct reader *rd, const char *p, const char *end)
+static int scan_region(struct sl_reader *rd, const char *p, const char *end)
 {
 	const char *next[N_MAX_NEEDLES] = { NULL };
 	const struct needle *set = needles;
@@ -326,7 +324,7 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 	_cleanup_free_ char *buf = malloc(INPUT_BUF);
 	_cleanup_free_ char *decoded = malloc(INPUT_BUF + 1);
 	_cleanup_free_ char *object = NULL;
-	struct reader rd = { .ctx = ctx, .fn = fn, .data = data,
+	struct sl_reader rd = { .ctx = ctx, .fn = fn, .data = data,
 			     .unread = unread };
 	size_t start = 0, end = 0;
 	uint64_t bytes = 0, reported = 0;
