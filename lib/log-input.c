@@ -59,6 +59,7 @@ static const struct needle journal_text_needles[] = {
 };
 #define N_JOURNAL_TEXT_NEEDLES (sizeof(journal_text_needles) / sizeof(journal_text_needles[0]))
 #define N_MAX_NEEDLES N_JOURNAL_NEEDLES
+_Static_assert(N_JOURNAL_TEXT_NEEDLES <= N_MAX_NEEDLES, "scan_region holds N_MAX_NEEDLES hits");
 
 bool sl_maybe_detector(const char *s, size_t len)
 {
