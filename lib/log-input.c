@@ -89,16 +89,20 @@ int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
  * Line numbers are counted only until the first unread line is found: the
  * report names that one, and counting costs a pass over the buffer.
  */
+/* Vectorized at gcc's -O2 too (clang does so already): ~7 % of a scan. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("tree-vectorize")))
+#endif
 static uint64_t count_sep(const char *p, const char *end, char sep)
 {
 	uint64_t n = 0;
 
-	/* Fixed-size blocks: the compiler turns this into vector compares. */
+	/* Fixed-size blocks with a byte counter: vector compares and adds. */
 	while (end - p >= 64) {
-		unsigned k = 0;
+		unsigned char k = 0;
 
 		for (int i = 0; i < 64; i++)
-			k += p[i] == sep;
+			k += (unsigned char)(p[i] == sep);
 		n += k;
 		p += 64;
 	}
