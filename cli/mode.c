@@ -41,7 +41,7 @@ static int show(struct splitlock_ctx *ctx, const struct slctl_globals *g)
 	struct splitlock_mode_info *info = NULL;
 	enum splitlock_mode next = SPLITLOCK_MODE_UNKNOWN;
 	unsigned next_rate = 0;
-	const char *next_source = NULL;
+	_cleanup_free_ char *next_source = NULL;
 	char cur[32], nb[32];
 	int r, n;
 
@@ -85,7 +85,7 @@ static int show(struct splitlock_ctx *ctx, const struct slctl_globals *g)
 			printf("Next boot: default, no split_lock_detect= parameter (%s)\n",
 			       next_source);
 	}
-	splitlock_mode_info_unref(info);
+	splitlock_mode_info_free(info);
 	if (n < 0 && !g->json)
 		return EXIT_FAIL;
 	return EXIT_OK;

@@ -453,7 +453,7 @@ static void print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
 				puts("# TYPE splitlock_ratelimit gauge");
 				printf("splitlock_ratelimit %u\n", splitlock_mode_info_get_ratelimit(info));
 			}
-			splitlock_mode_info_unref(info);
+			splitlock_mode_info_free(info);
 		}
 		if (splitlock_mitigate_get(ctx, &mitigate) == 0) {
 			puts("# HELP splitlock_mitigate Whether kernel.split_lock_mitigate (misery) is on.");

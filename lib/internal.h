@@ -37,7 +37,6 @@ struct splitlock_ctx {
 	splitlock_log_fn log_fn;
 	void *log_data;
 	int log_priority;
-	char *next_boot_source; /* splitlock_mode_next_boot()'s answer */
 	bool no_openat2;     /* resolve paths by hand (see path.c) */
 };
 

@@ -163,8 +163,9 @@ struct splitlock_mode_info;
 
 int splitlock_mode_info_read(struct splitlock_ctx *ctx,
 			     struct splitlock_mode_info **info);
+/* Frees @info (one owner: not reference counted); returns NULL. Accepts NULL. */
 struct splitlock_mode_info *
-splitlock_mode_info_unref(struct splitlock_mode_info *info);
+splitlock_mode_info_free(struct splitlock_mode_info *info);
 enum splitlock_mode
 splitlock_mode_info_get_mode(const struct splitlock_mode_info *info);
 unsigned splitlock_mode_info_get_ratelimit(const struct splitlock_mode_info *info);
@@ -178,15 +179,15 @@ const char *splitlock_mode_info_get_evidence(const struct splitlock_mode_info *i
 /*
  * The mode the next boot will use, from the boot configuration of the
  * detected bootloader backend (see splitlock_boot_detect()); without one,
- * or with several, from /proc/cmdline. *@source names where it was found
- * ("grub: /etc/default/grub, /etc/default/grub.d/ *.cfg"); it belongs to the
- * context and stays valid until the next call. Returns 1 when a
- * split_lock_detect= parameter is configured, 0 when none is (the kernel's
- * default applies), -EBADMSG when the configuration is in a form slctl
- * refuses (the reason is in *@source).
+ * or with several, from /proc/cmdline. *@source (may be NULL; malloc'ed,
+ * the caller frees it) names where it was found ("grub: /etc/default/grub,
+ * /etc/default/grub.d/ *.cfg"). Returns 1 when a split_lock_detect=
+ * parameter is configured, 0 when none is (the kernel's default applies),
+ * -EBADMSG when the configuration is in a form that is refused (the reason
+ * is in *@source), -ENOMEM. On -ENOMEM *@source is NULL.
  */
 int splitlock_mode_next_boot(struct splitlock_ctx *ctx, enum splitlock_mode *mode,
-			     unsigned *ratelimit, const char **source);
+			     unsigned *ratelimit, char **source);
 
 /* ---- the boot parameter, through the bootloader's own tool -------------- */
 
@@ -281,10 +282,89 @@ const char *splitlock_boot_plan_get_error(const struct splitlock_boot_plan *plan
 /* Runtime value (0 or 1); -ENOENT when the kernel has no such sysctl. */
 int splitlock_mitigate_get(struct splitlock_ctx *ctx, int *value);
 /*
- * Set the runtime value. -ENOENT: no sysctl; -EPERM/-EACCES: not allowed
- * (the patched kernel's seq mode also refuses 0 with -EPERM).
+ * Set the runtime value, with no checks and no read-back (the plan below
+ * does both). -ENOENT: no sysctl; -EPERM/-EACCES: not allowed (the
+ * patched kernel's seq mode also refuses 0 with -EPERM).
  */
 int splitlock_mitigate_set(struct splitlock_ctx *ctx, int value);
+/*
+ * The value the next boot applies, read from the sysctl.d files as
+ * systemd-sysctl reads them. Returns 1 with *@value (0 or 1) when a file
+ * sets the key, 0 when none does (the kernel's default, 1, applies),
+ * -EBADMSG when the winning assignment is not 0 or 1. *@file (may be NULL)
+ * receives the winning file and *@override (may be NULL) a file that sorts
+ * after SPLITLOCK_SYSCTLD_DROPIN and so beats it; both malloc'ed (the
+ * caller frees them), NULL when there is none, set also for -EBADMSG.
+ */
+int splitlock_mitigate_get_persisted(struct splitlock_ctx *ctx, int *value,
+				     char **file, char **override);
+
+/*
+ * A planned change of kernel.split_lock_mitigate, now and (with
+ * SPLITLOCK_MITIGATE_PERSIST) after reboot through SPLITLOCK_SYSCTLD_DROPIN.
+ * Planning reads only; it decides whether the change is refused, the
+ * drop-in's new text and any sysctl.d file that would still override it.
+ * Applying sets the running value, writes the drop-in, and reads both back.
+ * One owner: free it with splitlock_mitigate_plan_free().
+ */
+struct splitlock_mitigate_plan;
+
+enum {
+	SPLITLOCK_MITIGATE_PERSIST = 1u << 0, /* also write the sysctl.d drop-in */
+};
+
+/*
+ * Plan @value (0 or 1). Returns 0 and *@plan, or a negative errno and no
+ * plan: -EINVAL (bad value or flags), -ENOENT (the kernel has no sysctl),
+ * -ENOMEM, or the error of reading the running value. A refused change
+ * is still a plan: see splitlock_mitigate_plan_get_refusal().
+ */
+int splitlock_mitigate_plan_new(struct splitlock_ctx *ctx, int value,
+				unsigned flags,
+				struct splitlock_mitigate_plan **plan);
+/* Frees @plan; returns NULL. Accepts NULL. */
+struct splitlock_mitigate_plan *
+splitlock_mitigate_plan_free(struct splitlock_mitigate_plan *plan);
+/* The requested value, and the running value when planned. */
+int splitlock_mitigate_plan_get_value(const struct splitlock_mitigate_plan *plan);
+int splitlock_mitigate_plan_get_previous(const struct splitlock_mitigate_plan *plan);
+/*
+ * 0 when the plan can be applied, else why not, with a sentence in
+ * splitlock_mitigate_plan_get_error(): -EPERM (seq mode keeps the penalty),
+ * -ELOOP (the drop-in is a symlink), -EEXIST (a foreign file at the
+ * drop-in's path), -EUCLEAN (/etc/sysctl.d is writable by every user), or
+ * the error of reading the drop-in.
+ */
+int splitlock_mitigate_plan_get_refusal(const struct splitlock_mitigate_plan *plan);
+/* The capability applying needs (checked by the caller, who can explain). */
+enum splitlock_cap
+splitlock_mitigate_plan_get_capability(const struct splitlock_mitigate_plan *plan);
+/* The drop-in's whole text after applying; NULL without PERSIST. Borrowed. */
+const char *splitlock_mitigate_plan_get_dropin(const struct splitlock_mitigate_plan *plan);
+/*
+ * The assignment that decides the key after reboot instead of the drop-in
+ * (a later-sorting file with another value): its file, with *@line and
+ * *@value (either may be NULL). NULL when the drop-in wins. Computed when
+ * planning and again after a successful apply. Borrowed from the plan.
+ */
+const char *splitlock_mitigate_plan_get_override(const struct splitlock_mitigate_plan *plan,
+						 unsigned *line, const char **value);
+/*
+ * Carry the plan out: the refusal if there is one; the error of setting
+ * the running value; the error of writing the drop-in (the running value
+ * is then read back and the sentence says whether the running system is
+ * changed); -EIO when the running value cannot be read back; -EBADMSG
+ * when the drop-in does not read back with the value. A value another
+ * writer set since (read back from the kernel or the drop-in) is no error:
+ * it is logged as a warning and splitlock_mitigate_plan_get_running() has it.
+ */
+int splitlock_mitigate_plan_apply(struct splitlock_mitigate_plan *plan);
+/* After applying: the running value read back (0 or 1), -1 when unknown. */
+int splitlock_mitigate_plan_get_running(const struct splitlock_mitigate_plan *plan);
+/* After applying: true when the drop-in was written and read back. */
+bool splitlock_mitigate_plan_is_persisted(const struct splitlock_mitigate_plan *plan);
+/* One sentence about the refusal or the last failure, or NULL. Borrowed. */
+const char *splitlock_mitigate_plan_get_error(const struct splitlock_mitigate_plan *plan);
 
 /* ---- sysctl.d ------------------------------------------------------------ */
 

@@ -143,7 +143,7 @@ _public_ int splitlock_mode_info_read(struct splitlock_ctx *ctx,
 	r = 0;
 done:
 	if (r < 0) {
-		splitlock_mode_info_unref(info);
+		splitlock_mode_info_free(info);
 		return r;
 	}
 	*out = info;
@@ -151,7 +151,7 @@ done:
 }
 
 _public_ struct splitlock_mode_info *
-splitlock_mode_info_unref(struct splitlock_mode_info *info)
+splitlock_mode_info_free(struct splitlock_mode_info *info)
 {
 	if (info) {
 		free(info->evidence);

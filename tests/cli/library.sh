@@ -38,7 +38,7 @@ test_a_program_builds_against_the_installed_library() {
 		splitlock_mode_format(splitlock_mode_info_get_mode(info),
 				      splitlock_mode_info_get_ratelimit(info), mode, sizeof(mode));
 		printf("%s %s\n", mode, splitlock_mode_source_name(splitlock_mode_info_get_source(info)));
-		splitlock_mode_info_unref(info);
+		splitlock_mode_info_free(info);
 		return splitlock_unref(ctx) == NULL ? 0 : 1;
 	}
 	C
