@@ -54,6 +54,8 @@ int slctl_usage_error(const char *cmd, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Exit status for a negative errno from the library. */
 int slctl_exit_for(int err);
+/* The bootloader backends the library knows, as text for a sentence. */
+const char *slctl_backend_names(void);
 /* Exit EXIT_PRIVILEGE with a sentence when @cap is missing; 0 when present. */
 int slctl_require_capability(enum splitlock_cap cap, const char *action);
 
