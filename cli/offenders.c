@@ -97,19 +97,26 @@ static int column_by_name(const char *name, size_t len)
 static int parse_columns(struct options *o, const char *list)
 {
 	o->n_cols = 0;
-	for (const char *p = list; *p;) {
+	for (const char *p = list;;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 		int c = column_by_name(p, len);
 
+		/* An empty name ("", "A,,B", a trailing comma) is no column either. */
+		if (len == 0) {
+			slctl_usage_error("offenders", "--output needs a comma-separated list of "
+					  "column names, without empty ones.");
+			return -1;
+		}
 		if (c < 0 || o->n_cols >= 32) {
 			slctl_usage_error("offenders", "unknown column '%.*s'.", (int)len, p);
 			return -1;
 		}
 		o->cols[o->n_cols++] = c;
 		p += len;
-		if (*p == ',')
-			p++;
+		if (*p != ',')
+			break;
+		p++;
 	}
 	return 0;
 }
@@ -714,6 +721,11 @@ static int set_window(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 	} else if (o->since && splitlock_time_parse(o->since, now, boot, &since) < 0) {
 		return slctl_usage_error("offenders", "cannot understand --since '%s'.", o->since);
 	}
+	/* The running system's boot says nothing about when a saved log's boot ended. */
+	if (o->until && o->input && streq(o->until, "boot"))
+		return slctl_usage_error("offenders", "--until boot cannot apply to a saved log, "
+					 "which does not say when its boot ended; leave --until "
+					 "out to read to the end of the log.");
 	if (o->until && splitlock_time_parse(o->until, now, boot, &until) < 0)
 		return slctl_usage_error("offenders", "cannot understand --until '%s'.", o->until);
 	splitlock_offenders_set_window(r, since, until);
