@@ -671,7 +671,9 @@ const char *splitlock_offender_get_container(const struct splitlock_offender *o)
 /*
  * Parse a --since/--until time: "boot", "now", "YYYY-MM-DD[ HH:MM[:SS]]"
  * (local time), "-2h"/"-30m"/"-45s"/"-1d" (before @now), "@EPOCH". Gives
- * microseconds since the epoch; "boot" gives @boot. -EINVAL otherwise.
+ * microseconds since the epoch; "boot" gives @boot. -EINVAL otherwise,
+ * and for a date or time that does not exist (2026-02-30, 23:59:61, a
+ * local time skipped by a DST change).
  */
 int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 			 int64_t *usec);
