@@ -55,4 +55,35 @@ test_until_boot_with_a_saved_log_is_refused_with_a_reason() {
 	expect_err "saved log"
 }
 
+test_verbose_may_be_repeated_and_stand_anywhere() {
+	run "$SLCTL" --root "$FIXTURES/stock-ac" status
+	expect_rc 0
+	[ -z "$err" ] || fail "quiet run wrote to stderr: $err"
+	local form
+	for form in "-vv status" "-vvv status" "status -vvv" "-v -v status" "--verbose status -v"; do
+		# shellcheck disable=SC2086
+		run "$SLCTL" --root "$FIXTURES/stock-ac" $form
+		expect_rc 0
+		expect_err "backend grub: no"
+	done
+	run "$SLCTL" --root "$FIXTURES/stock-ac" status -v
+	expect_rc 0
+	[[ $err != *"backend grub: no"* ]] || fail "one -v gave debug output"
+}
+
+test_help_after_the_command_is_the_command_help() {
+	local c
+	for c in status mitigate mode offenders; do
+		run "$SLCTL" "$c" -h
+		expect_rc 0
+		expect_out "Usage: slctl $c"
+		run "$SLCTL" "$c" --help
+		expect_rc 0
+		expect_out "Usage: slctl $c"
+		run "$SLCTL" --help "$c"
+		expect_rc 0
+		expect_out "Usage: slctl $c"
+	done
+}
+
 run_tests
