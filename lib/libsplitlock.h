@@ -130,7 +130,11 @@ enum splitlock_mode_source {
  */
 int splitlock_mode_parse(const char *text, enum splitlock_mode *mode,
 			 unsigned *ratelimit);
-/* "off", "warn", "seq", "fatal", "ratelimit:N"; -ENOSPC if @size is small. */
+/*
+ * "off", "warn", "seq", "fatal", "ratelimit:N" into @buf. -EINVAL for
+ * SPLITLOCK_MODE_UNKNOWN, a value outside the enum or a rate outside
+ * 1..1000 (@buf is then ""); -ENOSPC if @size is small.
+ */
 int splitlock_mode_format(enum splitlock_mode mode, unsigned ratelimit,
 			  char *buf, size_t size);
 /* Short static name of a source: "sysfs", "boot-log", "cmdline", "default". */

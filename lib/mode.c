@@ -75,9 +75,13 @@ _public_ int splitlock_mode_format(enum splitlock_mode mode, unsigned ratelimit,
 {
 	int n;
 
-	if ((size_t)mode >= ARRAY_SIZE(mode_names) || !mode_names[mode])
-		n = snprintf(buf, size, "unknown");
-	else if (mode == SPLITLOCK_MODE_RATELIMIT)
+	if (size)
+		buf[0] = '\0';
+	/* Nothing to print is an error, not a word a caller might mistake for a mode. */
+	if ((size_t)mode >= ARRAY_SIZE(mode_names) || !mode_names[mode] ||
+	    (mode == SPLITLOCK_MODE_RATELIMIT && (ratelimit < 1 || ratelimit > 1000)))
+		return -EINVAL;
+	if (mode == SPLITLOCK_MODE_RATELIMIT)
 		n = snprintf(buf, size, "ratelimit:%u", ratelimit);
 	else
 		n = snprintf(buf, size, "%s", mode_names[mode]);
