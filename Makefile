@@ -33,10 +33,13 @@ WARNINGS += -Werror
 endif
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' $(WARNINGS) \
-	-fvisibility=hidden -fPIC -Ilib
-LIB_CFLAGS = $(BASE_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
+	-fvisibility=hidden -fPIC
+# Dependencies on headers come from the compiler (build/.../*.d).
+DEPFLAGS := -MMD -MP
+LIB_CFLAGS = $(BASE_CFLAGS) -Ilib $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
 LIB_LIBS = $(shell $(PKG_CONFIG) --libs $(LIB_PKGS))
-CLI_CFLAGS = $(BASE_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS))
+# The CLI sees the public header only, as any program linking the library.
+CLI_CFLAGS = $(BASE_CFLAGS) -I$(B)/include $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS))
 CLI_LIBS = $(shell $(PKG_CONFIG) --libs $(CLI_PKGS))
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
@@ -47,19 +50,42 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(B)/%.o)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(B)/tests/%)
 MANS := $(B)/man/slctl.8 $(B)/man/libsplitlock.3
 
+# Plain make installs nothing: it names the first missing build dependency
+# and the targets that install it, in one sentence. Targets that run
+# tools/deps.sh first are not held up here.
+INSTALLING_GOALS := deps run check check-asan check-valgrind check-kernel fuzz \
+	reliability clean
+ifeq ($(filter $(INSTALLING_GOALS),$(MAKECMDGOALS)),)
+MISSING_DEP := $(shell \
+	command -v $(CC) >/dev/null 2>&1 || { echo "the C compiler $(CC)"; exit; }; \
+	command -v $(PKG_CONFIG) >/dev/null 2>&1 || { echo "$(PKG_CONFIG)"; exit; }; \
+	for p in $(sort $(LIB_PKGS) $(CLI_PKGS)); do \
+		$(PKG_CONFIG) --exists $$p || { echo "the pkg-config module $$p"; exit; }; done; \
+	command -v $(SCDOC) >/dev/null 2>&1 || echo "$(SCDOC) (it builds the man pages)")
+ifneq ($(MISSING_DEP),)
+$(error $(MISSING_DEP) is missing; 'make deps' (or make run / make check) installs it)
+endif
+endif
+
 SO := $(B)/libsplitlock.so.$(SONAME_MAJOR)
 SO_FULL := $(B)/libsplitlock.so.$(VERSION)
 
 all: $(B)/slctl $(SO) $(B)/libsplitlock.a $(B)/libsplitlock.pc $(MANS)
 
-$(B)/lib/%.o: lib/%.c lib/*.h | $(B)/lib
-	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) $(CFLAGS) -c -o $@ $<
+$(B)/lib/%.o: lib/%.c | $(B)/lib
+	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/cli/%.o: cli/%.c cli/*.h lib/libsplitlock.h | $(B)/cli
-	$(CC) $(CPPFLAGS) $(CLI_CFLAGS) $(CFLAGS) -c -o $@ $<
+$(B)/cli/%.o: cli/%.c | $(B)/cli $(B)/include/libsplitlock.h
+	$(CC) $(CPPFLAGS) $(CLI_CFLAGS) $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/lib $(B)/cli $(B)/tests $(B)/man:
+$(B)/include/libsplitlock.h: lib/libsplitlock.h | $(B)/include
+	cp $< $@
+
+$(B)/lib $(B)/cli $(B)/tests $(B)/man $(B)/include:
 	mkdir -p $@
+
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d)
+
 
 $(SO_FULL): $(LIB_OBJS) lib/libsplitlock.sym
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libsplitlock.so.$(SONAME_MAJOR) \
@@ -87,8 +113,8 @@ $(B)/libsplitlock.pc: lib/libsplitlock.pc.in FORCE
 $(B)/man/%: man/%.scd | $(B)/man
 	$(SCDOC) < $< > $@
 
-$(B)/tests/test-%: tests/unit/test-%.c tests/unit/*.h $(B)/libsplitlock.a | $(B)/tests
-	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) -Itests/unit $(CFLAGS) -o $@ $< \
+$(B)/tests/test-%: tests/unit/test-%.c $(B)/libsplitlock.a | $(B)/tests
+	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) -Itests/unit $(DEPFLAGS) -MF $@.d $(CFLAGS) -o $@ $< \
 		$(B)/libsplitlock.a $(LIB_LIBS)
 
 $(B)/tests/faultinject.so: tests/fault/faultinject.c | $(B)/tests

@@ -52,6 +52,36 @@ test_a_program_builds_against_the_installed_library() {
 	[ "$out" = "warn boot-log" ] || fail "got '$out'"
 }
 
+test_plain_make_names_a_missing_build_dependency_and_installs_nothing() {
+	run make -C "$TOP" B="$T/b" SCDOC=/nonexistent/scdoc all
+	[ "$rc" -ne 0 ] || fail "make succeeded without scdoc"
+	expect_err "/nonexistent/scdoc (it builds the man pages) is missing; 'make deps' (or make run / make check) installs it."
+	[ "$(grep -c . <<<"$err")" -eq 1 ] || fail "more than one line: $err"
+	[[ $out != *deps.sh* && $out != *apt-get* ]] || fail "plain make ran the installer: $out"
+	[ ! -e "$T/b/lib" ] || fail "make built something before refusing"
+	run make -C "$TOP" B="$T/b" PKG_CONFIG=/nonexistent/pkg-config all
+	expect_err "/nonexistent/pkg-config is missing"
+}
+
+test_header_dependencies_come_from_the_compiler() {
+	# -W: as if the header had just changed. Only its includers rebuild.
+	run make -C "$TOP" -n B="$BUILD_DIR" -W lib/linereader.h all
+	expect_rc 0
+	expect_out "-o $BUILD_DIR/lib/sysctld.o"
+	[[ $out != *"-o $BUILD_DIR/lib/mode.o"* ]] || fail "mode.o rebuilt for a header it does not include"
+	[[ $out != *"-o $BUILD_DIR/cli/"* ]] || fail "the CLI rebuilt for a library-internal header"
+}
+
+test_the_cli_sees_only_the_public_header() {
+	local f
+	for f in "$TOP"/cli/*.c "$TOP"/cli/*.h; do
+		! grep -E '#include "(internal|bootloader|linereader|offenders-internal)\.h"' "$f" ||
+			fail "$f includes a library-internal header"
+	done
+	! grep -q -- '-Ilib ' <<<"$(make -C "$TOP" -n B="$T/b2" "$T/b2/cli/util.o" 2>&1)" ||
+		fail "the CLI is compiled with -Ilib"
+}
+
 complete_words() { # WORDS... : what completion offers for the last word
 	local words=("$@")
 	bash -c 'source /usr/share/bash-completion/bash_completion 2>/dev/null
