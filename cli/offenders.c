@@ -715,7 +715,7 @@ static int set_window(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 	now = (int64_t)now_ts.tv_sec * 1000000 + now_ts.tv_nsec / 1000;
 	/* "boot" is the boot of the running system; records are dated by the library. */
 	if (!o->input)
-		splitlock_boot_time(ctx, &boot);
+		splitlock_time_boot(ctx, &boot);
 	if (o->since && streq(o->since, "boot") && (o->input || boot == SPLITLOCK_TIME_UNKNOWN)) {
 		/* Everything in the log is since its boot. */
 	} else if (o->since && splitlock_time_parse(o->since, now, boot, &since) < 0) {

@@ -682,7 +682,7 @@ const char *splitlock_offender_get_container(const struct splitlock_offender *o)
 int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 			 int64_t *usec);
 /* Wall-clock boot time from /proc/stat's btime under the root. */
-int splitlock_boot_time(struct splitlock_ctx *ctx, int64_t *usec);
+int splitlock_time_boot(struct splitlock_ctx *ctx, int64_t *usec);
 
 /* ---- proc connector --------------------------------------------------------- */
 

@@ -107,7 +107,7 @@ _public_ int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 	return -EINVAL;
 }
 
-_public_ int splitlock_boot_time(struct splitlock_ctx *ctx, int64_t *usec)
+_public_ int splitlock_time_boot(struct splitlock_ctx *ctx, int64_t *usec)
 {
 	_cleanup_free_ char *stat = NULL;
 	const char *b;
@@ -128,7 +128,7 @@ int sl_log_epoch(struct splitlock_ctx *ctx, int64_t *usec)
 	struct timespec real, mono;
 
 	if (!streq(ctx->root, "/"))
-		return splitlock_boot_time(ctx, usec);
+		return splitlock_time_boot(ctx, usec);
 	if (clock_gettime(CLOCK_REALTIME, &real) < 0 ||
 	    clock_gettime(CLOCK_MONOTONIC, &mono) < 0)
 		return -errno;
