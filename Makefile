@@ -16,6 +16,8 @@ DESTDIR ?=
 
 PKG_CONFIG ?= pkg-config
 SCDOC ?= scdoc
+ABIDW ?= abidw
+ABIDIFF ?= abidiff
 CC ?= cc
 B ?= build
 
@@ -54,7 +56,7 @@ MANS := $(B)/man/slctl.8 $(B)/man/libsplitlock.3
 # and the targets that install it, in one sentence. Targets that run
 # tools/deps.sh first are not held up here.
 INSTALLING_GOALS := deps run check check-asan check-valgrind check-kernel fuzz \
-	reliability clean
+	reliability check-abi abi-update clean
 ifeq ($(filter $(INSTALLING_GOALS),$(MAKECMDGOALS)),)
 MISSING_DEP := $(shell \
 	command -v $(CC) >/dev/null 2>&1 || { echo "the C compiler $(CC)"; exit; }; \
@@ -167,6 +169,27 @@ check-kernel: deps
 	$(MAKE) all
 	tests/kernel/run
 
+# The ABI of libsplitlock.so against the committed description: any change
+# to an exported function or a public type fails, so that none slips in
+# unnoticed. After an intended change, 'make abi-update' and commit it.
+ABI_REF := lib/libsplitlock.abi
+ABIDW_FLAGS := --no-corpus-path --no-comp-dir-path --no-show-locs \
+	--drop-private-types --header-file lib/libsplitlock.h
+$(B)/libsplitlock.abi: $(SO_FULL)
+	$(ABIDW) $(ABIDW_FLAGS) --out-file $@ $<
+
+check-abi: deps
+	@tools/deps.sh abi
+	$(MAKE) $(B)/libsplitlock.abi
+	@$(ABIDIFF) $(ABI_REF) $(B)/libsplitlock.abi || { \
+		echo "check-abi: libsplitlock's ABI differs from $(ABI_REF) (above); if that is intended, run 'make abi-update' and commit the result." >&2; exit 1; }
+	@echo "check-abi: the ABI matches $(ABI_REF)."
+
+abi-update: deps
+	@tools/deps.sh abi
+	$(MAKE) $(B)/libsplitlock.abi
+	cp $(B)/libsplitlock.abi $(ABI_REF)
+
 install: all
 	install -Dm755 $(B)/slctl $(DESTDIR)$(BINDIR)/slctl
 	install -Dm755 $(SO_FULL) $(DESTDIR)$(LIBDIR)/libsplitlock.so.$(VERSION)
@@ -182,5 +205,5 @@ install: all
 clean:
 	rm -rf $(B) build-asan build-fuzz
 
-.PHONY: all tests deps run fuzz reliability check check-asan check-valgrind check-kernel install clean FORCE
+.PHONY: all tests deps run check-abi abi-update fuzz reliability check check-asan check-valgrind check-kernel install clean FORCE
 FORCE:
