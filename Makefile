@@ -38,10 +38,11 @@ BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' $(WARNINGS) \
 	-fvisibility=hidden -fPIC
 # Dependencies on headers come from the compiler (build/.../*.d).
 DEPFLAGS := -MMD -MP
-LIB_CFLAGS = $(BASE_CFLAGS) -Ilib $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
+LIB_CFLAGS = $(BASE_CFLAGS) -Ilib -Ishared $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
 LIB_LIBS = $(shell $(PKG_CONFIG) --libs $(LIB_PKGS))
-# The CLI sees the public header only, as any program linking the library.
-CLI_CFLAGS = $(BASE_CFLAGS) -I$(B)/include $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS))
+# The CLI sees the public header only, as any program linking the library,
+# and the internal helpers of shared/.
+CLI_CFLAGS = $(BASE_CFLAGS) -I$(B)/include -Ishared $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS))
 CLI_LIBS = $(shell $(PKG_CONFIG) --libs $(CLI_PKGS))
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))

@@ -22,10 +22,16 @@ static void usage(FILE *out)
 	      "The sysctl exists since Linux 6.2 (and in some stable backports).\n", out);
 }
 
-static void no_sysctl(void)
+/* The sysctl could not be read: one sentence, and the status for it. */
+static int read_failed(int r)
 {
-	slctl_error("this kernel has no " KEY "; it appeared in Linux 6.2 "
-		    "(some distributions backport it to older stable kernels).");
+	if (r == -ENOENT) {
+		slctl_error("this kernel has no " KEY "; it appeared in Linux 6.2 "
+			    "(some distributions backport it to older stable kernels).");
+		return EXIT_UNSUPPORTED;
+	}
+	slctl_error("cannot read " KEY ": %s.", errno_text(r));
+	return slctl_exit_for(r);
 }
 
 static int show(struct splitlock_ctx *ctx, const struct slctl_globals *g)
@@ -34,14 +40,8 @@ static int show(struct splitlock_ctx *ctx, const struct slctl_globals *g)
 	int value, persisted = 0, found, r;
 
 	r = splitlock_mitigate_get(ctx, &value);
-	if (r == -ENOENT) {
-		no_sysctl();
-		return EXIT_UNSUPPORTED;
-	}
-	if (r < 0) {
-		slctl_error("cannot read " KEY ": %s.", strerror(-r));
-		return slctl_exit_for(r);
-	}
+	if (r < 0)
+		return read_failed(r);
 	found = splitlock_mitigate_get_persisted(ctx, &persisted, &file, &override);
 	if (g->json) {
 		struct json j;
@@ -65,7 +65,7 @@ static int show(struct splitlock_ctx *ctx, const struct slctl_globals *g)
 		else if (found == -EBADMSG)
 			printf("After reboot: unknown (%s sets a value other than 0 or 1)\n", file);
 		else if (found < 0)
-			printf("After reboot: unknown (%s)\n", strerror(-found));
+			printf("After reboot: unknown (%s)\n", errno_text(found));
 		else
 			printf("After reboot: on (kernel default; no sysctl.d file sets " KEY ")\n");
 	}
@@ -135,14 +135,8 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 
 	r = splitlock_mitigate_plan_new(ctx, value, persist ? SPLITLOCK_MITIGATE_PERSIST : 0,
 					&plan);
-	if (r == -ENOENT) {
-		no_sysctl();
-		return EXIT_UNSUPPORTED;
-	}
-	if (r < 0) {
-		slctl_error("cannot read " KEY ": %s.", strerror(-r));
-		return slctl_exit_for(r);
-	}
+	if (r < 0)
+		return read_failed(r);
 	r = splitlock_mitigate_plan_get_refusal(plan);
 	if (r < 0) {
 		slctl_error("%s.", splitlock_mitigate_plan_get_error(plan));
@@ -157,7 +151,7 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 			goto out;
 		r = splitlock_mitigate_plan_apply(plan);
 		if (r < 0) {
-			slctl_error("%s.", splitlock_mitigate_plan_get_error(plan) ?: strerror(-r));
+			slctl_error("%s.", splitlock_mitigate_plan_get_error(plan) ?: errno_text(r));
 			/* Half done is a failure, whatever the cause of the write error. */
 			ret = splitlock_mitigate_plan_get_running(plan) >= 0 &&
 			      splitlock_mitigate_plan_get_running(plan) !=

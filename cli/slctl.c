@@ -28,7 +28,7 @@ static void usage(FILE *out)
 		"Usage: %s [OPTIONS] COMMAND [ARGS...]\n\n"
 		"See and steer the x86 split-lock detector of Linux.\n\n"
 		"Commands:\n", program_invocation_short_name);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nGlobal options (before or after the command):\n"
 	      "      --root DIR   act on the system tree under DIR (tests, images)\n"
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 	}
 	if (argv[1][0] == '-')
 		return slctl_usage_error(NULL, "unknown option '%s'.", argv[1]);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (streq(argv[1], commands[i]->name))
 			cmd = commands[i];
 	if (!cmd)

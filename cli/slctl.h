@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "libsplitlock.h"
+#include "macro.h"
+#include "message.h"
 
 /* Exit statuses, documented in slctl(8). */
 enum {
@@ -40,11 +42,6 @@ extern const struct slctl_command slctl_cmd_mitigate;
 extern const struct slctl_command slctl_cmd_mode;
 extern const struct slctl_command slctl_cmd_offenders;
 
-
-static inline void slctl_freep(void *p) { free(*(void **)p); }
-#define _cleanup_free_ __attribute__((cleanup(slctl_freep)))
-
-static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
 
 /* One sentence on stderr, prefixed with the program name. */
 void slctl_error(const char *format, ...) __attribute__((format(printf, 1, 2)));

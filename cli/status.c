@@ -68,7 +68,7 @@ static void gather(struct splitlock_ctx *ctx, struct status *s)
 		s->events = splitlock_offenders_get_events(s->offenders);
 		s->suppressed = splitlock_offenders_get_suppressed(s->offenders);
 	}
-	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(wanted); i++)
 		if (splitlock_have_capability(wanted[i]) <= 0)
 			s->missing[s->n_missing++] = splitlock_capability_name(wanted[i]);
 }
@@ -200,7 +200,7 @@ static void print_text(const struct status *s)
 	bool db = s->cpu & SPLITLOCK_CPU_BUS_LOCK_DETECT;
 
 	if (s->cpu_r < 0)
-		printf("CPU:        unknown (/proc/cpuinfo: %s)\n", strerror(-s->cpu_r));
+		printf("CPU:        unknown (/proc/cpuinfo: %s)\n", errno_text(s->cpu_r));
 	else if (!ac && !db)
 		printf("CPU:        no split-lock detection (neither split_lock_detect nor bus_lock_detect)%s\n",
 		       s->cpu & SPLITLOCK_CPU_HYPERVISOR ? "; virtual machine" : "");
@@ -229,7 +229,7 @@ static void print_text(const struct status *s)
 		printf("Mode:       unknown\n");
 	}
 	if (s->next_found < 0)
-		printf("Next boot:  unknown (%s)\n", s->next_source ? s->next_source : strerror(-s->next_found));
+		printf("Next boot:  unknown (%s)\n", s->next_source ? s->next_source : errno_text(s->next_found));
 	else if (s->next_found > 0)
 		printf("Next boot:  %s, from %s\n",
 		       mode_text(s->next_mode, s->next_rate, buf, sizeof(buf)),
@@ -241,7 +241,7 @@ static void print_text(const struct status *s)
 	if (s->mitigate_r == -ENOENT)
 		printf("Misery:     not switchable: this kernel has no kernel.split_lock_mitigate\n");
 	else if (s->mitigate_r < 0)
-		printf("Misery:     unknown (%s)\n", strerror(-s->mitigate_r));
+		printf("Misery:     unknown (%s)\n", errno_text(s->mitigate_r));
 	else
 		printf("Misery:     %s now (kernel.split_lock_mitigate = %d)\n",
 		       s->mitigate ? "on" : "off", s->mitigate);
@@ -252,7 +252,7 @@ static void print_text(const struct status *s)
 		printf("            unknown after reboot: %s sets a value other than 0 or 1\n",
 		       s->persisted_in);
 	else if (s->persisted_r < 0)
-		printf("            unknown after reboot (%s)\n", strerror(-s->persisted_r));
+		printf("            unknown after reboot (%s)\n", errno_text(s->persisted_r));
 	else
 		printf("            kernel default after reboot (no sysctl.d file sets it)\n");
 	if (s->override)
@@ -261,7 +261,7 @@ static void print_text(const struct status *s)
 
 	if (s->offenders_r < 0)
 		printf("Offenders:  unknown: the kernel log is not readable (%s)\n",
-		       strerror(-s->offenders_r));
+		       errno_text(s->offenders_r));
 	else
 		printf("Offenders:  %" PRIu64 " event%s since boot, %" PRIu64
 		       " more suppressed by the kernel's rate limit\n",

@@ -14,6 +14,7 @@
 #include <sys/vfs.h>
 
 #include "internal.h"
+#include "message.h"
 
 #define MITIGATE_PATH "/proc/sys/kernel/split_lock_mitigate"
 #define MITIGATE_KEY "kernel.split_lock_mitigate"
@@ -137,18 +138,14 @@ static int set_error(struct splitlock_mitigate_plan *plan, const char *format, .
 static int set_error(struct splitlock_mitigate_plan *plan, const char *format, ...)
 {
 	va_list args;
-	char *msg;
-	int n;
+	int r;
 
 	va_start(args, format);
-	n = vasprintf(&msg, format, args);
+	r = message_vset(&plan->error, format, args);
 	va_end(args);
-	if (n < 0)
-		return -ENOMEM;
-	free(plan->error);
-	plan->error = msg;
-	sl_dbg(plan->ctx, "%s", msg);
-	return 0;
+	if (r == 0)
+		sl_dbg(plan->ctx, "%s", plan->error);
+	return r;
 }
 
 /* Sentence for a refusal of the drop-in; no front end is named. */
@@ -168,7 +165,7 @@ static int persist_refusal(struct splitlock_mitigate_plan *plan, int r)
 				 "check its files");
 	default:
 		return set_error(plan, "cannot write %s: %s", SPLITLOCK_SYSCTLD_DROPIN,
-				 strerror(-r));
+				 errno_text(r));
 	}
 }
 
@@ -349,15 +346,15 @@ static int report_half_done(struct splitlock_mitigate_plan *plan, int err)
 		return set_error(plan, "cannot write %s (%s), and " MITIGATE_KEY
 				 " cannot be read back (%s): the running system may hold %d "
 				 "while the next boot keeps the old setting",
-				 SPLITLOCK_SYSCTLD_DROPIN, strerror(-err), strerror(-r),
+				 SPLITLOCK_SYSCTLD_DROPIN, errno_text(err), errno_text(r),
 				 plan->value);
 	if (now != plan->previous)
 		return set_error(plan, "the running system is changed: " MITIGATE_KEY
 				 " is %d now (it was %d), but %s could not be written (%s), "
 				 "so the next boot keeps the old setting",
-				 now, plan->previous, SPLITLOCK_SYSCTLD_DROPIN, strerror(-err));
+				 now, plan->previous, SPLITLOCK_SYSCTLD_DROPIN, errno_text(err));
 	return set_error(plan, "cannot write %s: %s; nothing is changed (" MITIGATE_KEY
-			 " is still %d)", SPLITLOCK_SYSCTLD_DROPIN, strerror(-err), now);
+			 " is still %d)", SPLITLOCK_SYSCTLD_DROPIN, errno_text(err), now);
 }
 
 /*
@@ -401,7 +398,7 @@ _public_ int splitlock_mitigate_plan_apply(struct splitlock_mitigate_plan *plan)
 	r = splitlock_mitigate_set(plan->ctx, plan->value);
 	if (r < 0) {
 		if (set_error(plan, "cannot set " MITIGATE_KEY " to %d: %s", plan->value,
-			      strerror(-r)) < 0)
+			      errno_text(r)) < 0)
 			return -ENOMEM;
 		return r;
 	}
@@ -418,7 +415,7 @@ _public_ int splitlock_mitigate_plan_apply(struct splitlock_mitigate_plan *plan)
 	if (r < 0) {
 		plan->running = -1;
 		if (set_error(plan, MITIGATE_KEY " was set to %d but cannot be read back: %s",
-			      plan->value, strerror(-r)) < 0)
+			      plan->value, errno_text(r)) < 0)
 			return -ENOMEM;
 		return -EIO;
 	}

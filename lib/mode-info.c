@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "internal.h"
+#include "message.h"
 
 struct splitlock_mode_info {
 	enum splitlock_mode mode;
@@ -68,7 +69,7 @@ static int from_boot_log(struct splitlock_ctx *ctx,
 
 	if (r < 0) {
 		free(s.line);
-		sl_dbg(ctx, "kernel log not readable: %s", strerror(-r));
+		sl_dbg(ctx, "kernel log not readable: %s", errno_text(r));
 		return r;
 	}
 	if (!s.line)
