@@ -22,34 +22,150 @@ test_install_puts_every_piece_in_place() {
 	done
 }
 
+# One program, written only against the installed header and .pc, uses
+# every area: context, status reads, mitigate plans, boot plans, offenders
+# and follow. Its output is checked against the fixtures it runs on.
 test_a_program_builds_against_the_installed_library() {
 	make -s -C "$TOP" B="$BUILD_DIR" install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
 	cat >"$T/prog.c" <<-'C'
+	#include <errno.h>
+	#include <fcntl.h>
 	#include <stdio.h>
+	#include <stdlib.h>
+	#include <string.h>
+	#include <unistd.h>
 	#include <libsplitlock.h>
+
+	static int logged;
+	static void count_log(void *data, int prio, const char *file, int line,
+			      const char *fn, const char *format, va_list args)
+	{
+		(void)data; (void)prio; (void)file; (void)line; (void)fn; (void)format; (void)args;
+		logged++;
+	}
+
+	static int on_event(const struct splitlock_offender *o,
+			    const struct splitlock_kmsg_record *rec, const char *ip, void *data)
+	{
+		size_t len;
+		const char *comm = splitlock_offender_get_comm(o, &len);
+		(void)rec;
+		printf("follow: %.*s %s\n", (int)len, comm, ip ? ip : "-");
+		++*(int *)data;
+		return 0;
+	}
+
 	int main(int argc, char **argv)
 	{
+		/* context */
 		struct splitlock_ctx *ctx = splitlock_new(argv[1]);
 		struct splitlock_mode_info *info;
-		char mode[32];
+		struct splitlock_mitigate_plan *mp;
+		struct splitlock_boot_plan *bp;
+		struct splitlock_offenders *rep;
+		struct splitlock_follow *fol;
+		enum splitlock_mode next;
+		unsigned cpu, ifaces, rate;
+		char mode[32], rel[64], *source = NULL, *file = NULL;
+		int value, n, events = 0;
 		(void)argc;
-		if (!ctx || splitlock_mode_info_read(ctx, &info) < 0)
-			return 1;
+		if (!ctx)
+			return 10;
+		splitlock_set_log_fn(ctx, count_log, NULL);
+		printf("root: %s\n", strcmp(splitlock_get_root(ctx), argv[1]) == 0 ? "given" : "other");
+
+		/* status reads */
+		if (splitlock_cpu_features(ctx, &cpu) < 0 || splitlock_kernel_release(ctx, rel, sizeof(rel)) < 0 ||
+		    splitlock_kernel_interfaces(ctx, &ifaces) < 0 || splitlock_mode_info_read(ctx, &info) < 0)
+			return 11;
 		splitlock_mode_format(splitlock_mode_info_get_mode(info),
 				      splitlock_mode_info_get_ratelimit(info), mode, sizeof(mode));
-		printf("%s %s\n", mode, splitlock_mode_source_name(splitlock_mode_info_get_source(info)));
+		printf("status: ac=%d %s mode=%s from %s\n", !!(cpu & SPLITLOCK_CPU_SPLIT_LOCK_DETECT), rel, mode,
+		       splitlock_mode_source_name(splitlock_mode_info_get_source(info)));
 		splitlock_mode_info_free(info);
-		return splitlock_unref(ctx) == NULL ? 0 : 1;
+		n = splitlock_mode_next_boot(ctx, &next, &rate, &source);
+		printf("next boot: %d %s\n", n, source ? source : "-");
+		free(source);
+		if (splitlock_mitigate_get(ctx, &value) < 0)
+			return 12;
+		printf("mitigate: %d, persisted %d\n", value, splitlock_mitigate_get_persisted(ctx, &value, &file, NULL));
+
+		/* mitigate plan: off now and after reboot, read back */
+		if (splitlock_mitigate_plan_new(ctx, 0, SPLITLOCK_MITIGATE_PERSIST, &mp) < 0 ||
+		    splitlock_mitigate_plan_get_refusal(mp) != 0)
+			return 13;
+		printf("plan: %d -> %d, needs %s\n", splitlock_mitigate_plan_get_previous(mp),
+		       splitlock_mitigate_plan_get_value(mp),
+		       splitlock_capability_name(splitlock_mitigate_plan_get_capability(mp)));
+		if (splitlock_mitigate_plan_apply(mp) < 0)
+			return 14;
+		printf("applied: running %d, persisted %d\n", splitlock_mitigate_plan_get_running(mp),
+		       splitlock_mitigate_plan_is_persisted(mp));
+		splitlock_mitigate_plan_free(mp);
+		free(file);
+		if (splitlock_mitigate_get_persisted(ctx, &value, &file, NULL) != 1)
+			return 15;
+		printf("persisted: %d in %s\n", value, file);
+		free(file);
+
+		/* boot plan: planning only reads */
+		if (splitlock_boot_plan_new(ctx, "grub", 0, &bp) < 0 ||
+		    splitlock_boot_plan_mode(bp, SPLITLOCK_MODE_FATAL, 0) < 0)
+			return 16;
+		printf("boot plan: %s, %u files, diff %s\n", splitlock_boot_plan_get_backend(bp),
+		       splitlock_boot_plan_get_file_count(bp),
+		       strstr(splitlock_boot_plan_get_diff(bp), "split_lock_detect=fatal") ? "sets fatal" : "?");
+		splitlock_boot_plan_unref(bp);
+
+		/* offenders from a saved log */
+		if (splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &rep) < 0)
+			return 17;
+		int fd = open(argv[2], O_RDONLY);
+		if (fd < 0 || splitlock_offenders_read_input(rep, fd, SPLITLOCK_INPUT_AUTO, NULL, NULL) < 0)
+			return 18;
+		close(fd);
+		printf("offenders: %s, %llu events, top %s\n",
+		       splitlock_input_format_name(splitlock_offenders_get_input_format(rep)),
+		       (unsigned long long)splitlock_offenders_get_events(rep),
+		       splitlock_offender_get_comm(splitlock_offenders_get(rep, 0), NULL));
+		splitlock_offenders_unref(rep);
+
+		/* follow the root's kernel log from its start */
+		if (splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &rep) < 0 ||
+		    splitlock_follow_new(rep, true, &fol) < 0)
+			return 19;
+		if (splitlock_follow_process(fol, on_event, &events) < 0)
+			return 20;
+		printf("followed: %d events\n", events);
+		splitlock_follow_unref(fol);
+		splitlock_offenders_unref(rep);
+
+		printf("logged: %s\n", logged ? "yes" : "no");
+		return splitlock_unref(ctx) == NULL ? 0 : 21;
 	}
 	C
 	local flags
 	flags=$(PKG_CONFIG_SYSROOT_DIR="$T/dest" PKG_CONFIG_PATH="$T/dest/usr/lib/pkgconfig" \
 		pkg-config --cflags --libs libsplitlock) || fail "pkg-config cannot find libsplitlock"
 	# Under check-asan the library is instrumented, so the program must be too.
-	cc ${TEST_CFLAGS:-} -o "$T/prog" "$T/prog.c" $flags || fail "does not compile: $flags"
-	run env LD_LIBRARY_PATH="$T/dest/usr/lib" "$T/prog" "$FIXTURES/old-5.10"
+	cc ${TEST_CFLAGS:-} -std=gnu11 -Wall -Werror -o "$T/prog" "$T/prog.c" $flags || fail "does not compile: $flags"
+	copy_fixture stock-ac
+	cp -a "$FIXTURES/mode/debian-grub/." "$T/root/"
+	run env LD_LIBRARY_PATH="$T/dest/usr/lib" "$T/prog" "$T/root" "$FIXTURES/offenders/log.dmesg"
 	expect_rc 0
-	[ "$out" = "warn boot-log" ] || fail "got '$out'"
+	expect_out "root: given"
+	expect_out "status: ac=1 6.1.0-18-amd64 mode=warn from boot-log"
+	expect_out "next boot: 1 grub: /etc/default/grub, /etc/default/grub.d/*.cfg"
+	expect_out "mitigate: 1, persisted 0"
+	expect_out "plan: 1 -> 0, needs CAP_SYS_ADMIN"
+	expect_out "applied: running 0, persisted 1"
+	expect_out "persisted: 0 in /etc/sysctl.d/zz-slctl.conf"
+	expect_out "boot plan: grub, 2 files, diff sets fatal"
+	expect_out "offenders: dmesg, 11 events, top GoW.exe"
+	expect_out "follow: GoW.exe 0x14003c2d1"
+	expect_out "follow: CJobMgr::m_Work"
+	expect_out "followed: 2 events"
+	[ "$(cat "$T/root/proc/sys/kernel/split_lock_mitigate")" = 0 ] || fail "running value not written"
 }
 
 test_plain_make_names_a_missing_build_dependency_and_installs_nothing() {
