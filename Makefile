@@ -51,7 +51,8 @@ TEST_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/%.o)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(B)/tests/%)
-MANS := $(B)/man/slctl.8 $(B)/man/libsplitlock.3
+MAN3 := $(patsubst man/%.scd,%,$(sort $(wildcard man/*.3.scd)))
+MANS := $(B)/man/slctl.8 $(MAN3:%=$(B)/man/%)
 
 # Plain make installs nothing: it names the first missing build dependency
 # and the targets that install it, in one sentence. Targets that run
@@ -200,7 +201,7 @@ install: all
 	install -Dm644 lib/libsplitlock.h $(DESTDIR)$(INCLUDEDIR)/libsplitlock.h
 	install -Dm644 $(B)/libsplitlock.pc $(DESTDIR)$(PKGCONFIGDIR)/libsplitlock.pc
 	install -Dm644 $(B)/man/slctl.8 $(DESTDIR)$(MANDIR)/man8/slctl.8
-	install -Dm644 $(B)/man/libsplitlock.3 $(DESTDIR)$(MANDIR)/man3/libsplitlock.3
+	for m in $(MAN3); do install -Dm644 $(B)/man/$$m $(DESTDIR)$(MANDIR)/man3/$$m || exit 1; done
 	install -Dm644 completions/slctl.bash $(DESTDIR)$(BASHCOMPDIR)/slctl
 
 clean:

@@ -17,6 +17,9 @@ test_install_puts_every_piece_in_place() {
 	for f in usr/bin/slctl usr/lib/libsplitlock.so.0 usr/lib/libsplitlock.so usr/lib/libsplitlock.a \
 		usr/include/libsplitlock.h usr/lib/pkgconfig/libsplitlock.pc \
 		usr/share/man/man8/slctl.8 usr/share/man/man3/libsplitlock.3 \
+		usr/share/man/man3/libsplitlock-context.3 usr/share/man/man3/libsplitlock-status.3 \
+		usr/share/man/man3/libsplitlock-mitigate.3 usr/share/man/man3/libsplitlock-boot.3 \
+		usr/share/man/man3/libsplitlock-offenders.3 usr/share/man/man3/libsplitlock-follow.3 \
 		usr/share/bash-completion/completions/slctl; do
 		[ -e "$T/dest/$f" ] || fail "missing $f"
 	done
@@ -196,6 +199,21 @@ test_the_cli_sees_only_the_public_header() {
 	done
 	! grep -q -- '-Ilib ' <<<"$(make -C "$TOP" -n B="$T/b2" "$T/b2/cli/util.o" 2>&1)" ||
 		fail "the CLI is compiled with -Ilib"
+}
+
+test_the_manual_names_every_exported_function() {
+	local pages names prefixes sym missing=""
+	pages=$(cat "$TOP"/man/libsplitlock*.3.scd)
+	names=$(grep -o 'splitlock_[a-z0-9_]*' <<<"$pages" | sort -u)
+	# "splitlock_mode_\*" in a page covers every name with that prefix.
+	prefixes=$(grep -o 'splitlock_[a-z0-9_]*\\\*' <<<"$pages" | sed 's/\\\*$//' | sort -u)
+	for sym in $(awk '/^\tsplitlock_/ { sub(";", ""); print $1 }' "$TOP/lib/libsplitlock.sym"); do
+		grep -qx "$sym" <<<"$names" && continue
+		local p covered=""
+		for p in $prefixes; do [[ $sym == "$p"* ]] && covered=1; done
+		[ -n "$covered" ] || missing="$missing $sym"
+	done
+	[ -z "$missing" ] || fail "not in any libsplitlock*(3) page:$missing"
 }
 
 complete_words() { # WORDS... : what completion offers for the last word
