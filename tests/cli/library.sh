@@ -234,4 +234,14 @@ test_bash_completion_offers_commands_and_values() {
 	complete_words slctl mode fatal --backend '' | grep -qw grubby || fail "backends"
 }
 
+test_completion_offers_exactly_the_library_backends() {
+	# The library's list, as slctl mode --help prints it.
+	local lib comp
+	lib=$("$SLCTL" mode --help | sed -n 's/^ *\(rpm-ostree.*\)$/\1/p' |
+		sed 's/ (also systemd-boot)/, systemd-boot/; s/ or /, /' | tr -d ',' | tr ' ' '\n' | sort | tr '\n' ' ')
+	comp=$(complete_words slctl mode fatal --backend '' | tr ' ' '\n' | grep -vx auto | sort | tr '\n' ' ')
+	[ -n "$lib" ] || fail "no backend list in slctl mode --help"
+	[ "$lib" = "$comp" ] || fail "completion offers '$comp', the library has '$lib'"
+}
+
 run_tests
