@@ -90,12 +90,13 @@ static int dup_or_null(const char *s, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-/* The one reader of the persisted value: status, show and read-back. */
+/* The one reader of the persisted value, for every front end. */
 _public_ int splitlock_mitigate_get_persisted(struct splitlock_ctx *ctx,
 					      int *value, char **file,
 					      char **override)
 {
 	struct splitlock_sysctld *res = NULL;
+	_cleanup_free_ char *f = NULL, *o = NULL;
 	const char *v;
 	int r = splitlock_sysctld_resolve(ctx, MITIGATE_KEY, &res);
 
@@ -106,30 +107,28 @@ _public_ int splitlock_mitigate_get_persisted(struct splitlock_ctx *ctx,
 	if (r < 0)
 		return r;
 	v = splitlock_sysctld_get_value(res);
-	if (file)
-		r = dup_or_null(splitlock_sysctld_get_file(res), file);
-	if (r == 0 && override)
-		r = dup_or_null(splitlock_sysctld_get_override(res, SPLITLOCK_SYSCTLD_DROPIN),
-				override);
-	if (r == 0) {
-		if (!v)
-			r = 0;
-		else if (streq(v, "0") || streq(v, "1"))
-			r = 1, *value = v[0] - '0';
-		else
-			r = -EBADMSG;
+	r = dup_or_null(splitlock_sysctld_get_file(res), &f);
+	if (r == 0)
+		r = dup_or_null(splitlock_sysctld_get_override(res, SPLITLOCK_SYSCTLD_DROPIN), &o);
+	if (r == 0 && !v) {
+		r = 0;
+	} else if (r == 0 && (streq(v, "0") || streq(v, "1"))) {
+		*value = v[0] - '0';
+		r = 1;
+	} else if (r == 0) {
+		r = -EBADMSG;
 	}
-	if (r == -ENOMEM) {
-		if (file) {
-			free(*file);
-			*file = NULL;
-		}
-		if (override) {
-			free(*override);
-			*override = NULL;
-		}
+	splitlock_sysctld_unref(res); /* @v was borrowed from it */
+	if (r == -ENOMEM)
+		return r;
+	if (file) {
+		*file = f;
+		f = NULL;
 	}
-	splitlock_sysctld_unref(res);
+	if (override) {
+		*override = o;
+		o = NULL;
+	}
 	return r;
 }
 
