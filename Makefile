@@ -16,6 +16,8 @@ DESTDIR ?=
 
 PKG_CONFIG ?= pkg-config
 SCDOC ?= scdoc
+ABIDW ?= abidw
+ABIDIFF ?= abidiff
 CC ?= cc
 B ?= build
 
@@ -33,10 +35,14 @@ WARNINGS += -Werror
 endif
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DVERSION='"$(VERSION)"' $(WARNINGS) \
-	-fvisibility=hidden -fPIC -Ilib
-LIB_CFLAGS = $(BASE_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
+	-fvisibility=hidden -fPIC
+# Dependencies on headers come from the compiler (build/.../*.d).
+DEPFLAGS := -MMD -MP
+LIB_CFLAGS = $(BASE_CFLAGS) -Ilib -Ishared $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
 LIB_LIBS = $(shell $(PKG_CONFIG) --libs $(LIB_PKGS))
-CLI_CFLAGS = $(BASE_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS))
+# The CLI sees the public header only, as any program linking the library,
+# and the internal helpers of shared/.
+CLI_CFLAGS = $(BASE_CFLAGS) -I$(B)/include -Ishared $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS))
 CLI_LIBS = $(shell $(PKG_CONFIG) --libs $(CLI_PKGS))
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
@@ -45,21 +51,45 @@ TEST_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/%.o)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(B)/tests/%)
-MANS := $(B)/man/slctl.8 $(B)/man/libsplitlock.3
+MAN3 := $(patsubst man/%.scd,%,$(sort $(wildcard man/*.3.scd)))
+MANS := $(B)/man/slctl.8 $(MAN3:%=$(B)/man/%)
+
+# Plain make installs nothing: it names the first missing build dependency
+# and the targets that install it, in one sentence. Targets that run
+# tools/deps.sh first are not held up here.
+INSTALLING_GOALS := deps run check check-asan check-valgrind check-kernel fuzz \
+	reliability check-abi abi-update clean
+ifeq ($(filter $(INSTALLING_GOALS),$(MAKECMDGOALS)),)
+MISSING_DEP := $(shell \
+	command -v $(CC) >/dev/null 2>&1 || { echo "the C compiler $(CC)"; exit; }; \
+	command -v $(PKG_CONFIG) >/dev/null 2>&1 || { echo "$(PKG_CONFIG)"; exit; }; \
+	for p in $(sort $(LIB_PKGS) $(CLI_PKGS)); do \
+		$(PKG_CONFIG) --exists $$p || { echo "the pkg-config module $$p"; exit; }; done; \
+	command -v $(SCDOC) >/dev/null 2>&1 || echo "$(SCDOC) (it builds the man pages)")
+ifneq ($(MISSING_DEP),)
+$(error $(MISSING_DEP) is missing; 'make deps' (or make run / make check) installs it)
+endif
+endif
 
 SO := $(B)/libsplitlock.so.$(SONAME_MAJOR)
 SO_FULL := $(B)/libsplitlock.so.$(VERSION)
 
 all: $(B)/slctl $(SO) $(B)/libsplitlock.a $(B)/libsplitlock.pc $(MANS)
 
-$(B)/lib/%.o: lib/%.c lib/*.h | $(B)/lib
-	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) $(CFLAGS) -c -o $@ $<
+$(B)/lib/%.o: lib/%.c | $(B)/lib
+	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/cli/%.o: cli/%.c cli/*.h lib/libsplitlock.h | $(B)/cli
-	$(CC) $(CPPFLAGS) $(CLI_CFLAGS) $(CFLAGS) -c -o $@ $<
+$(B)/cli/%.o: cli/%.c | $(B)/cli $(B)/include/libsplitlock.h
+	$(CC) $(CPPFLAGS) $(CLI_CFLAGS) $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/lib $(B)/cli $(B)/tests $(B)/man:
+$(B)/include/libsplitlock.h: lib/libsplitlock.h | $(B)/include
+	cp $< $@
+
+$(B)/lib $(B)/cli $(B)/tests $(B)/man $(B)/include:
 	mkdir -p $@
+
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d)
+
 
 $(SO_FULL): $(LIB_OBJS) lib/libsplitlock.sym
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libsplitlock.so.$(SONAME_MAJOR) \
@@ -87,8 +117,8 @@ $(B)/libsplitlock.pc: lib/libsplitlock.pc.in FORCE
 $(B)/man/%: man/%.scd | $(B)/man
 	$(SCDOC) < $< > $@
 
-$(B)/tests/test-%: tests/unit/test-%.c tests/unit/*.h $(B)/libsplitlock.a | $(B)/tests
-	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) -Itests/unit $(CFLAGS) -o $@ $< \
+$(B)/tests/test-%: tests/unit/test-%.c $(B)/libsplitlock.a | $(B)/tests
+	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) -Itests/unit $(DEPFLAGS) -MF $@.d $(CFLAGS) -o $@ $< \
 		$(B)/libsplitlock.a $(LIB_LIBS)
 
 $(B)/tests/faultinject.so: tests/fault/faultinject.c | $(B)/tests
@@ -141,6 +171,27 @@ check-kernel: deps
 	$(MAKE) all
 	tests/kernel/run
 
+# The ABI of libsplitlock.so against the committed description: any change
+# to an exported function or a public type fails, so that none slips in
+# unnoticed. After an intended change, 'make abi-update' and commit it.
+ABI_REF := lib/libsplitlock.abi
+ABIDW_FLAGS := --no-corpus-path --no-comp-dir-path --no-show-locs \
+	--drop-private-types --header-file lib/libsplitlock.h
+$(B)/libsplitlock.abi: $(SO_FULL)
+	$(ABIDW) $(ABIDW_FLAGS) --out-file $@ $<
+
+check-abi: deps
+	@tools/deps.sh abi
+	$(MAKE) $(B)/libsplitlock.abi
+	@$(ABIDIFF) $(ABI_REF) $(B)/libsplitlock.abi || { \
+		echo "check-abi: libsplitlock's ABI differs from $(ABI_REF) (above); if that is intended, run 'make abi-update' and commit the result." >&2; exit 1; }
+	@echo "check-abi: the ABI matches $(ABI_REF)."
+
+abi-update: deps
+	@tools/deps.sh abi
+	$(MAKE) $(B)/libsplitlock.abi
+	cp $(B)/libsplitlock.abi $(ABI_REF)
+
 install: all
 	install -Dm755 $(B)/slctl $(DESTDIR)$(BINDIR)/slctl
 	install -Dm755 $(SO_FULL) $(DESTDIR)$(LIBDIR)/libsplitlock.so.$(VERSION)
@@ -150,11 +201,11 @@ install: all
 	install -Dm644 lib/libsplitlock.h $(DESTDIR)$(INCLUDEDIR)/libsplitlock.h
 	install -Dm644 $(B)/libsplitlock.pc $(DESTDIR)$(PKGCONFIGDIR)/libsplitlock.pc
 	install -Dm644 $(B)/man/slctl.8 $(DESTDIR)$(MANDIR)/man8/slctl.8
-	install -Dm644 $(B)/man/libsplitlock.3 $(DESTDIR)$(MANDIR)/man3/libsplitlock.3
+	for m in $(MAN3); do install -Dm644 $(B)/man/$$m $(DESTDIR)$(MANDIR)/man3/$$m || exit 1; done
 	install -Dm644 completions/slctl.bash $(DESTDIR)$(BASHCOMPDIR)/slctl
 
 clean:
 	rm -rf $(B) build-asan build-fuzz
 
-.PHONY: all tests deps run fuzz reliability check check-asan check-valgrind check-kernel install clean FORCE
+.PHONY: all tests deps run check-abi abi-update fuzz reliability check check-asan check-valgrind check-kernel install clean FORCE
 FORCE:

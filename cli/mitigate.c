@@ -22,178 +22,86 @@ static void usage(FILE *out)
 	      "The sysctl exists since Linux 6.2 (and in some stable backports).\n", out);
 }
 
-static void no_sysctl(void)
+/* The sysctl could not be read: one sentence, and the status for it. */
+static int read_failed(int r)
 {
-	slctl_error("this kernel has no " KEY "; it appeared in Linux 6.2 "
-		    "(some distributions backport it to older stable kernels).");
+	if (r == -ENOENT) {
+		slctl_error("this kernel has no " KEY "; it appeared in Linux 6.2 "
+			    "(some distributions backport it to older stable kernels).");
+		return EXIT_UNSUPPORTED;
+	}
+	slctl_error("cannot read " KEY ": %s.", errno_text(r));
+	return slctl_exit_for(r);
 }
 
 static int show(struct splitlock_ctx *ctx, const struct slctl_globals *g)
 {
-	struct splitlock_sysctld *res = NULL;
-	int value, r;
-	const char *file = NULL, *persisted = NULL, *override = NULL;
+	_cleanup_free_ char *file = NULL, *override = NULL;
+	int value, persisted = 0, found, r;
 
 	r = splitlock_mitigate_get(ctx, &value);
-	if (r == -ENOENT) {
-		no_sysctl();
-		return EXIT_UNSUPPORTED;
-	}
-	if (r < 0) {
-		slctl_error("cannot read " KEY ": %s.", strerror(-r));
-		return slctl_exit_for(r);
-	}
-	if (splitlock_sysctld_resolve(ctx, KEY, &res) == 0) {
-		persisted = splitlock_sysctld_get_value(res);
-		file = splitlock_sysctld_get_file(res);
-		override = splitlock_sysctld_get_override(res, SPLITLOCK_SYSCTLD_DROPIN);
-	}
+	if (r < 0)
+		return read_failed(r);
+	found = splitlock_mitigate_get_persisted(ctx, &persisted, &file, &override);
 	if (g->json) {
 		struct json j;
 
 		json_init(&j, stdout);
 		json_object_begin(&j, NULL);
 		json_int(&j, "current", value);
-		if (persisted && (streq(persisted, "0") || streq(persisted, "1")))
-			json_int(&j, "persisted", persisted[0] - '0');
+		if (found > 0)
+			json_int(&j, "persisted", persisted);
 		else
-			json_string(&j, "persisted", persisted);
+			json_null(&j, "persisted");
+		json_bool(&j, "persisted_valid", found >= 0);
 		json_string(&j, "persisted_in", file);
 		json_string(&j, "overrides_slctl", override);
 		json_object_end(&j);
 		json_finish(&j);
 	} else {
 		printf("Now:          %s (" KEY " = %d)\n", value ? "on" : "off", value);
-		if (persisted)
-			printf("After reboot: %s (%s)\n",
-			       streq(persisted, "0") ? "off" : streq(persisted, "1") ? "on" : persisted,
-			       file);
+		if (found > 0)
+			printf("After reboot: %s (%s)\n", persisted ? "on" : "off", file);
+		else if (found == -EBADMSG)
+			printf("After reboot: unknown (%s sets a value other than 0 or 1)\n", file);
+		else if (found < 0)
+			printf("After reboot: unknown (%s)\n", errno_text(found));
 		else
 			printf("After reboot: on (kernel default; no sysctl.d file sets " KEY ")\n");
 	}
-	splitlock_sysctld_unref(res);
 	return EXIT_OK;
 }
 
-/* After writing our drop-in, make sure it is what the next boot applies. */
-static int check_winner(struct splitlock_ctx *ctx, const char *want, bool dry_run)
+/* Exit status for a refusal or failure of the plan. */
+static int plan_exit(int r)
 {
-	struct splitlock_sysctld *res;
-	const char *override;
-	int r = splitlock_sysctld_resolve(ctx, KEY, &res);
-
-	if (r < 0) {
-		slctl_error("cannot check the sysctl.d files: %s.", strerror(-r));
-		return EXIT_FAIL;
-	}
-	override = splitlock_sysctld_get_override(res, SPLITLOCK_SYSCTLD_DROPIN);
-	if (override) {
-		const char *value = NULL, *file;
-		unsigned line = 0;
-		unsigned n = splitlock_sysctld_get_count(res);
-
-		for (unsigned i = 0; i < n; i++) {
-			splitlock_sysctld_get_entry(res, i, &file, &line, &value);
-			if (streq(file, override))
-				break;
-		}
-		if (!streq(value, want)) {
-			const char *base = strrchr(override, '/');
-
-			slctl_error("after reboot %s (line %u) %s " KEY " = %s and overrides %s; "
-				    "remove that line, or mask the file with "
-				    "'ln -s /dev/null /etc/sysctl.d/%s' if nothing else in it is needed.",
-				    override, line, dry_run ? "would still set" : "sets", value,
-				    SPLITLOCK_SYSCTLD_DROPIN, base ? base + 1 : override);
-			splitlock_sysctld_unref(res);
-			return EXIT_FAIL;
-		}
-	}
-	splitlock_sysctld_unref(res);
-	return EXIT_OK;
+	return r == -EACCES ? EXIT_PRIVILEGE : EXIT_FAIL;
 }
 
-/* Write (or with @dry_run only plan) our drop-in; one sentence on failure. */
-static int persist_dropin(struct splitlock_ctx *ctx, const char *text,
-			  bool dry_run, char **content)
+/* A file that still decides after reboot: the fix, for a person at a shell. */
+static int report_override(const struct splitlock_mitigate_plan *plan, bool dry_run)
 {
-	int r = splitlock_sysctld_persist(ctx, KEY, text,
-					  dry_run ? SPLITLOCK_WRITE_DRY_RUN : 0,
-					  content);
+	unsigned line;
+	const char *value;
+	const char *file = splitlock_mitigate_plan_get_override(plan, &line, &value);
+	const char *base;
 
-	if (r == -ELOOP) {
-		slctl_error("%s is a symlink; slctl does not write through symlinks, "
-			    "remove it and run this again.", SPLITLOCK_SYSCTLD_DROPIN);
-		return EXIT_FAIL;
-	}
-	if (r == -EEXIST) {
-		slctl_error("%s exists but was not written by slctl; move it away and "
-			    "run this again.", SPLITLOCK_SYSCTLD_DROPIN);
-		return EXIT_FAIL;
-	}
-	if (r == -EUCLEAN) {
-		slctl_error("refusing to write into /etc/sysctl.d: every user can write there; "
-			    "fix it with 'chmod o-w /etc/sysctl.d' and check its files.");
-		return EXIT_FAIL;
-	}
-	if (r < 0) {
-		slctl_error("cannot write %s: %s.", SPLITLOCK_SYSCTLD_DROPIN, strerror(-r));
-		return r == -EACCES || r == -EPERM ? EXIT_PRIVILEGE : EXIT_FAIL;
-	}
-	return EXIT_OK;
+	if (!file)
+		return EXIT_OK;
+	base = strrchr(file, '/');
+	slctl_error("after reboot %s (line %u) %s " KEY " = %s and overrides %s; "
+		    "remove that line, or mask the file with "
+		    "'ln -s /dev/null /etc/sysctl.d/%s' if nothing else in it is needed.",
+		    file, line, dry_run ? "would still set" : "sets", value,
+		    SPLITLOCK_SYSCTLD_DROPIN, base ? base + 1 : file);
+	return EXIT_FAIL;
 }
 
-static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
-	       int value, bool persist, bool dry_run)
+static void print_result(const struct splitlock_mitigate_plan *plan,
+			 const struct slctl_globals *g, bool persist, bool dry_run)
 {
-	struct splitlock_mode_info *mode = NULL;
-	_cleanup_free_ char *content = NULL;
-	const char *text = value ? "1" : "0";
-	int before, r;
-
-	r = splitlock_mitigate_get(ctx, &before);
-	if (r == -ENOENT) {
-		no_sysctl();
-		return EXIT_UNSUPPORTED;
-	}
-	if (r < 0) {
-		slctl_error("cannot read " KEY ": %s.", strerror(-r));
-		return slctl_exit_for(r);
-	}
-	if (value == 0 && splitlock_mode_info_read(ctx, &mode) == 0 &&
-	    splitlock_mode_info_get_mode(mode) == SPLITLOCK_MODE_SEQ) {
-		splitlock_mode_info_unref(mode);
-		slctl_error("the kernel runs in seq mode, whose penalty cannot be switched off; "
-			    "boot with another split_lock_detect= mode (see 'slctl mode').");
-		return EXIT_FAIL;
-	}
-	splitlock_mode_info_unref(mode);
-
-	/* Plan the drop-in first, so a refusal leaves the runtime value alone. */
-	if (persist) {
-		r = persist_dropin(ctx, text, true, &content);
-		if (r)
-			return r;
-	}
-
-	if (!dry_run) {
-		r = slctl_require_capability(SPLITLOCK_CAP_SYS_ADMIN,
-					     persist ? "changing and persisting " KEY
-						     : "changing " KEY);
-		if (r)
-			return r;
-		r = splitlock_mitigate_set(ctx, value);
-		if (r < 0) {
-			slctl_error("cannot set " KEY " to %d: %s.", value, strerror(-r));
-			return slctl_exit_for(r);
-		}
-	}
-
-	if (persist && !dry_run) {
-		r = persist_dropin(ctx, text, false, NULL);
-		if (r)
-			return r;
-	}
+	int value = splitlock_mitigate_plan_get_value(plan);
+	int before = splitlock_mitigate_plan_get_previous(plan);
 
 	if (g->json) {
 		struct json j;
@@ -201,7 +109,7 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		json_init(&j, stdout);
 		json_object_begin(&j, NULL);
 		json_int(&j, "previous", before);
-		json_int(&j, "current", dry_run ? before : value);
+		json_int(&j, "current", dry_run ? before : splitlock_mitigate_plan_get_running(plan));
 		json_int(&j, "requested", value);
 		json_bool(&j, "dry_run", dry_run);
 		json_string(&j, "persisted_in", persist ? SPLITLOCK_SYSCTLD_DROPIN : NULL);
@@ -210,13 +118,53 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	} else if (dry_run) {
 		printf("Would set " KEY " = %d (now %d).\n", value, before);
 		if (persist)
-			printf("Would write %s:\n%s", SPLITLOCK_SYSCTLD_DROPIN, content);
+			printf("Would write %s:\n%s", SPLITLOCK_SYSCTLD_DROPIN,
+			       splitlock_mitigate_plan_get_dropin(plan));
 	} else {
 		printf("Split-lock misery is %s now (" KEY " = %d)%s.\n",
 		       value ? "on" : "off", value,
 		       persist ? " and after reboot (" SPLITLOCK_SYSCTLD_DROPIN ")" : "");
 	}
-	return persist ? check_winner(ctx, text, dry_run) : EXIT_OK;
+}
+
+static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
+	       int value, bool persist, bool dry_run)
+{
+	struct splitlock_mitigate_plan *plan = NULL;
+	int r, ret;
+
+	r = splitlock_mitigate_plan_new(ctx, value, persist ? SPLITLOCK_MITIGATE_PERSIST : 0,
+					&plan);
+	if (r < 0)
+		return read_failed(r);
+	r = splitlock_mitigate_plan_get_refusal(plan);
+	if (r < 0) {
+		slctl_error("%s.", splitlock_mitigate_plan_get_error(plan));
+		ret = plan_exit(r);
+		goto out;
+	}
+	if (!dry_run) {
+		ret = slctl_require_capability(splitlock_mitigate_plan_get_capability(plan),
+					       persist ? "changing and persisting " KEY
+						       : "changing " KEY);
+		if (ret)
+			goto out;
+		r = splitlock_mitigate_plan_apply(plan);
+		if (r < 0) {
+			slctl_error("%s.", splitlock_mitigate_plan_get_error(plan) ?: errno_text(r));
+			/* Half done is a failure, whatever the cause of the write error. */
+			ret = splitlock_mitigate_plan_get_running(plan) >= 0 &&
+			      splitlock_mitigate_plan_get_running(plan) !=
+				      splitlock_mitigate_plan_get_previous(plan)
+				      ? EXIT_FAIL : slctl_exit_for(r);
+			goto out;
+		}
+	}
+	print_result(plan, g, persist, dry_run);
+	ret = persist ? report_override(plan, dry_run) : EXIT_OK;
+out:
+	splitlock_mitigate_plan_free(plan);
+	return ret;
 }
 
 static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,

@@ -18,10 +18,9 @@ static void usage(FILE *out)
 	      "       ratelimit:N (1 <= N <= 1000), default (remove the parameter)\n\n"
 	      "Options:\n"
 	      "  -p, --persist        write the parameter for the next boot (required)\n"
-	      "  -b, --backend NAME   auto (default), grub, grubby, kernel-install,\n"
-	      "                       systemd-boot, rpm-ostree, kernelstub, mkinitcpio,\n"
-	      "                       refind\n"
-	      "  -n, --dry-run        show the diff and the commands, change nothing\n"
+	      "  -b, --backend NAME   auto (default), or one of\n", out);
+	fprintf(out, "                       %s\n", slctl_backend_names());
+	fputs(	      "  -n, --dry-run        show the diff and the commands, change nothing\n"
 	      "  -h, --help           show this help\n\n"
 	      "With --root other than /, files under the root are edited and the\n"
 	      "regeneration commands are printed, not run (SLCTL_RUN_TOOLS=1 runs them).\n",
@@ -41,7 +40,7 @@ static int show(struct splitlock_ctx *ctx, const struct slctl_globals *g)
 	struct splitlock_mode_info *info = NULL;
 	enum splitlock_mode next = SPLITLOCK_MODE_UNKNOWN;
 	unsigned next_rate = 0;
-	const char *next_source = NULL;
+	_cleanup_free_ char *next_source = NULL;
 	char cur[32], nb[32];
 	int r, n;
 
@@ -85,10 +84,9 @@ static int show(struct splitlock_ctx *ctx, const struct slctl_globals *g)
 			printf("Next boot: default, no split_lock_detect= parameter (%s)\n",
 			       next_source);
 	}
-	splitlock_mode_info_unref(info);
-	if (n < 0 && !g->json)
-		return EXIT_FAIL;
-	return EXIT_OK;
+	splitlock_mode_info_free(info);
+	/* The exit status says the same with and without --json. */
+	return n < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
 /* An argument as a shell would need it, for printing only. */
@@ -305,9 +303,8 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		}
 	}
 	if (backend && !known_backend(backend))
-		return slctl_usage_error("mode", "'%s' is not a backend; use auto, grub, grubby, "
-					 "kernel-install, systemd-boot, rpm-ostree, kernelstub, "
-					 "mkinitcpio or refind.", backend);
+		return slctl_usage_error("mode", "'%s' is not a backend; use auto, %s.", backend,
+					 slctl_backend_names());
 	if (optind == argc) {
 		if (persist || dry_run || backend)
 			return slctl_usage_error("mode", "--persist, --dry-run and --backend need a MODE.");

@@ -98,19 +98,26 @@ static int column_by_name(const char *name, size_t len)
 static int parse_columns(struct options *o, const char *list)
 {
 	o->n_cols = 0;
-	for (const char *p = list; *p;) {
+	for (const char *p = list;;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 		int c = column_by_name(p, len);
 
+		/* An empty name ("", "A,,B", a trailing comma) is no column either. */
+		if (len == 0) {
+			slctl_usage_error("offenders", "--output needs a comma-separated list of "
+					  "column names, without empty ones.");
+			return -1;
+		}
 		if (c < 0 || o->n_cols >= 32) {
 			slctl_usage_error("offenders", "unknown column '%.*s'.", (int)len, p);
 			return -1;
 		}
 		o->cols[o->n_cols++] = c;
 		p += len;
-		if (*p == ',')
-			p++;
+		if (*p != ',')
+			break;
+		p++;
 	}
 	return 0;
 }
@@ -478,7 +485,7 @@ static void print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
 				puts("# TYPE splitlock_ratelimit gauge");
 				printf("splitlock_ratelimit %u\n", splitlock_mode_info_get_ratelimit(info));
 			}
-			splitlock_mode_info_unref(info);
+			splitlock_mode_info_free(info);
 		}
 		if (splitlock_mitigate_get(ctx, &mitigate) == 0) {
 			puts("# HELP splitlock_mitigate Whether kernel.split_lock_mitigate (misery) is on.");
@@ -733,12 +740,17 @@ static int set_window(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 	now = (int64_t)now_ts.tv_sec * 1000000 + now_ts.tv_nsec / 1000;
 	/* "boot" is the boot of the running system; records are dated by the library. */
 	if (!o->input)
-		splitlock_boot_time(ctx, &boot);
+		splitlock_time_boot(ctx, &boot);
 	if (o->since && streq(o->since, "boot") && (o->input || boot == SPLITLOCK_TIME_UNKNOWN)) {
 		/* Everything in the log is since its boot. */
 	} else if (o->since && splitlock_time_parse(o->since, now, boot, &since) < 0) {
 		return slctl_usage_error("offenders", "cannot understand --since '%s'.", o->since);
 	}
+	/* The running system's boot says nothing about when a saved log's boot ended. */
+	if (o->until && o->input && streq(o->until, "boot"))
+		return slctl_usage_error("offenders", "--until boot cannot apply to a saved log, "
+					 "which does not say when its boot ended; leave --until "
+					 "out to read to the end of the log.");
 	if (o->until && splitlock_time_parse(o->until, now, boot, &until) < 0)
 		return slctl_usage_error("offenders", "cannot understand --until '%s'.", o->until);
 	splitlock_offenders_set_window(r, since, until);

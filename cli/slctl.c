@@ -28,7 +28,7 @@ static void usage(FILE *out)
 		"Usage: %s [OPTIONS] COMMAND [ARGS...]\n\n"
 		"See and steer the x86 split-lock detector of Linux.\n\n"
 		"Commands:\n", program_invocation_short_name);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nGlobal options (before or after the command):\n"
 	      "      --root DIR   act on the system tree under DIR (tests, images)\n"
@@ -53,9 +53,20 @@ static void log_to_stderr(void *data, int priority, const char *file, int line,
 	fputc('\n', stderr);
 }
 
+/* "-v", "-vv", "-vvv", ...: how many times. */
+static int count_verbose(const char *a)
+{
+	size_t n = strlen(a + 1);
+
+	if (a[0] != '-' || n == 0 || strspn(a + 1, "v") != n)
+		return 0;
+	return (int)n;
+}
+
 /*
- * Remove the global options from argv, wherever they are; returns the new
- * argc, or -1 after a usage error.
+ * The one parser of the global options: removes them from argv wherever
+ * they are and returns the new argc, or -1 after a usage error. -h/--help
+ * after the command is the command's own option and stays for it.
  */
 static int take_globals(int argc, char **argv, struct slctl_globals *g)
 {
@@ -71,11 +82,11 @@ static int take_globals(int argc, char **argv, struct slctl_globals *g)
 		}
 		if (streq(a, "--json")) {
 			g->json = true;
-		} else if (streq(a, "-v") || streq(a, "--verbose")) {
+		} else if (streq(a, "--verbose")) {
 			g->verbose++;
-		} else if (streq(a, "-vv")) {
-			g->verbose += 2;
-		} else if (streq(a, "-h") || streq(a, "--help")) {
+		} else if (count_verbose(a)) {
+			g->verbose += count_verbose(a);
+		} else if ((streq(a, "-h") || streq(a, "--help")) && out == 1) {
 			g->help = true;
 		} else if (streq(a, "-V") || streq(a, "--version")) {
 			printf("slctl %s\n", VERSION);
@@ -116,11 +127,12 @@ int main(int argc, char **argv)
 	}
 	if (argv[1][0] == '-')
 		return slctl_usage_error(NULL, "unknown option '%s'.", argv[1]);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (streq(argv[1], commands[i]->name))
 			cmd = commands[i];
 	if (!cmd)
 		return slctl_usage_error(NULL, "unknown command '%s'.", argv[1]);
+	/* "slctl -h COMMAND": the command's help, as "slctl COMMAND -h" gives. */
 	if (g.help) {
 		cmd->usage(stdout);
 		return EXIT_OK;

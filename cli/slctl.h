@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "libsplitlock.h"
+#include "macro.h"
+#include "message.h"
 
 /* Exit statuses, documented in slctl(8). */
 enum {
@@ -41,11 +43,6 @@ extern const struct slctl_command slctl_cmd_mode;
 extern const struct slctl_command slctl_cmd_offenders;
 
 
-static inline void slctl_freep(void *p) { free(*(void **)p); }
-#define _cleanup_free_ __attribute__((cleanup(slctl_freep)))
-
-static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
-
 /* One sentence on stderr, prefixed with the program name. */
 void slctl_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
 void slctl_warning(const char *format, ...) __attribute__((format(printf, 1, 2)));
@@ -54,6 +51,8 @@ int slctl_usage_error(const char *cmd, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Exit status for a negative errno from the library. */
 int slctl_exit_for(int err);
+/* The bootloader backends the library knows, as text for a sentence. */
+const char *slctl_backend_names(void);
 /* Exit EXIT_PRIVILEGE with a sentence when @cap is missing; 0 when present. */
 int slctl_require_capability(enum splitlock_cap cap, const char *action);
 

@@ -17,12 +17,13 @@ struct status {
 	unsigned ifaces;
 	struct splitlock_mode_info *mode;
 	int next_found;
-	const char *next_source;
+	char *next_source;
 	enum splitlock_mode next_mode;
 	unsigned next_rate;
 	int mitigate_r, mitigate;
-	struct splitlock_sysctld *persist;
-	const char *override; /* a file that beats our drop-in */
+	int persisted_r, persisted; /* splitlock_mitigate_get_persisted() */
+	char *persisted_in;
+	char *override; /* a file that beats our drop-in */
 	int offenders_r;
 	uint64_t events, suppressed;
 	struct splitlock_offenders *offenders; /* for the top offenders */
@@ -57,11 +58,8 @@ static void gather(struct splitlock_ctx *ctx, struct status *s)
 	s->next_found = splitlock_mode_next_boot(ctx, &s->next_mode, &s->next_rate,
 						  &s->next_source);
 	s->mitigate_r = splitlock_mitigate_get(ctx, &s->mitigate);
-	if (splitlock_sysctld_resolve(ctx, "kernel.split_lock_mitigate", &s->persist) < 0)
-		s->persist = NULL;
-	else if (splitlock_sysctld_get_count(s->persist) > 0)
-		s->override = splitlock_sysctld_get_override(s->persist,
-							     SPLITLOCK_SYSCTLD_DROPIN);
+	s->persisted_r = splitlock_mitigate_get_persisted(ctx, &s->persisted,
+							  &s->persisted_in, &s->override);
 	s->offenders_r = splitlock_offenders_new(ctx, SPLITLOCK_GROUP_PROCESS,
 						 SPLITLOCK_OFFENDERS_RESOLVE, &s->offenders);
 	if (s->offenders_r == 0)
@@ -70,7 +68,7 @@ static void gather(struct splitlock_ctx *ctx, struct status *s)
 		s->events = splitlock_offenders_get_events(s->offenders);
 		s->suppressed = splitlock_offenders_get_suppressed(s->offenders);
 	}
-	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(wanted); i++)
 		if (splitlock_have_capability(wanted[i]) <= 0)
 			s->missing[s->n_missing++] = splitlock_capability_name(wanted[i]);
 }
@@ -83,25 +81,10 @@ static const char *mode_text(enum splitlock_mode mode, unsigned rate, char *buf,
 	return buf;
 }
 
-/* The persisted value as a number when it is one the kernel accepts. */
-static int persisted_value(const struct status *s)
-{
-	const char *v = s->persist ? splitlock_sysctld_get_value(s->persist) : NULL;
-
-	if (!v)
-		return -1;
-	if (streq(v, "0"))
-		return 0;
-	if (streq(v, "1"))
-		return 1;
-	return -2;
-}
-
 static void print_json(const struct status *s)
 {
 	struct json j;
 	char buf[32];
-	int persisted = persisted_value(s);
 
 	json_init(&j, stdout);
 	json_object_begin(&j, NULL);
@@ -156,14 +139,13 @@ static void print_json(const struct status *s)
 		json_int(&j, "current", s->mitigate);
 	else
 		json_null(&j, "current");
-	if (persisted >= 0)
-		json_int(&j, "persisted", persisted);
-	else if (persisted == -2)
-		json_string(&j, "persisted", splitlock_sysctld_get_value(s->persist));
+	/* A number or null, never another type: a bad value is null + valid. */
+	if (s->persisted_r > 0)
+		json_int(&j, "persisted", s->persisted);
 	else
 		json_null(&j, "persisted");
-	json_string(&j, "persisted_in",
-		    s->persist ? splitlock_sysctld_get_file(s->persist) : NULL);
+	json_bool(&j, "persisted_valid", s->persisted_r >= 0);
+	json_string(&j, "persisted_in", s->persisted_in);
 	json_string(&j, "overrides_slctl", s->override);
 	json_object_end(&j);
 
@@ -214,12 +196,11 @@ static int64_t counter(const struct status *s, enum splitlock_counter c)
 static void print_text(const struct status *s)
 {
 	char buf[32];
-	int persisted = persisted_value(s);
 	bool ac = s->cpu & SPLITLOCK_CPU_SPLIT_LOCK_DETECT;
 	bool db = s->cpu & SPLITLOCK_CPU_BUS_LOCK_DETECT;
 
 	if (s->cpu_r < 0)
-		printf("CPU:        unknown (/proc/cpuinfo: %s)\n", strerror(-s->cpu_r));
+		printf("CPU:        unknown (/proc/cpuinfo: %s)\n", errno_text(s->cpu_r));
 	else if (!ac && !db)
 		printf("CPU:        no split-lock detection (neither split_lock_detect nor bus_lock_detect)%s\n",
 		       s->cpu & SPLITLOCK_CPU_HYPERVISOR ? "; virtual machine" : "");
@@ -248,7 +229,7 @@ static void print_text(const struct status *s)
 		printf("Mode:       unknown\n");
 	}
 	if (s->next_found < 0)
-		printf("Next boot:  unknown (%s)\n", s->next_source ? s->next_source : strerror(-s->next_found));
+		printf("Next boot:  unknown (%s)\n", s->next_source ? s->next_source : errno_text(s->next_found));
 	else if (s->next_found > 0)
 		printf("Next boot:  %s, from %s\n",
 		       mode_text(s->next_mode, s->next_rate, buf, sizeof(buf)),
@@ -260,17 +241,18 @@ static void print_text(const struct status *s)
 	if (s->mitigate_r == -ENOENT)
 		printf("Misery:     not switchable: this kernel has no kernel.split_lock_mitigate\n");
 	else if (s->mitigate_r < 0)
-		printf("Misery:     unknown (%s)\n", strerror(-s->mitigate_r));
+		printf("Misery:     unknown (%s)\n", errno_text(s->mitigate_r));
 	else
 		printf("Misery:     %s now (kernel.split_lock_mitigate = %d)\n",
 		       s->mitigate ? "on" : "off", s->mitigate);
-	if (persisted >= 0)
-		printf("            %s after reboot (set in %s)\n", persisted ? "on" : "off",
-		       splitlock_sysctld_get_file(s->persist));
-	else if (persisted == -2)
-		printf("            invalid value '%s' in %s after reboot\n",
-		       splitlock_sysctld_get_value(s->persist),
-		       splitlock_sysctld_get_file(s->persist));
+	if (s->persisted_r > 0)
+		printf("            %s after reboot (set in %s)\n", s->persisted ? "on" : "off",
+		       s->persisted_in);
+	else if (s->persisted_r == -EBADMSG)
+		printf("            unknown after reboot: %s sets a value other than 0 or 1\n",
+		       s->persisted_in);
+	else if (s->persisted_r < 0)
+		printf("            unknown after reboot (%s)\n", errno_text(s->persisted_r));
 	else
 		printf("            kernel default after reboot (no sysctl.d file sets it)\n");
 	if (s->override)
@@ -279,7 +261,7 @@ static void print_text(const struct status *s)
 
 	if (s->offenders_r < 0)
 		printf("Offenders:  unknown: the kernel log is not readable (%s)\n",
-		       strerror(-s->offenders_r));
+		       errno_text(s->offenders_r));
 	else
 		printf("Offenders:  %" PRIu64 " event%s since boot, %" PRIu64
 		       " more suppressed by the kernel's rate limit\n",
@@ -349,8 +331,10 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		print_json(&s);
 	else
 		print_text(&s);
-	splitlock_mode_info_unref(s.mode);
-	splitlock_sysctld_unref(s.persist);
+	splitlock_mode_info_free(s.mode);
+	free(s.persisted_in);
+	free(s.override);
+	free(s.next_source);
 	splitlock_offenders_unref(s.offenders);
 	return EXIT_OK;
 }

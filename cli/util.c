@@ -67,3 +67,22 @@ int slctl_require_capability(enum splitlock_cap cap, const char *action)
 		    splitlock_capability_name(cap));
 	return EXIT_PRIVILEGE;
 }
+
+const char *slctl_backend_names(void)
+{
+	/* The library's list, so a new backend needs no change here. */
+	static char names[512];
+	const char *const *list = splitlock_boot_backends();
+	size_t len = 0;
+
+	if (names[0])
+		return names;
+	for (size_t i = 0; list[i] && len < sizeof(names); i++) {
+		bool last = !list[i + 1];
+
+		len += snprintf(names + len, sizeof(names) - len, "%s%s%s",
+				i == 0 ? "" : last ? " or " : ", ", list[i],
+				streq(list[i], "kernel-install") ? " (also systemd-boot)" : "");
+	}
+	return names;
+}

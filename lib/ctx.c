@@ -123,7 +123,6 @@ _public_ struct splitlock_ctx *splitlock_unref(struct splitlock_ctx *ctx)
 	if (--ctx->refcount > 0)
 		return ctx;
 	close(ctx->root_fd);
-	free(ctx->next_boot_source);
 	free(ctx->root);
 	free(ctx);
 	return NULL;

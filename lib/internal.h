@@ -10,25 +10,9 @@
 #include <unistd.h>
 
 #include "libsplitlock.h"
+#include "macro.h"
 
 #define _public_ __attribute__((visibility("default")))
-#define _printf_(a, b) __attribute__((format(printf, a, b)))
-#define _cleanup_(f) __attribute__((cleanup(f)))
-
-static inline void freep(void *p) { free(*(void **)p); }
-static inline void closep(const int *fd) { if (*fd >= 0) close(*fd); }
-static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
-#define _cleanup_free_ _cleanup_(freep)
-#define _cleanup_close_ _cleanup_(closep)
-#define _cleanup_fclose_ _cleanup_(fclosep)
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
-static inline bool startswith(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
 
 struct splitlock_ctx {
 	int refcount;
@@ -37,7 +21,6 @@ struct splitlock_ctx {
 	splitlock_log_fn log_fn;
 	void *log_data;
 	int log_priority;
-	char *next_boot_source; /* splitlock_mode_next_boot()'s answer */
 	bool no_openat2;     /* resolve paths by hand (see path.c) */
 };
 

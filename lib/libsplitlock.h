@@ -6,9 +6,32 @@
  * /dev/kmsg, /etc, /boot, /run, /usr/lib) under the root the context was
  * created with, so the same code serves the running system and fake roots.
  *
- * Unless said otherwise, functions return 0 on success and a negative errno
- * on failure; constructors return NULL. The library never prints: messages
- * go to the log function (see splitlock_set_log_fn()).
+ * Conventions, for every function below unless its comment says otherwise:
+ *
+ *  - Errors: 0 on success (or the documented count, or 1/0 for a yes/no
+ *    answer), a negative errno on failure, and nothing else. A function that
+ *    fails returns no object: its out pointer is left NULL. -ENOMEM is
+ *    possible wherever memory is allocated, and the errors of opening and
+ *    reading files under the root (-ENOENT, -EACCES, -ELOOP, ...) wherever
+ *    files are read. splitlock_new() alone returns NULL and sets errno.
+ *  - Ownership: a "const char *" (or a const object) returned by a getter
+ *    is borrowed from the object asked and lives as long as it does; a
+ *    "char **" out parameter receives malloc'ed memory the caller frees.
+ *    Objects with _free() have one owner. Objects with _ref()/_unref() are
+ *    counted: the context, and every object holds a reference on the
+ *    context it was made with, so the caller may drop its own at any time.
+ *    _free() and _unref() accept NULL and return NULL.
+ *  - Messages: the library never prints. Sentences for users come in plan
+ *    objects (..._get_error()) or through the log function (see
+ *    splitlock_set_log_fn()), and name no program and no option.
+ *  - Versions: "Since X" names the libsplitlock release that added the
+ *    function (0.1: the first release; 1.0: the frozen LIBSPLITLOCK_1 ABI).
+ *    Every exported symbol is in the version node LIBSPLITLOCK_1.
+ *
+ * Not yet conforming, to be changed before 1.0 is tagged (API-MIGRATION.md):
+ * splitlock_boot_plan_new() returns a plan together with some errors;
+ * the boot plan, sysctl.d result, offenders report and follower are freed
+ * with _unref() although they have one owner; a follower borrows its report.
  */
 #ifndef LIBSPLITLOCK_H
 #define LIBSPLITLOCK_H
@@ -31,22 +54,31 @@ struct splitlock_ctx;
  * the running system). Starts with a reference count of 1. The environment
  * variable SPLITLOCK_LOG (err, warning, info, debug or a number) raises the
  * log priority. Returns NULL with errno set on failure.
+ * Since 0.1.
  */
 struct splitlock_ctx *splitlock_new(const char *root);
+/* Since 0.1. */
 struct splitlock_ctx *splitlock_ref(struct splitlock_ctx *ctx);
-/* Drops a reference; returns NULL when the context was freed. Accepts NULL. */
+/*
+ * Drops a reference; returns NULL when the context was freed. Accepts NULL.
+ * Since 0.1.
+ */
 struct splitlock_ctx *splitlock_unref(struct splitlock_ctx *ctx);
 
 typedef void (*splitlock_log_fn)(void *data, int priority, const char *file,
 				 int line, const char *fn, const char *format,
 				 va_list args);
-/* Replace the default log function (errors to stderr). */
+/* Replace the default log function (errors to stderr). Since 0.1. */
 void splitlock_set_log_fn(struct splitlock_ctx *ctx, splitlock_log_fn fn,
 			  void *data);
-/* Syslog priorities: LOG_ERR (default) ... LOG_DEBUG. */
+/* Syslog priorities: LOG_ERR (default) ... LOG_DEBUG. Since 0.1. */
 int splitlock_get_log_priority(const struct splitlock_ctx *ctx);
+/* Since 0.1. */
 void splitlock_set_log_priority(struct splitlock_ctx *ctx, int priority);
-/* The root given to splitlock_new(), normalized ("/" for the real system). */
+/*
+ * The root given to splitlock_new(), normalized ("/" for the real system).
+ * Since 0.1.
+ */
 const char *splitlock_get_root(const struct splitlock_ctx *ctx);
 
 /* ---- CPU and kernel ----------------------------------------------------- */
@@ -57,10 +89,16 @@ enum {
 	SPLITLOCK_CPU_HYPERVISOR        = 1u << 2, /* running in a VM */
 };
 
-/* Flags of the first CPU in /proc/cpuinfo, as SPLITLOCK_CPU_* bits. */
+/*
+ * Flags of the first CPU in /proc/cpuinfo, as SPLITLOCK_CPU_* bits.
+ * Since 0.1.
+ */
 int splitlock_cpu_features(struct splitlock_ctx *ctx, unsigned *features);
 
-/* Kernel release from /proc/sys/kernel/osrelease, without the newline. */
+/*
+ * Kernel release from /proc/sys/kernel/osrelease, without the newline.
+ * Since 0.1.
+ */
 int splitlock_kernel_release(struct splitlock_ctx *ctx, char *buf, size_t size);
 
 enum {
@@ -76,12 +114,13 @@ enum {
 	SPLITLOCK_KERNEL_INJECT          = 1u << 4,
 };
 
-/* Which of the interfaces above this kernel offers, as bits. */
+/* Which of the interfaces above this kernel offers, as bits. Since 0.1. */
 int splitlock_kernel_interfaces(struct splitlock_ctx *ctx, unsigned *ifaces);
 
 /*
  * Counters of the patched kernel (/sys/kernel/split_lock/stats): the value
  * of @name (e.g. "ac_traps"). -ENOENT when the kernel or counter is absent.
+ * Since 0.1.
  */
 int splitlock_kernel_stat(struct splitlock_ctx *ctx, const char *name,
 			  uint64_t *value);
@@ -96,11 +135,12 @@ enum splitlock_counter {
 	SPLITLOCK_COUNTER_MAX,
 };
 
-/* "ac_traps", ...; NULL for an unknown counter. */
+/* "ac_traps", ...; NULL for an unknown counter. Since 0.1. */
 const char *splitlock_counter_name(enum splitlock_counter counter);
 /*
  * All counters with one read of the stats file; a counter the kernel does
  * not report is -1. -ENOENT on a kernel without the file.
+ * Since 0.1.
  */
 int splitlock_kernel_counters(struct splitlock_ctx *ctx,
 			      int64_t values[SPLITLOCK_COUNTER_MAX]);
@@ -127,18 +167,28 @@ enum splitlock_mode_source {
 /*
  * Parse a mode as a user writes it: off, warn, seq, fatal, ratelimit:N with
  * 1 <= N <= 1000. Strict: anything else is -EINVAL. @ratelimit may be NULL.
+ * Since 0.1.
  */
 int splitlock_mode_parse(const char *text, enum splitlock_mode *mode,
 			 unsigned *ratelimit);
-/* "off", "warn", "seq", "fatal", "ratelimit:N"; -ENOSPC if @size is small. */
+/*
+ * "off", "warn", "seq", "fatal", "ratelimit:N" into @buf. -EINVAL for
+ * SPLITLOCK_MODE_UNKNOWN, a value outside the enum or a rate outside
+ * 1..1000 (@buf is then ""); -ENOSPC if @size is small.
+ * Since 0.1; -EINVAL for a mode it cannot print since 1.0.
+ */
 int splitlock_mode_format(enum splitlock_mode mode, unsigned ratelimit,
 			  char *buf, size_t size);
-/* Short static name of a source: "sysfs", "boot-log", "cmdline", "default". */
+/*
+ * Short static name of a source: "sysfs", "boot-log", "cmdline", "default".
+ * Since 0.1.
+ */
 const char *splitlock_mode_source_name(enum splitlock_mode_source source);
 
 /*
  * Interpret one split_lock_detect= value exactly as the kernel does: unknown
  * words and ratelimit outside 1..1000 mean warn. Never fails.
+ * Since 0.1.
  */
 void splitlock_mode_from_param(const char *value, size_t len,
 			       enum splitlock_mode *mode, unsigned *ratelimit);
@@ -146,6 +196,7 @@ void splitlock_mode_from_param(const char *value, size_t len,
  * Find the split_lock_detect= parameter in a kernel command line; the last
  * one counts, as in the kernel. Returns 1 and the mode when found, 0 when the
  * command line does not set it.
+ * Since 0.1.
  */
 int splitlock_mode_from_cmdline(const char *cmdline, enum splitlock_mode *mode,
 				unsigned *ratelimit);
@@ -153,6 +204,7 @@ int splitlock_mode_from_cmdline(const char *cmdline, enum splitlock_mode *mode,
  * Interpret a kernel log message (without the record prefix) as the
  * detector's boot line of any kernel since 5.7. Returns 1 and the mode when
  * it is one, 0 otherwise.
+ * Since 0.1.
  */
 int splitlock_mode_from_boot_line(const char *message,
 				  enum splitlock_mode *mode,
@@ -161,32 +213,48 @@ int splitlock_mode_from_boot_line(const char *message,
 /* What the running kernel does with split locks, and how we know. */
 struct splitlock_mode_info;
 
+/*
+ * Learn the running kernel's mode into *@info (free it with
+ * splitlock_mode_info_free()). Always finds an answer, the kernel's default
+ * at worst; fails only with -ENOMEM. Since 0.1.
+ */
 int splitlock_mode_info_read(struct splitlock_ctx *ctx,
 			     struct splitlock_mode_info **info);
+/*
+ * Frees @info (one owner: not reference counted); returns NULL. Accepts NULL.
+ * Since 1.0 (was splitlock_mode_info_unref).
+ */
 struct splitlock_mode_info *
-splitlock_mode_info_unref(struct splitlock_mode_info *info);
+splitlock_mode_info_free(struct splitlock_mode_info *info);
+/* Since 0.1. */
 enum splitlock_mode
 splitlock_mode_info_get_mode(const struct splitlock_mode_info *info);
+/* Since 0.1. */
 unsigned splitlock_mode_info_get_ratelimit(const struct splitlock_mode_info *info);
+/* Since 0.1. */
 enum splitlock_mode_source
 splitlock_mode_info_get_source(const struct splitlock_mode_info *info);
-/* True when the answer is inferred (cmdline, default), not read. */
+/* True when the answer is inferred (cmdline, default), not read. Since 0.1. */
 bool splitlock_mode_info_is_guess(const struct splitlock_mode_info *info);
-/* The text the answer came from (log line, cmdline token), or NULL. */
+/*
+ * The text the answer came from (log line, cmdline token), or NULL.
+ * Since 0.1.
+ */
 const char *splitlock_mode_info_get_evidence(const struct splitlock_mode_info *info);
 
 /*
  * The mode the next boot will use, from the boot configuration of the
  * detected bootloader backend (see splitlock_boot_detect()); without one,
- * or with several, from /proc/cmdline. *@source names where it was found
- * ("grub: /etc/default/grub, /etc/default/grub.d/ *.cfg"); it belongs to the
- * context and stays valid until the next call. Returns 1 when a
- * split_lock_detect= parameter is configured, 0 when none is (the kernel's
- * default applies), -EBADMSG when the configuration is in a form slctl
- * refuses (the reason is in *@source).
+ * or with several, from /proc/cmdline. *@source (may be NULL; malloc'ed,
+ * the caller frees it) names where it was found ("grub: /etc/default/grub,
+ * /etc/default/grub.d/ *.cfg"). Returns 1 when a split_lock_detect=
+ * parameter is configured, 0 when none is (the kernel's default applies),
+ * -EBADMSG when the configuration is in a form that is refused (the reason
+ * is in *@source), -ENOMEM. On -ENOMEM *@source is NULL.
+ * Since 0.1; *@source owned by the caller since 1.0.
  */
 int splitlock_mode_next_boot(struct splitlock_ctx *ctx, enum splitlock_mode *mode,
-			     unsigned *ratelimit, const char **source);
+			     unsigned *ratelimit, char **source);
 
 /* ---- the boot parameter, through the bootloader's own tool -------------- */
 
@@ -194,6 +262,7 @@ int splitlock_mode_next_boot(struct splitlock_ctx *ctx, enum splitlock_mode *mod
  * Backends: "rpm-ostree", "kernelstub", "grubby", "kernel-install" (also
  * "systemd-boot"), "mkinitcpio", "grub", "refind". The list is NULL-terminated
  * and in detection order.
+ * Since 0.1.
  */
 const char *const *splitlock_boot_backends(void);
 
@@ -204,6 +273,7 @@ const char *const *splitlock_boot_backends(void);
  * decides alone (the first three; mkinitcpio without BLS entries) is
  * returned alone. Fills up to @size names and returns how many apply: 0 none,
  * more than 1 ambiguous (ask the user).
+ * Since 0.1.
  */
 int splitlock_boot_detect(struct splitlock_ctx *ctx, const char **names,
 			  size_t size);
@@ -213,6 +283,7 @@ int splitlock_boot_detect(struct splitlock_ctx *ctx, const char **names,
  * parameter is set, 0 when not. *@source (malloc'ed) says where; for
  * -EBADMSG (a configuration slctl refuses) it is the reason instead.
  * -EINVAL: unknown backend.
+ * Since 0.1.
  */
 int splitlock_boot_read(struct splitlock_ctx *ctx, const char *backend,
 			enum splitlock_mode *mode, unsigned *ratelimit,
@@ -240,6 +311,7 @@ enum {
  * A plan for @backend (NULL or "auto": detect). -ENOENT: no backend
  * detected; -ENOTUNIQ: several; -EINVAL: unknown name. In those cases a
  * plan is still returned so that splitlock_boot_plan_get_error() explains.
+ * Since 0.1.
  */
 int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *backend,
 			    unsigned flags, struct splitlock_boot_plan **plan);
@@ -248,43 +320,159 @@ int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *backend,
  * kernel's default applies). Changes nothing on disk. A refusal (symlink,
  * unbalanced quotes, $variables, ...) returns a negative errno with a
  * sentence in splitlock_boot_plan_get_error().
+ * Since 0.1.
  */
 int splitlock_boot_plan_mode(struct splitlock_boot_plan *plan,
 			     enum splitlock_mode mode, unsigned ratelimit);
+/* Frees @plan; returns NULL. Since 0.1 (to become _free, see above). */
 struct splitlock_boot_plan *
 splitlock_boot_plan_unref(struct splitlock_boot_plan *plan);
+/* Since 0.1. */
 const char *splitlock_boot_plan_get_backend(const struct splitlock_boot_plan *plan);
-/* Unified diff of every file the plan writes; NULL when none. */
+/* Unified diff of every file the plan writes; NULL when none. Since 0.1. */
 const char *splitlock_boot_plan_get_diff(const struct splitlock_boot_plan *plan);
+/* Since 0.1. */
 unsigned splitlock_boot_plan_get_file_count(const struct splitlock_boot_plan *plan);
-/* Path (under the root) of file @index, NULL past the end. */
+/* Path (under the root) of file @index, NULL past the end. Since 0.1. */
 const char *splitlock_boot_plan_get_file(const struct splitlock_boot_plan *plan,
 					 unsigned index);
+/* Since 0.1. */
 unsigned splitlock_boot_plan_get_command_count(const struct splitlock_boot_plan *plan);
-/* argv of command @index as it runs inside the root, NULL past the end. */
+/*
+ * argv of command @index as it runs inside the root, NULL past the end.
+ * Since 0.1.
+ */
 const char *const *
 splitlock_boot_plan_get_command(const struct splitlock_boot_plan *plan,
 				unsigned index);
-/* Whether splitlock_boot_plan_apply() runs the commands (else prints them). */
+/*
+ * Whether splitlock_boot_plan_apply() runs the commands (else prints them).
+ * Since 0.1.
+ */
 bool splitlock_boot_plan_runs_commands(const struct splitlock_boot_plan *plan);
 /*
  * Carry the plan out. -EBUSY: another slctl holds the lock; -ESTALE: a file
  * changed since planning; -ECHILD: a command failed (files restored);
  * -EBADMSG: the result does not hold the parameter (files restored).
+ * Since 0.1.
  */
 int splitlock_boot_plan_apply(struct splitlock_boot_plan *plan);
-/* One sentence about the last failure, or NULL. */
+/* One sentence about the last failure, or NULL. Since 0.1. */
 const char *splitlock_boot_plan_get_error(const struct splitlock_boot_plan *plan);
 
 /* ---- kernel.split_lock_mitigate ------------------------------------------ */
 
-/* Runtime value (0 or 1); -ENOENT when the kernel has no such sysctl. */
+/*
+ * Runtime value (0 or 1); -ENOENT when the kernel has no such sysctl.
+ * Since 0.1.
+ */
 int splitlock_mitigate_get(struct splitlock_ctx *ctx, int *value);
 /*
- * Set the runtime value. -ENOENT: no sysctl; -EPERM/-EACCES: not allowed
- * (the patched kernel's seq mode also refuses 0 with -EPERM).
+ * Set the runtime value, with no checks and no read-back (the plan below
+ * does both). -ENOENT: no sysctl; -EPERM/-EACCES: not allowed (the
+ * patched kernel's seq mode also refuses 0 with -EPERM).
+ * Since 0.1.
  */
 int splitlock_mitigate_set(struct splitlock_ctx *ctx, int value);
+/*
+ * The value the next boot applies, read from the sysctl.d files as
+ * systemd-sysctl reads them. Returns 1 with *@value (0 or 1) when a file
+ * sets the key, 0 when none does (the kernel's default, 1, applies),
+ * -EBADMSG when the winning assignment is not 0 or 1. *@file (may be NULL)
+ * receives the winning file and *@override (may be NULL) a file that sorts
+ * after SPLITLOCK_SYSCTLD_DROPIN and so beats it; both malloc'ed (the
+ * caller frees them), NULL when there is none, set also for -EBADMSG.
+ * Since 1.0.
+ */
+int splitlock_mitigate_get_persisted(struct splitlock_ctx *ctx, int *value,
+				     char **file, char **override);
+
+/*
+ * A planned change of kernel.split_lock_mitigate, now and (with
+ * SPLITLOCK_MITIGATE_PERSIST) after reboot through SPLITLOCK_SYSCTLD_DROPIN.
+ * Planning reads only; it decides whether the change is refused, the
+ * drop-in's new text and any sysctl.d file that would still override it.
+ * Applying sets the running value, writes the drop-in, and reads both back.
+ * One owner: free it with splitlock_mitigate_plan_free().
+ */
+struct splitlock_mitigate_plan;
+
+enum {
+	SPLITLOCK_MITIGATE_PERSIST = 1u << 0, /* also write the sysctl.d drop-in */
+};
+
+/*
+ * Plan @value (0 or 1). Returns 0 and *@plan, or a negative errno and no
+ * plan: -EINVAL (bad value or flags), -ENOENT (the kernel has no sysctl),
+ * -ENOMEM, or the error of reading the running value. A refused change
+ * is still a plan: see splitlock_mitigate_plan_get_refusal().
+ * Since 1.0.
+ */
+int splitlock_mitigate_plan_new(struct splitlock_ctx *ctx, int value,
+				unsigned flags,
+				struct splitlock_mitigate_plan **plan);
+/* Frees @plan; returns NULL. Accepts NULL. Since 1.0. */
+struct splitlock_mitigate_plan *
+splitlock_mitigate_plan_free(struct splitlock_mitigate_plan *plan);
+/* The requested value, and the running value when planned. Since 1.0. */
+int splitlock_mitigate_plan_get_value(const struct splitlock_mitigate_plan *plan);
+/* Since 1.0. */
+int splitlock_mitigate_plan_get_previous(const struct splitlock_mitigate_plan *plan);
+/*
+ * 0 when the plan can be applied, else why not, with a sentence in
+ * splitlock_mitigate_plan_get_error(): -EPERM (seq mode keeps the penalty),
+ * -ELOOP (the drop-in is a symlink), -EEXIST (a foreign file at the
+ * drop-in's path), -EUCLEAN (/etc/sysctl.d is writable by every user), or
+ * the error of reading the drop-in.
+ * Since 1.0.
+ */
+int splitlock_mitigate_plan_get_refusal(const struct splitlock_mitigate_plan *plan);
+/*
+ * The capability applying needs (checked by the caller, who can explain).
+ * Since 1.0.
+ */
+enum splitlock_cap
+splitlock_mitigate_plan_get_capability(const struct splitlock_mitigate_plan *plan);
+/*
+ * The drop-in's whole text after applying; NULL without PERSIST. Borrowed.
+ * Since 1.0.
+ */
+const char *splitlock_mitigate_plan_get_dropin(const struct splitlock_mitigate_plan *plan);
+/*
+ * The assignment that decides the key after reboot instead of the drop-in
+ * (a later-sorting file with another value): its file, with *@line and
+ * *@value (either may be NULL). NULL when the drop-in wins. Computed when
+ * planning and again after a successful apply. Borrowed from the plan.
+ * Since 1.0.
+ */
+const char *splitlock_mitigate_plan_get_override(const struct splitlock_mitigate_plan *plan,
+						 unsigned *line, const char **value);
+/*
+ * Carry the plan out: the refusal if there is one; the error of setting
+ * the running value; the error of writing the drop-in (the running value
+ * is then read back and the sentence says whether the running system is
+ * changed); -EIO when the running value cannot be read back; -EBADMSG
+ * when the drop-in does not read back with the value. A value another
+ * writer set since (read back from the kernel or the drop-in) is no error:
+ * it is logged as a warning and splitlock_mitigate_plan_get_running() has it.
+ * Since 1.0.
+ */
+int splitlock_mitigate_plan_apply(struct splitlock_mitigate_plan *plan);
+/*
+ * After applying: the running value read back (0 or 1), -1 when unknown.
+ * Since 1.0.
+ */
+int splitlock_mitigate_plan_get_running(const struct splitlock_mitigate_plan *plan);
+/*
+ * After applying: true when the drop-in was written and read back.
+ * Since 1.0.
+ */
+bool splitlock_mitigate_plan_is_persisted(const struct splitlock_mitigate_plan *plan);
+/*
+ * One sentence about the refusal or the last failure, or NULL. Borrowed.
+ * Since 1.0.
+ */
+const char *splitlock_mitigate_plan_get_error(const struct splitlock_mitigate_plan *plan);
 
 /* ---- sysctl.d ------------------------------------------------------------ */
 
@@ -296,27 +484,42 @@ int splitlock_mitigate_set(struct splitlock_ctx *ctx, int value);
  */
 struct splitlock_sysctld;
 
+/*
+ * Every assignment of @key in the sysctl.d files, into *@result (one owner,
+ * freed with splitlock_sysctld_unref()). A directory that cannot be read is
+ * skipped. Since 0.1.
+ */
 int splitlock_sysctld_resolve(struct splitlock_ctx *ctx, const char *key,
 			      struct splitlock_sysctld **result);
+/* Frees @r; returns NULL. Since 0.1 (to become _free, see above). */
 struct splitlock_sysctld *splitlock_sysctld_unref(struct splitlock_sysctld *r);
-/* Number of assignments of the key, in the order they are applied. */
+/*
+ * Number of assignments of the key, in the order they are applied.
+ * Since 0.1.
+ */
 unsigned splitlock_sysctld_get_count(const struct splitlock_sysctld *r);
 /*
  * Assignment @index: file (path under the root, e.g. /etc/sysctl.d/x.conf),
  * line number, value. The last index is the winner. Any out pointer may be
  * NULL. -ERANGE for a bad index.
+ * Since 0.1.
  */
 int splitlock_sysctld_get_entry(const struct splitlock_sysctld *r,
 				unsigned index, const char **file,
 				unsigned *line, const char **value);
-/* The winning value and its file, or NULL when no file sets the key. */
+/*
+ * The winning value and its file, or NULL when no file sets the key.
+ * Since 0.1.
+ */
 const char *splitlock_sysctld_get_value(const struct splitlock_sysctld *r);
+/* Since 0.1. */
 const char *splitlock_sysctld_get_file(const struct splitlock_sysctld *r);
 
 /*
  * The file that would still decide the key if @path (a sysctl.d file in
  * /etc/sysctl.d) assigned it: the last assignment in a file whose name sorts
  * after @path's. NULL when @path would win.
+ * Since 0.1.
  */
 const char *splitlock_sysctld_get_override(const struct splitlock_sysctld *r,
 					   const char *path);
@@ -334,6 +537,7 @@ enum {
  * to be freed by the caller. -ELOOP: the drop-in path is a symlink;
  * -EEXIST: a file we do not own sits there; -EUCLEAN: /etc/sysctl.d is
  * writable by every user, so nothing written there can be trusted.
+ * Since 0.1.
  */
 int splitlock_sysctld_persist(struct splitlock_ctx *ctx, const char *key,
 			      const char *value, unsigned flags,
@@ -349,9 +553,9 @@ enum splitlock_cap {
 	SPLITLOCK_CAP_DAC_OVERRIDE,
 };
 
-/* 1 when this process has the capability effective, 0 when not. */
+/* 1 when this process has the capability effective, 0 when not. Since 0.1. */
 int splitlock_have_capability(enum splitlock_cap cap);
-/* "CAP_SYS_ADMIN" etc. */
+/* "CAP_SYS_ADMIN" etc. Since 0.1. */
 const char *splitlock_capability_name(enum splitlock_cap cap);
 
 /* ---- kernel log ----------------------------------------------------------- */
@@ -374,6 +578,7 @@ struct splitlock_kmsg_record {
  */
 typedef int (*splitlock_kmsg_fn)(const struct splitlock_kmsg_record *rec,
 				 void *data);
+/* Since 0.1. */
 int splitlock_kmsg_foreach(struct splitlock_ctx *ctx, splitlock_kmsg_fn fn,
 			   void *data);
 
@@ -382,6 +587,7 @@ int splitlock_kmsg_foreach(struct splitlock_ctx *ctx, splitlock_kmsg_fn fn,
  * " KEY=VALUE" continuation lines) of @len bytes. Decodes \xNN in place into
  * @buf (same length as the input at least) and fills @rec. -EINVAL when it
  * is not a record.
+ * Since 0.1.
  */
 int splitlock_kmsg_parse_record(const char *text, size_t len, char *buf,
 				struct splitlock_kmsg_record *rec);
@@ -392,6 +598,7 @@ int splitlock_kmsg_parse_record(const char *text, size_t len, char *buf,
  * Totals of the running boot's kernel log: detector events (split-lock and
  * bus-lock traps, fatal-mode kills) and the sum of the kernel's "callbacks
  * suppressed" counts for the detector's rate limits.
+ * Since 0.1.
  */
 int splitlock_offenders_count(struct splitlock_ctx *ctx, uint64_t *events,
 			      uint64_t *suppressed);
@@ -446,11 +653,13 @@ struct splitlock_event {
  * Parse one decoded log message (no record prefix). Never fails: returns a
  * SPLITLOCK_LINE_* value and fills @ev for EVENT and SUPPRESSED. Safe on any
  * bytes (fuzzed).
+ * Since 0.1.
  */
 int splitlock_detector_line_parse(const char *message, size_t len,
 				  struct splitlock_event *ev);
-/* "split_lock", "bus_lock"; "warn", "fatal", "sigbus". */
+/* "split_lock", "bus_lock"; "warn", "fatal", "sigbus". Since 0.1. */
 const char *splitlock_kind_name(enum splitlock_kind kind);
+/* Since 0.1. */
 const char *splitlock_action_name(enum splitlock_action action);
 
 /* Saved kernel logs. */
@@ -466,9 +675,11 @@ enum splitlock_input_format {
 /*
  * -EINVAL for an unknown name; "auto", "kmsg", "kmsg-nul", "dmesg",
  * "journal", "syslog", "journal-text".
+ * Since 0.1 ("syslog" and "journal-text" since 1.0).
  */
 int splitlock_input_format_parse(const char *name,
 				 enum splitlock_input_format *format);
+/* Since 0.1. */
 const char *splitlock_input_format_name(enum splitlock_input_format format);
 
 /* How offenders are grouped. */
@@ -479,7 +690,9 @@ enum splitlock_group {
 	SPLITLOCK_GROUP_EXE,      /* executable (resolved; else comm) */
 	SPLITLOCK_GROUP_UNIT,     /* systemd unit or container (resolved) */
 };
+/* Since 0.1. */
 int splitlock_group_parse(const char *name, enum splitlock_group *group);
+/* Since 0.1. */
 const char *splitlock_group_name(enum splitlock_group group);
 
 enum {
@@ -494,14 +707,23 @@ enum {
 struct splitlock_offenders;
 struct splitlock_offender;
 
+/*
+ * An empty report grouping by @group, with SPLITLOCK_OFFENDERS_* @flags,
+ * into *@report; -ENOMEM. Since 0.1.
+ */
 int splitlock_offenders_new(struct splitlock_ctx *ctx, enum splitlock_group group,
 			    unsigned flags, struct splitlock_offenders **report);
+/*
+ * Frees @report and the offenders it handed out; returns NULL.
+ * Since 0.1 (to become _unref of a counted report, see above).
+ */
 struct splitlock_offenders *
 splitlock_offenders_unref(struct splitlock_offenders *report);
 /*
  * Keep only events whose wall-clock time (microseconds since the epoch) is
  * in [since, until); SPLITLOCK_TIME_UNKNOWN leaves a side open. Events
  * whose wall-clock time is unknown are left out and counted as undated.
+ * Since 0.1.
  */
 void splitlock_offenders_set_window(struct splitlock_offenders *report,
 				    int64_t since, int64_t until);
@@ -510,6 +732,7 @@ void splitlock_offenders_set_window(struct splitlock_offenders *report,
  * records that carry only a monotonic time stamp. Caveat: the monotonic
  * clock stops during suspend, so a record logged before a suspend is dated
  * too early by the time spent suspended afterwards.
+ * Since 0.1.
  */
 void splitlock_offenders_set_boot_time(struct splitlock_offenders *report,
 				       int64_t boot_wall_usec);
@@ -519,6 +742,7 @@ void splitlock_offenders_set_boot_time(struct splitlock_offenders *report,
  * as dmesg -T does on the running system (exact since the last resume,
  * too late by the time suspended for records before a suspend), and with
  * /proc/stat's btime under another root.
+ * Since 0.1.
  */
 int splitlock_offenders_read_kmsg(struct splitlock_offenders *report);
 /*
@@ -527,26 +751,32 @@ int splitlock_offenders_read_kmsg(struct splitlock_offenders *report);
  * with the bytes read so far.
  */
 typedef void (*splitlock_progress_fn)(uint64_t bytes, void *data);
+/* Since 0.1. */
 int splitlock_offenders_read_input(struct splitlock_offenders *report, int fd,
 				   enum splitlock_input_format format,
 				   splitlock_progress_fn progress, void *data);
-/* The format read last (after detection). */
+/* The format read last (after detection). Since 0.1. */
 enum splitlock_input_format
 splitlock_offenders_get_input_format(const struct splitlock_offenders *report);
 /*
  * Add one record. Returns 1 when it was a detector event and fills
  * *@offender (may be NULL) with the offender it counted for, 0 otherwise.
+ * Since 0.1.
  */
 int splitlock_offenders_add_record(struct splitlock_offenders *report,
 				   const struct splitlock_kmsg_record *rec,
 				   const struct splitlock_offender **offender);
 
+/* Since 0.1. */
 uint64_t splitlock_offenders_get_events(const struct splitlock_offenders *report);
-/* Sum of the kernel's "callbacks suppressed": events missing from the log. */
+/*
+ * Sum of the kernel's "callbacks suppressed": events missing from the log.
+ * Since 0.1.
+ */
 uint64_t splitlock_offenders_get_suppressed(const struct splitlock_offenders *report);
-/* The address text of the event added last, or NULL. */
+/* The address text of the event added last, or NULL. Since 0.1. */
 const char *splitlock_offenders_get_last_ip(const struct splitlock_offenders *report);
-/* Detector-like lines that did not parse (skipped). */
+/* Detector-like lines that did not parse (skipped). Since 0.1. */
 uint64_t splitlock_offenders_get_malformed(const struct splitlock_offenders *report);
 /*
  * Lines holding detector text (its prefix, a split_lock/bus_lock trap
@@ -554,6 +784,7 @@ uint64_t splitlock_offenders_get_malformed(const struct splitlock_offenders *rep
  * not understood, a broken detector line, an overlong line. Nonzero means
  * the report is incomplete. *@first_line (may be NULL) is the line number
  * of the first in a saved log, 0 when unknown (the live log).
+ * Since 1.0.
  */
 uint64_t splitlock_offenders_get_unrecognized(const struct splitlock_offenders *report,
 					      uint64_t *first_line);
@@ -562,30 +793,49 @@ uint64_t splitlock_offenders_get_unrecognized(const struct splitlock_offenders *
  * detector was not in fatal mode (saved logs: the boot line in the same
  * log; the live log: the running kernel's mode): a program that sets
  * EFLAGS.AC itself gets the same line on any CPU.
+ * Since 1.0.
  */
 uint64_t splitlock_offenders_get_alignment_checks(const struct splitlock_offenders *report);
-/* Detector-like lines written by user space (facility != kernel), ignored. */
+/*
+ * Detector-like lines written by user space (facility != kernel), ignored.
+ * Since 0.1.
+ */
 uint64_t splitlock_offenders_get_forged(const struct splitlock_offenders *report);
-/* Events left out by the time window because their time is unknown. */
+/*
+ * Events left out by the time window because their time is unknown.
+ * Since 0.1.
+ */
 uint64_t splitlock_offenders_get_undated(const struct splitlock_offenders *report);
-/* Offenders, most events first (ties: earliest first). */
+/* Offenders, most events first (ties: earliest first). Since 0.1. */
 size_t splitlock_offenders_get_count(const struct splitlock_offenders *report);
+/* Since 0.1. */
 const struct splitlock_offender *
 splitlock_offenders_get(const struct splitlock_offenders *report, size_t index);
 
-/* The offender's name exactly as the kernel printed it (may hold NULs). */
+/*
+ * The offender's name exactly as the kernel printed it (may hold NULs).
+ * Since 0.1.
+ */
 const char *splitlock_offender_get_comm(const struct splitlock_offender *o,
 					size_t *len);
+/* Since 0.1. */
 uint32_t splitlock_offender_get_pid(const struct splitlock_offender *o);
-/* Thread group id, 0 when not resolved. */
+/* Thread group id, 0 when not resolved. Since 0.1. */
 uint32_t splitlock_offender_get_tgid(const struct splitlock_offender *o);
 enum splitlock_kind splitlock_offender_get_kind(const struct splitlock_offender *o);
 enum splitlock_action splitlock_offender_get_action(const struct splitlock_offender *o);
+/* Since 0.1. */
 uint64_t splitlock_offender_get_events(const struct splitlock_offender *o);
-/* Monotonic (since boot) and wall-clock microseconds, or SPLITLOCK_TIME_UNKNOWN. */
+/*
+ * Monotonic (since boot) and wall-clock microseconds, or SPLITLOCK_TIME_UNKNOWN.
+ * Since 0.1.
+ */
 int64_t splitlock_offender_get_first_seen(const struct splitlock_offender *o);
+/* Since 0.1. */
 int64_t splitlock_offender_get_last_seen(const struct splitlock_offender *o);
+/* Since 0.1. */
 int64_t splitlock_offender_get_first_wall(const struct splitlock_offender *o);
+/* Since 0.1. */
 int64_t splitlock_offender_get_last_wall(const struct splitlock_offender *o);
 /*
  * Distinct trap addresses, in order of first appearance, as text: the
@@ -593,31 +843,43 @@ int64_t splitlock_offender_get_last_wall(const struct splitlock_offender *o);
  * At most SPLITLOCK_OFFENDER_MAX_IPS are kept.
  */
 #define SPLITLOCK_OFFENDER_MAX_IPS 16
+/* Since 0.1. */
 size_t splitlock_offender_get_ip_count(const struct splitlock_offender *o);
+/* Since 0.1. */
 const char *splitlock_offender_get_ip(const struct splitlock_offender *o,
 				      size_t index);
 /*
  * Traps of this kind the patched kernel counted for the live process
  * (/proc/PID/split_lock), rate-limited ones included; -ENODATA when the
  * kernel does not count them or the process was not resolved.
+ * Since 0.1.
  */
 int splitlock_offender_get_kernel_traps(const struct splitlock_offender *o,
 					uint64_t *traps);
-/* Resolved details of the live process, or NULL. */
+/* Resolved details of the live process, or NULL. Since 0.1. */
 const char *splitlock_offender_get_exe(const struct splitlock_offender *o);
+/* Since 0.1. */
 const char *splitlock_offender_get_cmdline(const struct splitlock_offender *o);
+/* Since 0.1. */
 const char *splitlock_offender_get_unit(const struct splitlock_offender *o);
+/* Since 0.1. */
 const char *splitlock_offender_get_container(const struct splitlock_offender *o);
 
 /*
  * Parse a --since/--until time: "boot", "now", "YYYY-MM-DD[ HH:MM[:SS]]"
  * (local time), "-2h"/"-30m"/"-45s"/"-1d" (before @now), "@EPOCH". Gives
- * microseconds since the epoch; "boot" gives @boot. -EINVAL otherwise.
+ * microseconds since the epoch; "boot" gives @boot. -EINVAL otherwise,
+ * and for a date or time that does not exist (2026-02-30, 23:59:61, a
+ * local time skipped by a DST change).
+ * Since 0.1; impossible dates refused since 1.0.
  */
 int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 			 int64_t *usec);
-/* Wall-clock boot time from /proc/stat's btime under the root. */
-int splitlock_boot_time(struct splitlock_ctx *ctx, int64_t *usec);
+/*
+ * Wall-clock boot time from /proc/stat's btime under the root.
+ * Since 1.0 (was splitlock_boot_time).
+ */
+int splitlock_time_boot(struct splitlock_ctx *ctx, int64_t *usec);
 
 /* ---- proc connector --------------------------------------------------------- */
 
@@ -644,6 +906,7 @@ struct splitlock_proc_event {
  */
 typedef int (*splitlock_proc_event_fn)(const struct splitlock_proc_event *ev,
 				       void *data);
+/* Since 0.1. */
 int splitlock_proc_connector_decode(const void *buf, size_t len,
 				    splitlock_proc_event_fn fn, void *data);
 /*
@@ -651,17 +914,23 @@ int splitlock_proc_connector_decode(const void *buf, size_t len,
  * PID namespaces). Returns a non-blocking descriptor; -EPERM without
  * privilege, -EOPNOTSUPP in a non-initial namespace, -EXDEV when the
  * context's root is not the running system.
+ * Since 0.1.
  */
 int splitlock_proc_connector_open(struct splitlock_ctx *ctx);
-/* Read what is pending on @fd and decode it; 0 when nothing is pending. */
+/*
+ * Read what is pending on @fd and decode it; 0 when nothing is pending.
+ * Since 0.1.
+ */
 int splitlock_proc_connector_receive(int fd, splitlock_proc_event_fn fn,
 				     void *data);
+/* Since 0.1. */
 void splitlock_proc_connector_close(int fd);
 
 /*
  * Remember exe and cmdline of processes as they exec, so that a follow-mode
  * report can still name an offender that exited before its log line was
  * read. Feed it the connector's events.
+ * Since 0.1.
  */
 int splitlock_offenders_proc_event(struct splitlock_offenders *report,
 				   const struct splitlock_proc_event *ev);
@@ -673,17 +942,24 @@ int splitlock_offenders_proc_event(struct splitlock_offenders *report,
  */
 struct splitlock_follow;
 
+/*
+ * A follower adding to @report, into *@follow. It borrows @report, which
+ * must outlive it. The log's open errors; -ENOMEM. Since 0.1.
+ */
 int splitlock_follow_new(struct splitlock_offenders *report, bool from_start,
 			 struct splitlock_follow **follow);
+/* Frees @f and closes its descriptors; returns NULL. Since 0.1. */
 struct splitlock_follow *splitlock_follow_unref(struct splitlock_follow *f);
 /*
  * Descriptors to poll() for POLLIN: the log (-1 when it is a regular file,
  * which cannot be polled: call splitlock_follow_process() now and then)
  * and the proc connector (-1 when unavailable).
+ * Since 0.1.
  */
 int splitlock_follow_get_log_fd(const struct splitlock_follow *f);
+/* Since 0.1. */
 int splitlock_follow_get_connector_fd(const struct splitlock_follow *f);
-/* Why the connector is unavailable (negative errno), or 0. */
+/* Why the connector is unavailable (negative errno), or 0. Since 0.1. */
 int splitlock_follow_get_connector_error(const struct splitlock_follow *f);
 /*
  * Handle what is pending without blocking; @fn is called for each new
@@ -692,6 +968,7 @@ int splitlock_follow_get_connector_error(const struct splitlock_follow *f);
 typedef int (*splitlock_follow_fn)(const struct splitlock_offender *o,
 				   const struct splitlock_kmsg_record *rec,
 				   const char *ip, void *data);
+/* Since 0.1. */
 int splitlock_follow_process(struct splitlock_follow *f, splitlock_follow_fn fn,
 			     void *data);
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "internal.h"
+#include "message.h"
 
 struct splitlock_mode_info {
 	enum splitlock_mode mode;
@@ -68,7 +69,7 @@ static int from_boot_log(struct splitlock_ctx *ctx,
 
 	if (r < 0) {
 		free(s.line);
-		sl_dbg(ctx, "kernel log not readable: %s", strerror(-r));
+		sl_dbg(ctx, "kernel log not readable: %s", errno_text(r));
 		return r;
 	}
 	if (!s.line)
@@ -143,7 +144,7 @@ _public_ int splitlock_mode_info_read(struct splitlock_ctx *ctx,
 	r = 0;
 done:
 	if (r < 0) {
-		splitlock_mode_info_unref(info);
+		splitlock_mode_info_free(info);
 		return r;
 	}
 	*out = info;
@@ -151,7 +152,7 @@ done:
 }
 
 _public_ struct splitlock_mode_info *
-splitlock_mode_info_unref(struct splitlock_mode_info *info)
+splitlock_mode_info_free(struct splitlock_mode_info *info)
 {
 	if (info) {
 		free(info->evidence);

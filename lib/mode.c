@@ -7,16 +7,25 @@
 #include <limits.h>
 
 #include "internal.h"
+#include "name-table.h"
 
 #define RATELIMIT_MIN 1
 #define RATELIMIT_MAX 1000
 
-static const char *const mode_names[] = {
-	[SPLITLOCK_MODE_OFF] = "off",
-	[SPLITLOCK_MODE_WARN] = "warn",
-	[SPLITLOCK_MODE_SEQ] = "seq",
-	[SPLITLOCK_MODE_FATAL] = "fatal",
-	[SPLITLOCK_MODE_RATELIMIT] = "ratelimit",
+/* Modes written as one word; ratelimit carries its rate and is apart. */
+static const struct name_table mode_names[] = {
+	{ SPLITLOCK_MODE_OFF, "off" },
+	{ SPLITLOCK_MODE_WARN, "warn" },
+	{ SPLITLOCK_MODE_SEQ, "seq" },
+	{ SPLITLOCK_MODE_FATAL, "fatal" },
+};
+
+static const struct name_table source_names[] = {
+	{ SPLITLOCK_SOURCE_NONE, "none" },
+	{ SPLITLOCK_SOURCE_SYSFS, "sysfs" },
+	{ SPLITLOCK_SOURCE_BOOT_LOG, "boot-log" },
+	{ SPLITLOCK_SOURCE_CMDLINE, "cmdline" },
+	{ SPLITLOCK_SOURCE_DEFAULT, "default" },
 };
 
 /* Strict decimal in [min, max], nothing after it. */
@@ -55,15 +64,11 @@ _public_ int splitlock_mode_parse(const char *text, enum splitlock_mode *mode,
 			return -EINVAL;
 		*mode = SPLITLOCK_MODE_RATELIMIT;
 	} else {
-		enum splitlock_mode m = SPLITLOCK_MODE_UNKNOWN;
+		int m;
 
-		for (size_t i = 0; i < ARRAY_SIZE(mode_names); i++)
-			if (mode_names[i] && i != SPLITLOCK_MODE_RATELIMIT &&
-			    streq(text, mode_names[i]))
-				m = (enum splitlock_mode)i;
-		if (m == SPLITLOCK_MODE_UNKNOWN)
+		if (NAME_TABLE_VALUE(mode_names, text, &m) < 0)
 			return -EINVAL;
-		*mode = m;
+		*mode = (enum splitlock_mode)m;
 	}
 	if (ratelimit)
 		*ratelimit = rate;
@@ -73,14 +78,19 @@ _public_ int splitlock_mode_parse(const char *text, enum splitlock_mode *mode,
 _public_ int splitlock_mode_format(enum splitlock_mode mode, unsigned ratelimit,
 				   char *buf, size_t size)
 {
+	const char *name = NAME_TABLE_NAME(mode_names, mode);
 	int n;
 
-	if ((size_t)mode >= ARRAY_SIZE(mode_names) || !mode_names[mode])
-		n = snprintf(buf, size, "unknown");
-	else if (mode == SPLITLOCK_MODE_RATELIMIT)
+	if (size)
+		buf[0] = '\0';
+	/* Nothing to print is an error, not a word a caller might mistake for a mode. */
+	if (mode == SPLITLOCK_MODE_RATELIMIT ? ratelimit < RATELIMIT_MIN ||
+					       ratelimit > RATELIMIT_MAX : !name)
+		return -EINVAL;
+	if (mode == SPLITLOCK_MODE_RATELIMIT)
 		n = snprintf(buf, size, "ratelimit:%u", ratelimit);
 	else
-		n = snprintf(buf, size, "%s", mode_names[mode]);
+		n = snprintf(buf, size, "%s", name);
 	if (n < 0 || (size_t)n >= size)
 		return -ENOSPC;
 	return 0;
@@ -88,19 +98,9 @@ _public_ int splitlock_mode_format(enum splitlock_mode mode, unsigned ratelimit,
 
 _public_ const char *splitlock_mode_source_name(enum splitlock_mode_source source)
 {
-	switch (source) {
-	case SPLITLOCK_SOURCE_SYSFS:
-		return "sysfs";
-	case SPLITLOCK_SOURCE_BOOT_LOG:
-		return "boot-log";
-	case SPLITLOCK_SOURCE_CMDLINE:
-		return "cmdline";
-	case SPLITLOCK_SOURCE_DEFAULT:
-		return "default";
-	case SPLITLOCK_SOURCE_NONE:
-		break;
-	}
-	return "none";
+	const char *name = NAME_TABLE_NAME(source_names, source);
+
+	return name ? name : "none";
 }
 
 /*

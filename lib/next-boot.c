@@ -8,18 +8,21 @@
 
 #include "bootloader.h"
 
-static int remember(struct splitlock_ctx *ctx, const char **source, char *text)
+/* Hand @text to the caller (who frees it), or free it when not wanted. */
+static int give(char **source, char *text)
 {
-	free(ctx->next_boot_source);
-	ctx->next_boot_source = text;
+	if (!text)
+		return -ENOMEM;
 	if (source)
 		*source = text;
-	return text ? 0 : -ENOMEM;
+	else
+		free(text);
+	return 0;
 }
 
 _public_ int splitlock_mode_next_boot(struct splitlock_ctx *ctx,
 				      enum splitlock_mode *mode,
-				      unsigned *ratelimit, const char **source)
+				      unsigned *ratelimit, char **source)
 {
 	_cleanup_free_ char *cmdline = NULL, *where = NULL;
 	const char *names[8];
@@ -27,16 +30,18 @@ _public_ int splitlock_mode_next_boot(struct splitlock_ctx *ctx,
 	int n = splitlock_boot_detect(ctx, names, ARRAY_SIZE(names));
 	int r;
 
+	if (source)
+		*source = NULL;
 	if (n == 1) {
 		r = splitlock_boot_read(ctx, names[0], mode, ratelimit, &where);
 		if (asprintf(&text, "%s: %s", names[0], where ? where : "?") < 0)
 			text = NULL;
-		if (remember(ctx, source, text) < 0)
+		if (give(source, text) < 0)
 			return -ENOMEM;
 		return r;
 	}
 	r = sl_read_file(ctx, "/proc/cmdline", 64 * 1024, &cmdline, NULL);
-	if (remember(ctx, source, strdup(n > 1 ?
+	if (give(source, strdup(n > 1 ?
 		"/proc/cmdline (several bootloader configurations, none chosen)" :
 		"/proc/cmdline (no bootloader configuration found)")) < 0)
 		return -ENOMEM;

@@ -80,15 +80,25 @@ _public_ int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 		};
 
 		for (size_t i = 0; i < ARRAY_SIZE(formats); i++) {
-			struct tm tm = { 0 };
+			struct tm tm = { 0 }, asked;
 			const char *rest = strptime(text, formats[i], &tm);
 			time_t t;
 
 			if (!rest || *rest)
 				continue;
+			/*
+			 * strptime takes 2026-02-30 and 23:59:61, which mktime
+			 * would carry into the next month or minute: refuse any
+			 * field that does not survive the round trip (a local time
+			 * skipped by a DST change included).
+			 */
+			asked = tm;
 			tm.tm_isdst = -1;
 			t = mktime(&tm);
-			if (t == (time_t)-1)
+			if (t == (time_t)-1 || tm.tm_year != asked.tm_year ||
+			    tm.tm_mon != asked.tm_mon || tm.tm_mday != asked.tm_mday ||
+			    tm.tm_hour != asked.tm_hour || tm.tm_min != asked.tm_min ||
+			    tm.tm_sec != asked.tm_sec)
 				return -EINVAL;
 			*usec = (int64_t)t * 1000000;
 			return 0;
@@ -97,7 +107,7 @@ _public_ int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 	return -EINVAL;
 }
 
-_public_ int splitlock_boot_time(struct splitlock_ctx *ctx, int64_t *usec)
+_public_ int splitlock_time_boot(struct splitlock_ctx *ctx, int64_t *usec)
 {
 	_cleanup_free_ char *stat = NULL;
 	const char *b;
@@ -118,7 +128,7 @@ int sl_log_epoch(struct splitlock_ctx *ctx, int64_t *usec)
 	struct timespec real, mono;
 
 	if (!streq(ctx->root, "/"))
-		return splitlock_boot_time(ctx, usec);
+		return splitlock_time_boot(ctx, usec);
 	if (clock_gettime(CLOCK_REALTIME, &real) < 0 ||
 	    clock_gettime(CLOCK_MONOTONIC, &mono) < 0)
 		return -errno;

@@ -15,6 +15,7 @@ have_pc() { have_cmd pkg-config && pkg-config --exists "$1"; }
 for group in "$@"; do
 	case $group in
 	valgrind) have_cmd valgrind || need valgrind ;;
+	abi) have_cmd abidw || need abigail ;;
 	fuzz) have_cmd clang || need clang
 	      [ -n "$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] ||
 		      need libfuzzer ;;
@@ -45,7 +46,8 @@ if have_cmd apt-get; then
 		smartcols) echo libsmartcols-dev;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap2-bin;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
-		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;; esac; }
+		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;;
+		abigail) echo abigail-tools;; esac; }
 elif have_cmd dnf; then
 	pm="dnf install -y"
 	map() { case $1 in
@@ -54,7 +56,8 @@ elif have_cmd dnf; then
 		smartcols) echo libsmartcols-devel;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
-		libfuzzer) echo compiler-rt;; kernel-install) echo systemd-udev;; esac; }
+		libfuzzer) echo compiler-rt;; kernel-install) echo systemd-udev;;
+		abigail) echo libabigail;; esac; }
 elif have_cmd pacman; then
 	pm="pacman -S --needed --noconfirm"
 	map() { case $1 in
@@ -63,7 +66,8 @@ elif have_cmd pacman; then
 		smartcols) echo util-linux-libs;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
-		libfuzzer) echo compiler-rt;; kernel-install) echo systemd;; esac; }
+		libfuzzer) echo compiler-rt;; kernel-install) echo systemd;;
+		abigail) echo libabigail;; esac; }
 else
 	echo "deps: missing:$missing; install them with your package manager" >&2
 	exit 1

@@ -17,39 +17,203 @@ test_install_puts_every_piece_in_place() {
 	for f in usr/bin/slctl usr/lib/libsplitlock.so.0 usr/lib/libsplitlock.so usr/lib/libsplitlock.a \
 		usr/include/libsplitlock.h usr/lib/pkgconfig/libsplitlock.pc \
 		usr/share/man/man8/slctl.8 usr/share/man/man3/libsplitlock.3 \
+		usr/share/man/man3/libsplitlock-context.3 usr/share/man/man3/libsplitlock-status.3 \
+		usr/share/man/man3/libsplitlock-mitigate.3 usr/share/man/man3/libsplitlock-boot.3 \
+		usr/share/man/man3/libsplitlock-offenders.3 usr/share/man/man3/libsplitlock-follow.3 \
 		usr/share/bash-completion/completions/slctl; do
 		[ -e "$T/dest/$f" ] || fail "missing $f"
 	done
 }
 
+# One program, written only against the installed header and .pc, uses
+# every area: context, status reads, mitigate plans, boot plans, offenders
+# and follow. Its output is checked against the fixtures it runs on.
 test_a_program_builds_against_the_installed_library() {
 	make -s -C "$TOP" B="$BUILD_DIR" install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
 	cat >"$T/prog.c" <<-'C'
+	#include <errno.h>
+	#include <fcntl.h>
 	#include <stdio.h>
+	#include <stdlib.h>
+	#include <string.h>
+	#include <unistd.h>
 	#include <libsplitlock.h>
+
+	static int logged;
+	static void count_log(void *data, int prio, const char *file, int line,
+			      const char *fn, const char *format, va_list args)
+	{
+		(void)data; (void)prio; (void)file; (void)line; (void)fn; (void)format; (void)args;
+		logged++;
+	}
+
+	static int on_event(const struct splitlock_offender *o,
+			    const struct splitlock_kmsg_record *rec, const char *ip, void *data)
+	{
+		size_t len;
+		const char *comm = splitlock_offender_get_comm(o, &len);
+		(void)rec;
+		printf("follow: %.*s %s\n", (int)len, comm, ip ? ip : "-");
+		++*(int *)data;
+		return 0;
+	}
+
 	int main(int argc, char **argv)
 	{
+		/* context */
 		struct splitlock_ctx *ctx = splitlock_new(argv[1]);
 		struct splitlock_mode_info *info;
-		char mode[32];
+		struct splitlock_mitigate_plan *mp;
+		struct splitlock_boot_plan *bp;
+		struct splitlock_offenders *rep;
+		struct splitlock_follow *fol;
+		enum splitlock_mode next;
+		unsigned cpu, ifaces, rate;
+		char mode[32], rel[64], *source = NULL, *file = NULL;
+		int value, n, events = 0;
 		(void)argc;
-		if (!ctx || splitlock_mode_info_read(ctx, &info) < 0)
-			return 1;
+		if (!ctx)
+			return 10;
+		splitlock_set_log_fn(ctx, count_log, NULL);
+		printf("root: %s\n", strcmp(splitlock_get_root(ctx), argv[1]) == 0 ? "given" : "other");
+
+		/* status reads */
+		if (splitlock_cpu_features(ctx, &cpu) < 0 || splitlock_kernel_release(ctx, rel, sizeof(rel)) < 0 ||
+		    splitlock_kernel_interfaces(ctx, &ifaces) < 0 || splitlock_mode_info_read(ctx, &info) < 0)
+			return 11;
 		splitlock_mode_format(splitlock_mode_info_get_mode(info),
 				      splitlock_mode_info_get_ratelimit(info), mode, sizeof(mode));
-		printf("%s %s\n", mode, splitlock_mode_source_name(splitlock_mode_info_get_source(info)));
-		splitlock_mode_info_unref(info);
-		return splitlock_unref(ctx) == NULL ? 0 : 1;
+		printf("status: ac=%d %s mode=%s from %s\n", !!(cpu & SPLITLOCK_CPU_SPLIT_LOCK_DETECT), rel, mode,
+		       splitlock_mode_source_name(splitlock_mode_info_get_source(info)));
+		splitlock_mode_info_free(info);
+		n = splitlock_mode_next_boot(ctx, &next, &rate, &source);
+		printf("next boot: %d %s\n", n, source ? source : "-");
+		free(source);
+		if (splitlock_mitigate_get(ctx, &value) < 0)
+			return 12;
+		printf("mitigate: %d, persisted %d\n", value, splitlock_mitigate_get_persisted(ctx, &value, &file, NULL));
+
+		/* mitigate plan: off now and after reboot, read back */
+		if (splitlock_mitigate_plan_new(ctx, 0, SPLITLOCK_MITIGATE_PERSIST, &mp) < 0 ||
+		    splitlock_mitigate_plan_get_refusal(mp) != 0)
+			return 13;
+		printf("plan: %d -> %d, needs %s\n", splitlock_mitigate_plan_get_previous(mp),
+		       splitlock_mitigate_plan_get_value(mp),
+		       splitlock_capability_name(splitlock_mitigate_plan_get_capability(mp)));
+		if (splitlock_mitigate_plan_apply(mp) < 0)
+			return 14;
+		printf("applied: running %d, persisted %d\n", splitlock_mitigate_plan_get_running(mp),
+		       splitlock_mitigate_plan_is_persisted(mp));
+		splitlock_mitigate_plan_free(mp);
+		free(file);
+		if (splitlock_mitigate_get_persisted(ctx, &value, &file, NULL) != 1)
+			return 15;
+		printf("persisted: %d in %s\n", value, file);
+		free(file);
+
+		/* boot plan: planning only reads */
+		if (splitlock_boot_plan_new(ctx, "grub", 0, &bp) < 0 ||
+		    splitlock_boot_plan_mode(bp, SPLITLOCK_MODE_FATAL, 0) < 0)
+			return 16;
+		printf("boot plan: %s, %u files, diff %s\n", splitlock_boot_plan_get_backend(bp),
+		       splitlock_boot_plan_get_file_count(bp),
+		       strstr(splitlock_boot_plan_get_diff(bp), "split_lock_detect=fatal") ? "sets fatal" : "?");
+		splitlock_boot_plan_unref(bp);
+
+		/* offenders from a saved log */
+		if (splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &rep) < 0)
+			return 17;
+		int fd = open(argv[2], O_RDONLY);
+		if (fd < 0 || splitlock_offenders_read_input(rep, fd, SPLITLOCK_INPUT_AUTO, NULL, NULL) < 0)
+			return 18;
+		close(fd);
+		printf("offenders: %s, %llu events, top %s\n",
+		       splitlock_input_format_name(splitlock_offenders_get_input_format(rep)),
+		       (unsigned long long)splitlock_offenders_get_events(rep),
+		       splitlock_offender_get_comm(splitlock_offenders_get(rep, 0), NULL));
+		splitlock_offenders_unref(rep);
+
+		/* follow the root's kernel log from its start */
+		if (splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &rep) < 0 ||
+		    splitlock_follow_new(rep, true, &fol) < 0)
+			return 19;
+		if (splitlock_follow_process(fol, on_event, &events) < 0)
+			return 20;
+		printf("followed: %d events\n", events);
+		splitlock_follow_unref(fol);
+		splitlock_offenders_unref(rep);
+
+		printf("logged: %s\n", logged ? "yes" : "no");
+		return splitlock_unref(ctx) == NULL ? 0 : 21;
 	}
 	C
 	local flags
 	flags=$(PKG_CONFIG_SYSROOT_DIR="$T/dest" PKG_CONFIG_PATH="$T/dest/usr/lib/pkgconfig" \
 		pkg-config --cflags --libs libsplitlock) || fail "pkg-config cannot find libsplitlock"
 	# Under check-asan the library is instrumented, so the program must be too.
-	cc ${TEST_CFLAGS:-} -o "$T/prog" "$T/prog.c" $flags || fail "does not compile: $flags"
-	run env LD_LIBRARY_PATH="$T/dest/usr/lib" "$T/prog" "$FIXTURES/old-5.10"
+	cc ${TEST_CFLAGS:-} -std=gnu11 -Wall -Werror -o "$T/prog" "$T/prog.c" $flags || fail "does not compile: $flags"
+	copy_fixture stock-ac
+	cp -a "$FIXTURES/mode/debian-grub/." "$T/root/"
+	run env LD_LIBRARY_PATH="$T/dest/usr/lib" "$T/prog" "$T/root" "$FIXTURES/offenders/log.dmesg"
 	expect_rc 0
-	[ "$out" = "warn boot-log" ] || fail "got '$out'"
+	expect_out "root: given"
+	expect_out "status: ac=1 6.1.0-18-amd64 mode=warn from boot-log"
+	expect_out "next boot: 1 grub: /etc/default/grub, /etc/default/grub.d/*.cfg"
+	expect_out "mitigate: 1, persisted 0"
+	expect_out "plan: 1 -> 0, needs CAP_SYS_ADMIN"
+	expect_out "applied: running 0, persisted 1"
+	expect_out "persisted: 0 in /etc/sysctl.d/zz-slctl.conf"
+	expect_out "boot plan: grub, 2 files, diff sets fatal"
+	expect_out "offenders: dmesg, 11 events, top GoW.exe"
+	expect_out "follow: GoW.exe 0x14003c2d1"
+	expect_out "follow: CJobMgr::m_Work"
+	expect_out "followed: 2 events"
+	[ "$(cat "$T/root/proc/sys/kernel/split_lock_mitigate")" = 0 ] || fail "running value not written"
+}
+
+test_plain_make_names_a_missing_build_dependency_and_installs_nothing() {
+	run make -C "$TOP" B="$T/b" SCDOC=/nonexistent/scdoc all
+	[ "$rc" -ne 0 ] || fail "make succeeded without scdoc"
+	expect_err "/nonexistent/scdoc (it builds the man pages) is missing; 'make deps' (or make run / make check) installs it."
+	[ "$(grep -c . <<<"$err")" -eq 1 ] || fail "more than one line: $err"
+	[[ $out != *deps.sh* && $out != *apt-get* ]] || fail "plain make ran the installer: $out"
+	[ ! -e "$T/b/lib" ] || fail "make built something before refusing"
+	run make -C "$TOP" B="$T/b" PKG_CONFIG=/nonexistent/pkg-config all
+	expect_err "/nonexistent/pkg-config is missing"
+}
+
+test_header_dependencies_come_from_the_compiler() {
+	# -W: as if the header had just changed. Only its includers rebuild.
+	run make -C "$TOP" -n B="$BUILD_DIR" -W lib/linereader.h all
+	expect_rc 0
+	expect_out "-o $BUILD_DIR/lib/sysctld.o"
+	[[ $out != *"-o $BUILD_DIR/lib/mode.o"* ]] || fail "mode.o rebuilt for a header it does not include"
+	[[ $out != *"-o $BUILD_DIR/cli/"* ]] || fail "the CLI rebuilt for a library-internal header"
+}
+
+test_the_cli_sees_only_the_public_header() {
+	local f
+	for f in "$TOP"/cli/*.c "$TOP"/cli/*.h; do
+		! grep -E '#include "(internal|bootloader|linereader|offenders-internal)\.h"' "$f" ||
+			fail "$f includes a library-internal header"
+	done
+	! grep -q -- '-Ilib ' <<<"$(make -C "$TOP" -n B="$T/b2" "$T/b2/cli/util.o" 2>&1)" ||
+		fail "the CLI is compiled with -Ilib"
+}
+
+test_the_manual_names_every_exported_function() {
+	local pages names prefixes sym missing=""
+	pages=$(cat "$TOP"/man/libsplitlock*.3.scd)
+	names=$(grep -o 'splitlock_[a-z0-9_]*' <<<"$pages" | sort -u)
+	# "splitlock_mode_\*" in a page covers every name with that prefix.
+	prefixes=$(grep -o 'splitlock_[a-z0-9_]*\\\*' <<<"$pages" | sed 's/\\\*$//' | sort -u)
+	for sym in $(awk '/^\tsplitlock_/ { sub(";", ""); print $1 }' "$TOP/lib/libsplitlock.sym"); do
+		grep -qx "$sym" <<<"$names" && continue
+		local p covered=""
+		for p in $prefixes; do [[ $sym == "$p"* ]] && covered=1; done
+		[ -n "$covered" ] || missing="$missing $sym"
+	done
+	[ -z "$missing" ] || fail "not in any libsplitlock*(3) page:$missing"
 }
 
 complete_words() { # WORDS... : what completion offers for the last word
@@ -68,6 +232,16 @@ test_bash_completion_offers_commands_and_values() {
 	[ "$(complete_words slctl mode '')" = "off warn seq fatal ratelimit: default" ] ||
 		fail "mode values: $(complete_words slctl mode '')"
 	complete_words slctl mode fatal --backend '' | grep -qw grubby || fail "backends"
+}
+
+test_completion_offers_exactly_the_library_backends() {
+	# The library's list, as slctl mode --help prints it.
+	local lib comp
+	lib=$("$SLCTL" mode --help | sed -n 's/^ *\(rpm-ostree.*\)$/\1/p' |
+		sed 's/ (also systemd-boot)/, systemd-boot/; s/ or /, /' | tr -d ',' | tr ' ' '\n' | sort | tr '\n' ' ')
+	comp=$(complete_words slctl mode fatal --backend '' | tr ' ' '\n' | grep -vx auto | sort | tr '\n' ' ')
+	[ -n "$lib" ] || fail "no backend list in slctl mode --help"
+	[ "$lib" = "$comp" ] || fail "completion offers '$comp', the library has '$lib'"
 }
 
 run_tests

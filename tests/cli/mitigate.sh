@@ -126,7 +126,7 @@ test_foreign_file_at_our_path_is_left_alone() {
 	printf 'kernel.split_lock_mitigate = 1\n' >"$T/root/$DROPIN"
 	run "$SLCTL" --root "$T/root" mitigate off --persist
 	expect_rc 1
-	expect_err "not written by slctl"
+	expect_err "was not written by libsplitlock"
 	grep -qx 'kernel.split_lock_mitigate = 1' "$T/root/$DROPIN" || fail "foreign file edited"
 }
 
@@ -205,6 +205,47 @@ test_json_result_of_a_change() {
 	expect_json '.previous' 1
 	expect_json '.current' 0
 	expect_json '.dry_run' false
+}
+
+test_persisted_value_other_than_0_or_1_is_null_not_a_string() {
+	copy_fixture stock-ac
+	printf 'kernel.split_lock_mitigate = 2\n' >"$T/root/usr/lib/sysctl.d/50-odd.conf"
+	run "$SLCTL" --root "$T/root" --json status
+	expect_rc 0
+	expect_json '.mitigate.persisted' null
+	expect_json '.mitigate.persisted_valid' false
+	expect_json '.mitigate.persisted_in' /usr/lib/sysctl.d/50-odd.conf
+	run "$SLCTL" --root "$T/root" --json mitigate
+	expect_rc 0
+	expect_json '.persisted' null
+	expect_json '.persisted_valid' false
+	run "$SLCTL" --root "$T/root" mitigate
+	expect_out "/usr/lib/sysctl.d/50-odd.conf sets a value other than 0 or 1"
+	run "$SLCTL" --root "$T/root" --json mitigate on --persist
+	expect_rc 0
+	run "$SLCTL" --root "$T/root" --json mitigate
+	expect_json '.persisted' 1
+	expect_json '.persisted_valid' true
+}
+
+test_dry_run_names_the_file_that_would_still_override() {
+	copy_fixture stock-ac
+	printf '# x\nkernel.split_lock_mitigate = 1\n' >"$T/root/etc/sysctl.d/zzz-local.conf"
+	local before
+	before=$(tree_hash "$T/root")
+	run "$SLCTL" --root "$T/root" mitigate off --persist --dry-run
+	expect_rc 1
+	expect_err "/etc/sysctl.d/zzz-local.conf (line 2) would still set kernel.split_lock_mitigate = 1"
+	[ "$(tree_hash "$T/root")" = "$before" ] || fail "dry run changed the tree"
+}
+
+test_seq_refusal_exits_1_with_and_without_json() {
+	copy_fixture patched-seq
+	run "$SLCTL" --root "$T/root" --json mitigate off --persist
+	expect_rc 1
+	expect_err "seq mode"
+	[ -z "$out" ] || fail "refusal printed a document: $out"
+	[ ! -e "$T/root/$DROPIN" ] || fail "drop-in written despite the refusal"
 }
 
 run_tests

@@ -66,6 +66,31 @@ test_enospc_and_eio_at_every_step_leave_old_or_new() {
 	[ $struck -ge 8 ] || fail "only $struck faults struck"
 }
 
+test_persist_failing_after_the_running_value_changed_says_so() {
+	prepare
+	# Only the drop-in's directory fails: the running value is already 0.
+	run env LD_PRELOAD="$(preload)" FAULT_PREFIX="$T/root/etc" FAULT_OP=rename \
+		FAULT_NTH=1 FAULT_ERRNO=ENOSPC FAULT_LOG="$FAULT_LOG" \
+		"$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 1
+	[ "$(cat "$T/root/proc/sys/kernel/split_lock_mitigate")" = 0 ] || fail "runtime value not changed"
+	expect_err "the running system is changed: kernel.split_lock_mitigate is 0 now (it was 1)"
+	expect_err "could not be written (No space left on device)"
+	[ "$(cat "$T/root/$DROPIN")" = "$OLD" ] || fail "drop-in changed"
+	no_temporaries "failed persist"
+}
+
+test_runtime_write_failing_changes_nothing_and_says_so() {
+	prepare
+	run env LD_PRELOAD="$(preload)" FAULT_PREFIX="$T/root/proc" FAULT_OP=rename \
+		FAULT_NTH=1 FAULT_ERRNO=EIO FAULT_LOG="$FAULT_LOG" \
+		"$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 1
+	expect_err "cannot set kernel.split_lock_mitigate to 0"
+	[ "$(cat "$T/root/proc/sys/kernel/split_lock_mitigate")" = 1 ] || fail "runtime value changed"
+	[ "$(cat "$T/root/$DROPIN")" = "$OLD" ] || fail "drop-in changed"
+}
+
 test_sigkill_between_any_two_steps_leaves_old_or_new() {
 	local op nth
 	for op in creat write fsync rename; do

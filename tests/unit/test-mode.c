@@ -147,4 +147,8 @@ TEST(format_round_trips)
 		CHECK_STR(fmt(mode, rate), modes[i]);
 	}
 	CHECK_INT(splitlock_mode_format(SPLITLOCK_MODE_FATAL, 0, small, sizeof(small)), -ENOSPC);
+	CHECK_INT(splitlock_mode_format(SPLITLOCK_MODE_UNKNOWN, 0, small, sizeof(small)), -EINVAL);
+	CHECK_INT(splitlock_mode_format((enum splitlock_mode)99, 0, small, sizeof(small)), -EINVAL);
+	CHECK_INT(splitlock_mode_format(SPLITLOCK_MODE_RATELIMIT, 0, small, sizeof(small)), -EINVAL);
+	CHECK_INT(splitlock_mode_format(SPLITLOCK_MODE_RATELIMIT, 1001, small, sizeof(small)), -EINVAL);
 }
