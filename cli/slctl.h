@@ -39,6 +39,7 @@ extern const struct slctl_command slctl_cmd_status;
 extern const struct slctl_command slctl_cmd_mitigate;
 extern const struct slctl_command slctl_cmd_mode;
 extern const struct slctl_command slctl_cmd_offenders;
+extern const struct slctl_command slctl_cmd_probe;
 
 
 static inline void slctl_freep(void *p) { free(*(void **)p); }
