@@ -35,6 +35,8 @@ have_cmd jq || need jq
 have_cmd setpriv || need setpriv
 # slctl probe tests build fake module trees with the real depmod.
 have_cmd depmod || need depmod
+# ... and watch the probe's child name and pin itself with strace.
+have_cmd strace || need strace
 # slctl mode tests run the real kernel-install of systemd in a fake root.
 have_cmd kernel-install || need kernel-install
 
@@ -48,7 +50,7 @@ if have_cmd apt-get; then
 		smartcols) echo libsmartcols-dev;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap2-bin;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
-		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;; depmod) echo kmod;; esac; }
+		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;; depmod) echo kmod;; strace) echo strace;; esac; }
 elif have_cmd dnf; then
 	pm="dnf install -y"
 	map() { case $1 in
@@ -57,7 +59,7 @@ elif have_cmd dnf; then
 		smartcols) echo libsmartcols-devel;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
-		libfuzzer) echo compiler-rt;; kernel-install) echo systemd-udev;; depmod) echo kmod;; esac; }
+		libfuzzer) echo compiler-rt;; kernel-install) echo systemd-udev;; depmod) echo kmod;; strace) echo strace;; esac; }
 elif have_cmd pacman; then
 	pm="pacman -S --needed --noconfirm"
 	map() { case $1 in
@@ -66,7 +68,7 @@ elif have_cmd pacman; then
 		smartcols) echo util-linux-libs;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
-		libfuzzer) echo compiler-rt;; kernel-install) echo systemd;; depmod) echo kmod;; esac; }
+		libfuzzer) echo compiler-rt;; kernel-install) echo systemd;; depmod) echo kmod;; strace) echo strace;; esac; }
 else
 	echo "deps: missing:$missing; install them with your package manager" >&2
 	exit 1
