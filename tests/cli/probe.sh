@@ -220,4 +220,13 @@ test_offenders_label_the_probes_own_events() {
 	expect_out "warn (probe)"
 }
 
+test_bash_completion_offers_the_probes_options() {
+	local offered
+	offered=$(bash -c 'source /usr/share/bash-completion/bash_completion 2>/dev/null
+		source "$0"
+		COMP_WORDS=(slctl probe --); COMP_CWORD=2; COMP_LINE="slctl probe --"; COMP_POINT=${#COMP_LINE}
+		_slctl; echo "${COMPREPLY[*]}"' "$TOP/completions/slctl.bash")
+	grep -q -- "--simulate --msr --help" <<<"$offered" || fail "offered: $offered"
+}
+
 run_tests
