@@ -519,7 +519,8 @@ _public_ int splitlock_probe_run(struct splitlock_ctx *ctx, unsigned flags,
 				  SPLITLOCK_PROBE_SIMULATE_DB;
 	_cleanup_close_ int inject_fd = -1;
 	struct run run = { .ctx = ctx, .cmd_fd = -1, .res_fd = -1 };
-	struct splitlock_probe *p;
+	/* On the stack until the child is gone: it must not inherit our heap. */
+	struct splitlock_probe report = { .simulated = flags != 0 }, *p;
 	const char *kind = NULL;
 	int other_cpu = -1, r;
 
@@ -529,33 +530,28 @@ _public_ int splitlock_probe_run(struct splitlock_ctx *ctx, unsigned flags,
 	if (flags && inject_fd < 0)
 		return inject_fd;
 
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	p->simulated = flags != 0;
-	run.obs.simulated = p->simulated;
+	run.obs.simulated = report.simulated;
 	run.obs.simulated_kind = flags & SPLITLOCK_PROBE_SIMULATE_DB ?
 				 SPLITLOCK_KIND_BUS_LOCK : SPLITLOCK_KIND_SPLIT_LOCK;
 	if (splitlock_cpu_features(ctx, &run.obs.cpu_features) < 0)
 		run.obs.cpu_features = 0;
-	r = pick_cpus(&p->cpu, &other_cpu);
+	r = pick_cpus(&report.cpu, &other_cpu);
 	if (r < 0)
-		goto fail;
+		return r;
 	run.sh = mmap(NULL, sizeof(*run.sh), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (run.sh == MAP_FAILED) {
-		r = -errno;
-		goto fail;
-	}
-	r = run_child(&run, p, inject_fd, kind, other_cpu);
+	if (run.sh == MAP_FAILED)
+		return -errno;
+	r = run_child(&run, &report, inject_fd, kind, other_cpu);
 	munmap(run.sh, sizeof(*run.sh));
 	if (r < 0)
-		goto fail;
+		return r;
+	p = malloc(sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	*p = report;
 	*out = p;
 	return 0;
-fail:
-	free(p);
-	return r;
 }
 
 _public_ void splitlock_probe_free(struct splitlock_probe *p)
