@@ -91,6 +91,7 @@ static void json_msr(struct json *j, const struct splitlock_msr *m,
 {
 	if (!m) {
 		json_null(j, "msr");
+		json_null(j, "msr_summary");
 		return;
 	}
 	json_array_begin(j, "msr");

@@ -40,6 +40,7 @@ test_real_split_lock_reports_this_machines_outcome_and_costs() {
 	expect_rc 0
 	expect_json '.simulated' false
 	expect_json '.msr' null
+	expect_json '.msr_summary' null
 	if cpu_detects; then
 		expect_json '.detected' true
 		return
@@ -141,6 +142,29 @@ test_msrs_a_cpu_lacks_are_unavailable_not_an_error() {
 	expect_json '.msr[1].error' null
 	expect_json '.msr_summary' \
 		'Split lock detection armed on CPUs 0-1; bus lock detection armed on CPUs 0-1; MSRs unavailable on CPU 2.'
+}
+
+test_offline_cpus_are_skipped_and_lists_keep_their_gaps() {
+	copy_fixture probe-msr
+	echo 0-1,3 >"$T/root/sys/devices/system/cpu/online"
+	for c in 0 1 3; do cpu_regs $c 1 1 0; done
+	run "$SLCTL" --root "$T/root" --json probe --msr
+	expect_rc 0
+	expect_json '[.msr[].cpu] | tostring' '[0,1,3]'
+	expect_json '.msr_summary' 'Split lock detection armed on CPUs 0-1,3.'
+}
+
+test_unreadable_kernel_log_makes_the_report_incomplete() {
+	copy_fixture vm-no-detect
+	chmod 755 "$T"
+	chmod -R a+rX "$T/root"
+	chmod 600 "$T/root/dev/kmsg"
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		--bounding-set=-all "$SLCTL" --root "$T/root" --json probe
+	expect_rc 0
+	expect_json '.complete' false
+	expect_one_sentence
+	expect_err "needs CAP_SYSLOG"
 }
 
 test_builtin_msr_from_modules_builtin_is_found_first() {
