@@ -745,7 +745,7 @@ int splitlock_probe_get_trap(const struct splitlock_probe *probe,
 			     enum splitlock_kind *trap);
 /*
  * The delay a trap added, in milliseconds: the median over the delayed
- * split locks for MISERY, the largest for WARN. -ENODATA otherwise.
+ * split locks for MISERY, over all of them for WARN. -ENODATA otherwise.
  * Since: 1.0
  */
 int splitlock_probe_get_delay_ms(const struct splitlock_probe *probe,

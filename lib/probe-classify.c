@@ -48,20 +48,25 @@ static bool unlogged_trap(const struct sl_probe_obs *obs,
 void sl_probe_classify(const struct sl_probe_obs *obs,
 		       struct sl_probe_verdict *v)
 {
-	double delays[SL_PROBE_ATTEMPTS];
-	size_t delayed = 0;
-	double largest = 0;
+	double delays[SL_PROBE_ATTEMPTS], extras[SL_PROBE_ATTEMPTS];
+	size_t delayed = 0, n = 0;
 
 	*v = (struct sl_probe_verdict){ .action = SPLITLOCK_PROBE_NONE };
 	for (unsigned i = 0; i < obs->attempts && i < SL_PROBE_ATTEMPTS; i++) {
 		uint64_t extra = obs->attempt_ns[i] > obs->baseline_ns ?
 				 obs->attempt_ns[i] - obs->baseline_ns : 0;
 
-		if (extra / 1e6 > largest)
-			largest = extra / 1e6;
+		extras[n++] = extra / 1e6;
 		if (extra >= SL_PROBE_DELAYED_NS)
 			delays[delayed++] = extra / 1e6;
 	}
+
+	/*
+	 * The penalty delays every trap (the gaps between attempts let the
+	 * kernel re-arm); one slow attempt alone is the scheduler's doing.
+	 */
+	if (delayed * 2 <= obs->attempts)
+		delayed = 0;
 
 	if (obs->sigbus)
 		v->action = SPLITLOCK_PROBE_SIGBUS;
@@ -84,6 +89,6 @@ void sl_probe_classify(const struct sl_probe_obs *obs,
 		v->delay_ms = sl_median(delays, delayed);
 	} else if (v->action == SPLITLOCK_PROBE_WARN) {
 		v->has_delay = true;
-		v->delay_ms = largest;
+		v->delay_ms = sl_median(extras, n);
 	}
 }

@@ -58,10 +58,20 @@ TEST(logged_and_delayed_is_misery_with_the_median_delay)
 	CHECK(v.delay_ms > 10.99 && v.delay_ms < 11.01);
 }
 
+TEST(one_slow_attempt_is_preemption_not_misery)
+{
+	/* A busy machine took the CPU away for 4 ms once. */
+	struct sl_probe_obs obs = three(60 * US, 4 * MS, 61 * US);
+	struct sl_probe_verdict v;
+
+	sl_probe_classify(&obs, &v);
+	CHECK_INT(v.action, SPLITLOCK_PROBE_NONE);
+}
+
 TEST(delay_without_log_line_is_misery_of_the_cpus_trap)
 {
 	/* The log's rate limit ate the line; the penalty still shows. */
-	struct sl_probe_obs obs = three(12 * MS, 3 * US, 3 * US);
+	struct sl_probe_obs obs = three(12 * MS, 10 * MS, 3 * US);
 	struct sl_probe_verdict v;
 
 	obs.cpu_features = SPLITLOCK_CPU_SPLIT_LOCK_DETECT | SPLITLOCK_CPU_BUS_LOCK_DETECT;
@@ -98,7 +108,7 @@ TEST(simulated_trap_is_the_injected_kind_without_cpu_support)
 
 TEST(detected_on_a_cpu_without_flags_has_no_known_trap)
 {
-	struct sl_probe_obs obs = three(20 * MS, 3 * US, 3 * US);
+	struct sl_probe_obs obs = three(20 * MS, 3 * US, 15 * MS);
 	struct sl_probe_verdict v;
 
 	sl_probe_classify(&obs, &v);
