@@ -25,7 +25,7 @@ BASHCOMPDIR ?= $(shell $(PKG_CONFIG) --define-variable=prefix=$(PREFIX) \
 	--variable=completionsdir bash-completion 2>/dev/null || \
 	echo $(PREFIX)/share/bash-completion/completions)
 
-LIB_PKGS := libcap libmnl
+LIB_PKGS := libcap libmnl libkmod
 CLI_PKGS := smartcols libmnl
 
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \

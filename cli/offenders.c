@@ -202,7 +202,9 @@ static void cell(const struct options *o, const struct splitlock_offender *of,
 		snprintf(buf, size, "%s", splitlock_kind_name(splitlock_offender_get_kind(of)));
 		break;
 	case COL_ACTION:
-		snprintf(buf, size, "%s", splitlock_action_name(splitlock_offender_get_action(of)));
+		/* The probe's own split locks are no one's offence. */
+		snprintf(buf, size, "%s%s", splitlock_action_name(splitlock_offender_get_action(of)),
+			 splitlock_offender_is_probe(of) ? " (probe)" : "");
 		break;
 	case COL_EVENTS:
 		snprintf(buf, size, "%" PRIu64, splitlock_offender_get_events(of));
@@ -345,6 +347,7 @@ static void json_offender(struct json *j, const struct splitlock_offender *of)
 		json_null(j, "tgid");
 	json_string(j, "kind", splitlock_kind_name(splitlock_offender_get_kind(of)));
 	json_string(j, "action", splitlock_action_name(splitlock_offender_get_action(of)));
+	json_bool(j, "probe", splitlock_offender_is_probe(of));
 	json_uint(j, "events", splitlock_offender_get_events(of));
 	json_kernel_traps(j, of);
 	json_time(j, "first_seen", splitlock_offender_get_first_seen(of), false);
@@ -544,6 +547,7 @@ static int follow_event(const struct splitlock_offender *of,
 		json_uint(&j, "pid", splitlock_offender_get_pid(of));
 		json_string(&j, "kind", splitlock_kind_name(splitlock_offender_get_kind(of)));
 		json_string(&j, "action", splitlock_action_name(splitlock_offender_get_action(of)));
+		json_bool(&j, "probe", splitlock_offender_is_probe(of));
 		json_string(&j, "ip", ip);
 		json_string(&j, "exe", splitlock_offender_get_exe(of));
 		json_string(&j, "cmdline", splitlock_offender_get_cmdline(of));
@@ -555,11 +559,12 @@ static int follow_event(const struct splitlock_offender *of,
 		char name[256];
 
 		printable(comm, len, name, sizeof(name));
-		printf("[%5" PRIu64 ".%06" PRIu64 "] %s/%" PRIu32 " %s %s at %s%s%s\n",
+		printf("[%5" PRIu64 ".%06" PRIu64 "] %s/%" PRIu32 " %s %s%s at %s%s%s\n",
 		       rec->usec / 1000000, rec->usec % 1000000, name,
 		       splitlock_offender_get_pid(of),
 		       splitlock_kind_name(splitlock_offender_get_kind(of)),
 		       splitlock_action_name(splitlock_offender_get_action(of)),
+		       splitlock_offender_is_probe(of) ? " (probe)" : "",
 		       ip ? ip : "?", splitlock_offender_get_exe(of) ? " exe " : "",
 		       splitlock_offender_get_exe(of) ?: "");
 	}

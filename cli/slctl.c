@@ -20,6 +20,7 @@ static const struct slctl_command *const commands[] = {
 	&slctl_cmd_mitigate,
 	&slctl_cmd_mode,
 	&slctl_cmd_offenders,
+	&slctl_cmd_probe,
 };
 
 static void usage(FILE *out)

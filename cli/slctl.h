@@ -41,6 +41,7 @@ extern const struct slctl_command slctl_cmd_status;
 extern const struct slctl_command slctl_cmd_mitigate;
 extern const struct slctl_command slctl_cmd_mode;
 extern const struct slctl_command slctl_cmd_offenders;
+extern const struct slctl_command slctl_cmd_probe;
 
 
 /* One sentence on stderr, prefixed with the program name. */

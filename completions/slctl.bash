@@ -63,6 +63,10 @@ _slctl_offenders() {
 	COMPREPLY=($(compgen -W "--input --input-format --group-by --since --until --top --follow --format --output --noheadings --raw --help $_slctl_global_opts" -- "$cur"))
 }
 
+_slctl_probe() {
+	COMPREPLY=($(compgen -W "--simulate --msr --help $_slctl_global_opts" -- "$1"))
+}
+
 _slctl() {
 	local cur prev cmd i
 	_init_completion -n : || return
@@ -77,7 +81,7 @@ _slctl() {
 		esac
 	done
 	if [[ -z ${cmd-} ]]; then
-		COMPREPLY=($(compgen -W "status mitigate mode offenders $_slctl_global_opts" -- "$cur"))
+		COMPREPLY=($(compgen -W "status mitigate mode offenders probe $_slctl_global_opts" -- "$cur"))
 		return
 	fi
 	if declare -F "_slctl_$cmd" >/dev/null; then

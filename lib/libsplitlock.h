@@ -972,6 +972,194 @@ typedef int (*splitlock_follow_fn)(const struct splitlock_offender *o,
 int splitlock_follow_process(struct splitlock_follow *f, splitlock_follow_fn fn,
 			     void *data);
 
+
+/* ---- probe: what this kernel and CPU do with a split lock ----------------- */
+
+/* The outcome of a split lock in the probe's child. */
+enum splitlock_probe_action {
+	SPLITLOCK_PROBE_NONE = 0, /* not detected: nothing logged, no delay */
+	SPLITLOCK_PROBE_WARN,     /* logged, not delayed */
+	SPLITLOCK_PROBE_MISERY,   /* logged and delayed (the misery penalty) */
+	SPLITLOCK_PROBE_SIGBUS,   /* killed with SIGBUS (BUS_ADRALN) */
+};
+
+/* The command name the probe's child runs under, as the kernel log shows it. */
+#define SPLITLOCK_PROBE_COMM "slctl-probe"
+
+enum {
+	/*
+	 * Write "ac" to the kernel's injection hook
+	 * (/sys/kernel/debug/split_lock/inject) instead of split-locking.
+	 */
+	SPLITLOCK_PROBE_SIMULATE_AC = 1u << 0,
+	/* The same with "db": a bus lock trap. */
+	SPLITLOCK_PROBE_SIMULATE_DB = 1u << 1,
+};
+
+struct splitlock_probe;
+
+/*
+ * Fork a child named SPLITLOCK_PROBE_COMM, pinned to one CPU, that performs
+ * a few split locks (a locked instruction on an operand that crosses a
+ * cache line), each timed, under a timeout; classify what the kernel did
+ * from the child's fate and the kernel log (/dev/kmsg under the root).
+ * Where split locks are not trapped, it also measures the cost of a
+ * split-locked and of an aligned locked instruction and how much a thread
+ * on another CPU slows down while the child split-locks. The split locks
+ * last well under a second in all.
+ *
+ * @flags: 0 or one SPLITLOCK_PROBE_SIMULATE_* bit.
+ * On success *@probe is a new report the caller frees with
+ * splitlock_probe_free(); on failure it is left untouched.
+ * Errors: -EINVAL (both simulate bits), -EOPNOTSUPP (simulate: no injection
+ * hook), -EACCES/-EPERM (the hook cannot be written), -ETIME (the child
+ * did not finish within its timeout), -EIO (the child died of something
+ * else than a split lock), -ENOMEM, or what fork(2) and pipe(2) return.
+ * Since: 1.0
+ */
+int splitlock_probe_run(struct splitlock_ctx *ctx, unsigned flags,
+			struct splitlock_probe **probe);
+/* Frees a report; accepts NULL. Since: 1.0 */
+void splitlock_probe_free(struct splitlock_probe *probe);
+
+/* What happened to the split lock. Since: 1.0 */
+enum splitlock_probe_action
+splitlock_probe_get_action(const struct splitlock_probe *probe);
+/* true unless the action is SPLITLOCK_PROBE_NONE. Since: 1.0 */
+bool splitlock_probe_is_detected(const struct splitlock_probe *probe);
+/* true when the injection hook was used. Since: 1.0 */
+bool splitlock_probe_is_simulated(const struct splitlock_probe *probe);
+/*
+ * false when the kernel log could not be read (a warning would go unseen:
+ * reading it needs CAP_SYSLOG where dmesg_restrict is set). Since: 1.0
+ */
+bool splitlock_probe_is_complete(const struct splitlock_probe *probe);
+/*
+ * The trap that caught it: SPLITLOCK_KIND_SPLIT_LOCK (#AC) or
+ * SPLITLOCK_KIND_BUS_LOCK (#DB). -ENODATA when not detected or not known.
+ * Since: 1.0
+ */
+int splitlock_probe_get_trap(const struct splitlock_probe *probe,
+			     enum splitlock_kind *trap);
+/*
+ * The delay a trap added, in milliseconds: the median over the delayed
+ * split locks for MISERY, over all of them for WARN. -ENODATA otherwise.
+ * Since: 1.0
+ */
+int splitlock_probe_get_delay_ms(const struct splitlock_probe *probe,
+				 double *ms);
+/*
+ * Median cost of one split-locked and of one aligned locked instruction in
+ * nanoseconds. -ENODATA when not measured (split locks are trapped here).
+ * Since: 1.0
+ */
+int splitlock_probe_get_split_lock_ns(const struct splitlock_probe *probe,
+				      double *ns);
+int splitlock_probe_get_aligned_lock_ns(const struct splitlock_probe *probe,
+					double *ns);
+/*
+ * How much slower, in percent of its throughput alone, a thread reading
+ * memory on another CPU runs while the child split-locks (negative values
+ * are noise). -ENODATA when not measured (one CPU, or split locks trapped).
+ * Since: 1.0
+ */
+int splitlock_probe_get_stall_percent(const struct splitlock_probe *probe,
+				      double *percent);
+/* The CPU the child ran on. Since: 1.0 */
+unsigned splitlock_probe_get_cpu(const struct splitlock_probe *probe);
+/* "none", "warn", "misery", "sigbus"; NULL for an unknown value. Since: 1.0 */
+const char *splitlock_probe_action_name(enum splitlock_probe_action action);
+/*
+ * A trap as the injection hook and the report name it: "ac" for
+ * SPLITLOCK_KIND_SPLIT_LOCK, "db" for SPLITLOCK_KIND_BUS_LOCK; NULL for an
+ * unknown value. Since: 1.0
+ */
+const char *splitlock_probe_trap_name(enum splitlock_kind trap);
+/*
+ * true when @o is one of the probe's own events (its comm is
+ * SPLITLOCK_PROBE_COMM), so that a report can tell them apart. Since: 1.0
+ */
+bool splitlock_offender_is_probe(const struct splitlock_offender *o);
+
+/* ---- model-specific registers of the detector -------------------------------- */
+
+/* The detector's bits, one per MSR read on every CPU. */
+enum splitlock_msr_bit {
+	/* IA32_CORE_CAPABILITIES (0xcf) bit 5: split lock detect supported */
+	SPLITLOCK_MSR_SPLIT_LOCK_SUPPORTED = 0,
+	/* MSR_TEST_CTRL (0x33) bit 29: split lock detect armed now */
+	SPLITLOCK_MSR_SPLIT_LOCK_ARMED,
+	/* IA32_DEBUGCTL (0x1d9) bit 2: bus lock detect armed now */
+	SPLITLOCK_MSR_BUS_LOCK_ARMED,
+	SPLITLOCK_MSR_BIT_MAX,
+};
+
+/* How the msr driver is present for the kernel under the root. */
+enum splitlock_msr_module {
+	SPLITLOCK_MSR_MODULE_LOADED = 0, /* /dev/cpu/0/msr exists */
+	SPLITLOCK_MSR_MODULE_BUILTIN,    /* in modules.builtin */
+	SPLITLOCK_MSR_MODULE_LOADABLE,   /* a module file modprobe would load */
+	SPLITLOCK_MSR_MODULE_MISSING,    /* none of the above */
+};
+
+/*
+ * Where the msr driver is, for the kernel release under the root
+ * (/lib/modules/RELEASE, looked up with libkmod as modprobe does; built-in
+ * modules from modules.builtin first). For LOADABLE, *@path (may be NULL)
+ * is the module file, which the caller frees; NULL otherwise.
+ * Errors: -ENOMEM, or what reading the release returns.
+ * Since: 1.0
+ */
+int splitlock_msr_module_find(struct splitlock_ctx *ctx,
+			      enum splitlock_msr_module *state, char **path);
+
+struct splitlock_msr;
+
+/*
+ * Read the detector's MSRs on every online CPU through /dev/cpu/N/msr,
+ * loading the msr module with libkmod when it is loadable and not loaded.
+ * An MSR a CPU does not have (EIO: VMs, AMD) is recorded for that CPU, not
+ * an error. On success *@msr is a new report the caller frees with
+ * splitlock_msr_free(); on failure it is left untouched.
+ * Errors: -EPERM when CAP_SYS_RAWIO is missing, or CAP_SYS_MODULE when the
+ * module must be loaded (the log says which); -EOPNOTSUPP when the driver
+ * is missing, or loadable only for another root than "/"; what loading
+ * the module returns; -ENOMEM.
+ * Since: 1.0
+ */
+int splitlock_msr_read(struct splitlock_ctx *ctx, struct splitlock_msr **msr);
+/*
+ * The capability reading the MSRs lacks: CAP_SYS_RAWIO, or CAP_SYS_MODULE
+ * when the msr module must be loaded first. 0 when none is missing;
+ * -EPERM with *@missing set when one is; other errors as
+ * splitlock_msr_module_find().
+ * Since: 1.0
+ */
+int splitlock_msr_check_capabilities(struct splitlock_ctx *ctx,
+				     enum splitlock_cap *missing);
+/* Frees a report; accepts NULL. Since: 1.0 */
+void splitlock_msr_free(struct splitlock_msr *msr);
+/* Number of CPUs read. Since: 1.0 */
+size_t splitlock_msr_get_count(const struct splitlock_msr *msr);
+/* The number of the @index-th CPU read; -ERANGE past the end. Since: 1.0 */
+int splitlock_msr_get_cpu(const struct splitlock_msr *msr, size_t index,
+			  unsigned *cpu);
+/*
+ * One bit on the @index-th CPU. -ENODATA when that CPU does not have the
+ * MSR, another negative errno when reading it failed, -ERANGE or -EINVAL
+ * for a bad @index or @bit.
+ * Since: 1.0
+ */
+int splitlock_msr_get_bit(const struct splitlock_msr *msr, size_t index,
+			  enum splitlock_msr_bit bit, bool *value);
+/*
+ * One sentence on the whole machine for a user, e.g. "armed on CPUs 0-7;
+ * CPU 3 disarmed (a penalty in progress?)", in new memory the caller frees.
+ * Errors: -ENOMEM.
+ * Since: 1.0
+ */
+int splitlock_msr_summary(const struct splitlock_msr *msr, char **text);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,12 +27,17 @@ have_cmd make || need make
 have_cmd pkg-config || need pkg-config
 have_pc libcap || need libcap
 have_pc libmnl || need libmnl
+have_pc libkmod || need libkmod
 have_pc smartcols || need smartcols
 have_pc bash-completion || need bash-completion
 have_cmd scdoc || need scdoc
 # Tests: jq reads --json output, setpriv drops privileges.
 have_cmd jq || need jq
 have_cmd setpriv || need setpriv
+# slctl probe tests build fake module trees with the real depmod.
+have_cmd depmod || need depmod
+# ... and watch the probe's child name and pin itself with strace.
+have_cmd strace || need strace
 # slctl mode tests run the real kernel-install of systemd in a fake root.
 have_cmd kernel-install || need kernel-install
 
@@ -42,32 +47,32 @@ if have_cmd apt-get; then
 	pm="apt-get install -y"
 	map() { case $1 in
 		cc) echo gcc libc6-dev;; make) echo make;; pkg-config) echo pkg-config;;
-		libcap) echo libcap-dev;; libmnl) echo libmnl-dev;;
+		libcap) echo libcap-dev;; libmnl) echo libmnl-dev;; libkmod) echo libkmod-dev;;
 		smartcols) echo libsmartcols-dev;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap2-bin;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
 		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;;
-		abigail) echo abigail-tools;; esac; }
+		abigail) echo abigail-tools;; depmod) echo kmod;; strace) echo strace;; esac; }
 elif have_cmd dnf; then
 	pm="dnf install -y"
 	map() { case $1 in
 		cc) echo gcc;; make) echo make;; pkg-config) echo pkgconf-pkg-config;;
-		libcap) echo libcap-devel;; libmnl) echo libmnl-devel;;
+		libcap) echo libcap-devel;; libmnl) echo libmnl-devel;; libkmod) echo kmod-devel;;
 		smartcols) echo libsmartcols-devel;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
 		libfuzzer) echo compiler-rt;; kernel-install) echo systemd-udev;;
-		abigail) echo libabigail;; esac; }
+		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; esac; }
 elif have_cmd pacman; then
 	pm="pacman -S --needed --noconfirm"
 	map() { case $1 in
 		cc) echo gcc;; make) echo make;; pkg-config) echo pkgconf;;
-		libcap) echo libcap;; libmnl) echo libmnl;;
+		libcap) echo libcap;; libmnl) echo libmnl;; libkmod) echo kmod;;
 		smartcols) echo util-linux-libs;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
 		libfuzzer) echo compiler-rt;; kernel-install) echo systemd;;
-		abigail) echo libabigail;; esac; }
+		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; esac; }
 else
 	echo "deps: missing:$missing; install them with your package manager" >&2
 	exit 1

@@ -225,7 +225,7 @@ complete_words() { # WORDS... : what completion offers for the last word
 }
 
 test_bash_completion_offers_commands_and_values() {
-	[ "$(complete_words slctl '')" = "status mitigate mode offenders --root --json --verbose --help --version" ] ||
+	[ "$(complete_words slctl '')" = "status mitigate mode offenders probe --root --json --verbose --help --version" ] ||
 		fail "commands: $(complete_words slctl '')"
 	[ "$(complete_words slctl mitigate '')" = "on off" ] || fail "mitigate: $(complete_words slctl mitigate '')"
 	complete_words slctl mitigate -- | grep -q -- "--persist --dry-run" || fail "mitigate options"
