@@ -66,7 +66,7 @@ static int live_fatal(struct splitlock_ctx *ctx)
 	if (splitlock_mode_info_read(ctx, &info) < 0)
 		return 0;
 	fatal = splitlock_mode_info_get_mode(info) == SPLITLOCK_MODE_FATAL;
-	splitlock_mode_info_unref(info);
+	splitlock_mode_info_free(info);
 	/* Fatal mode on a CPU with bus-lock detection only does not trap #AC. */
 	if (fatal && splitlock_cpu_features(ctx, &features) == 0 &&
 	    !(features & SPLITLOCK_CPU_SPLIT_LOCK_DETECT))
