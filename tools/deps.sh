@@ -34,6 +34,9 @@ have_cmd jq || need jq
 have_cmd setpriv || need setpriv
 # slctl mode tests run the real kernel-install of systemd in a fake root.
 have_cmd kernel-install || need kernel-install
+# tests/cli/completions.sh loads the zsh and fish completions in their shells.
+have_cmd zsh || need zsh
+have_cmd fish || need fish
 
 [ -z "$missing" ] && exit 0
 
@@ -45,7 +48,8 @@ if have_cmd apt-get; then
 		smartcols) echo libsmartcols-dev;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap2-bin;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
-		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;; esac; }
+		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;;
+		zsh) echo zsh;; fish) echo fish;; esac; }
 elif have_cmd dnf; then
 	pm="dnf install -y"
 	map() { case $1 in
@@ -54,7 +58,8 @@ elif have_cmd dnf; then
 		smartcols) echo libsmartcols-devel;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
-		libfuzzer) echo compiler-rt;; kernel-install) echo systemd-udev;; esac; }
+		libfuzzer) echo compiler-rt;; kernel-install) echo systemd-udev;;
+		zsh) echo zsh;; fish) echo fish;; esac; }
 elif have_cmd pacman; then
 	pm="pacman -S --needed --noconfirm"
 	map() { case $1 in
@@ -63,7 +68,8 @@ elif have_cmd pacman; then
 		smartcols) echo util-linux-libs;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
-		libfuzzer) echo compiler-rt;; kernel-install) echo systemd;; esac; }
+		libfuzzer) echo compiler-rt;; kernel-install) echo systemd;;
+		zsh) echo zsh;; fish) echo fish;; esac; }
 else
 	echo "deps: missing:$missing; install them with your package manager" >&2
 	exit 1
