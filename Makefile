@@ -61,10 +61,11 @@ SO_FULL := $(B)/libsplitlock.so.$(VERSION)
 
 all: $(B)/slctl $(SO) $(B)/libsplitlock.a $(B)/libsplitlock.pc $(MANS)
 
-$(B)/lib/%.o: lib/%.c lib/*.h | $(B)/lib
+# VERSION: the objects carry it (-DVERSION).
+$(B)/lib/%.o: lib/%.c lib/*.h VERSION | $(B)/lib
 	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/cli/%.o: cli/%.c cli/*.h lib/libsplitlock.h | $(B)/cli
+$(B)/cli/%.o: cli/%.c cli/*.h lib/libsplitlock.h VERSION | $(B)/cli
 	$(CC) $(CPPFLAGS) $(CLI_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/lib $(B)/cli $(B)/tests $(B)/man:
@@ -187,9 +188,17 @@ distcheck: dist
 	test "$$("$$d/dest/usr/bin/slctl" --version)" = "slctl $(VERSION)"; \
 	echo "$(DIST).tar.gz builds, passes its tests and installs out of the tree."
 
+# Debian packages from the tarball, lintian-clean, in $(B)/deb/.
+deb: dist
+	tools/deb.sh $(DIST).tar.gz $(B)/deb
+
+# RPMs of slctl.spec from the tarball, in $(B)/rpm/rpmbuild/RPMS/.
+rpm: dist
+	tools/rpm.sh $(DIST).tar.gz $(B)/rpm
+
 clean:
 	rm -rf $(B) build-asan build-fuzz $(DIST).tar.gz
 
 .PHONY: all tests deps run fuzz reliability check check-asan check-valgrind check-kernel install \
-	dist distcheck clean FORCE
+	dist distcheck deb rpm clean FORCE
 FORCE:
