@@ -192,6 +192,11 @@ distcheck: dist
 deb: dist
 	tools/deb.sh $(DIST).tar.gz $(B)/deb
 
+# The .debs installed with apt in a clean bookworm chroot, slctl run there,
+# and autopkgtest (debian/tests) against them. Root and the Debian mirror.
+debcheck: deb
+	tools/debcheck.sh $(DIST).tar.gz $(B)/deb $(B)/debcheck
+
 # RPMs of slctl.spec from the tarball, in $(B)/rpm/rpmbuild/RPMS/.
 rpm: dist
 	tools/rpm.sh $(DIST).tar.gz $(B)/rpm
@@ -200,5 +205,5 @@ clean:
 	rm -rf $(B) build-asan build-fuzz $(DIST).tar.gz
 
 .PHONY: all tests deps run fuzz reliability check check-asan check-valgrind check-kernel install \
-	dist distcheck deb rpm clean FORCE
+	dist distcheck deb debcheck rpm clean FORCE
 FORCE:
