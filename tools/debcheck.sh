@@ -4,7 +4,7 @@
 # Debian mirror; the .debs installed there with apt (which resolves their
 # dependencies from the mirror); `slctl --version` and `slctl status` run
 # there; then autopkgtest runs debian/tests against the installed packages
-# in a second clean chroot (the chroot virt server). Needs root (chroot).
+# in a second clean bookworm (the unshare virt server). Needs root.
 set -eu
 tarball=$(realpath "$1") debs=$(realpath "$2") work=$3
 
@@ -33,7 +33,7 @@ cp "$@" "$work/debs/"
 mmdebstrap --variant=apt bookworm "$work/chroot" "deb $mirror bookworm main" \
 	--customize-hook='mkdir -p "$1/tmp/debs"' \
 	--customize-hook="copy-in $(cd "$work/debs" && ls | sed "s|^|$work/debs/|" | tr '\n' ' ') /tmp/debs" \
-	--customize-hook='chroot "$1" apt-get install -y /tmp/debs/slctl_*.deb /tmp/debs/libsplitlock1_*.deb /tmp/debs/libsplitlock-dev_*.deb' \
+	--customize-hook='chroot "$1" sh -c "apt-get install -y /tmp/debs/*.deb"' \
 	--customize-hook='chroot "$1" dpkg-query -W slctl libsplitlock1 libsplitlock-dev' \
 	--customize-hook='chroot "$1" slctl --version' \
 	--customize-hook='chroot "$1" slctl status; echo "slctl status: exit $?"' \
@@ -47,10 +47,12 @@ jq -e '.kernel.release and (.mode.current | type == "string")' "$work/status.jso
 echo "debcheck: autopkgtest (debian/tests) in a clean bookworm"
 mkdir -p "$work/src"
 tar -xzf "$tarball" -C "$work/src"
-mmdebstrap --variant=apt bookworm "$work/testbed" "deb $mirror bookworm main"
+mmdebstrap --variant=apt bookworm "$work/testbed.tar" "deb $mirror bookworm main"
 rc=0
-autopkgtest --no-built-binaries --output-dir "$work/autopkgtest" \
-	"$work/src/$(basename "$tarball" .tar.gz)" "$@" -- chroot "$work/testbed" || rc=$?
+# The unshare server gives the tests their own /proc and /dev/pts (the
+# chroot server has neither); -U: mmdebstrap leaves no package lists behind.
+autopkgtest -U --no-built-binaries --output-dir "$work/autopkgtest" \
+	"$work/src/$(basename "$tarball" .tar.gz)" "$@" -- unshare --tarball "$work/testbed.tar" || rc=$?
 cat "$work/autopkgtest/summary" 2>/dev/null || true
-rm -rf "$work/chroot" "$work/testbed"
+rm -rf "$work/chroot" "$work/testbed.tar"
 exit $rc

@@ -32,6 +32,8 @@ have_cmd scdoc || need scdoc
 # Tests: jq reads --json output, setpriv drops privileges.
 have_cmd jq || need jq
 have_cmd setpriv || need setpriv
+# capsh drops one capability for the missing-privilege tests.
+have_cmd capsh || need capsh
 # slctl mode tests run the real kernel-install of systemd in a fake root.
 have_cmd kernel-install || need kernel-install
 # tests/cli/completions.sh loads the zsh and fish completions in their shells.

@@ -47,10 +47,12 @@ zsh_offers() {
 fish_offers() {
 	command -v fish >/dev/null || fail "fish is not installed (tools/deps.sh installs it)"
 	[ -f "$FISH_FILE" ] || fail "no $FISH_FILE"
-	local line=$* word
+	local line=$*
 	# complete -C takes the command line as one string; keep the empty last word.
 	[ -n "${@: -1}" ] || line+=" "
-	timeout 30 fish --no-config -c 'source $argv[1]; complete -C $argv[2]' "$FISH_FILE" "$line" | cut -f1
+	local offers
+	offers=$(timeout 30 fish --no-config -c 'source $argv[1]; complete -C $argv[2]' "$FISH_FILE" "$line") || return 1
+	cut -f1 <<<"$offers"
 }
 
 # expect_offered SHELL WANTED WORDS...: SHELL offers each line of WANTED
@@ -59,7 +61,10 @@ expect_offered() {
 	local shell=$1 wanted=$2 offered missing
 	shift 2
 	offered=$("${shell}_offers" "$@") || fail "$shell completion failed for '$*'"
-	missing=$(comm -23 <(sort -u <<<"$wanted") <(sort -u <<<"$offered"))
+	# Files, not <(...): a testbed without /dev/fd must fail, not pass.
+	sort -u <<<"$wanted" >"$T/wanted"
+	sort -u <<<"$offered" >"$T/offered"
+	missing=$(comm -23 "$T/wanted" "$T/offered") || fail "cannot compare the offers"
 	[ -z "$missing" ] || fail "$shell does not offer for '$*': $(echo $missing) (it offers: $(echo $offered))"
 }
 
