@@ -3,8 +3,11 @@
 # A failed recipe (scdoc, a compiler) must not leave a target that looks done.
 .DELETE_ON_ERROR:
 
-VERSION := 0.1.0
-SONAME_MAJOR := 0
+# The one place for the version: VERSION. debian/changelog and slctl.spec
+# must repeat it (their formats demand it); tests/cli/version.sh checks they do.
+VERSION := $(shell cat VERSION)
+# 1: the symbols of node LIBSPLITLOCK_1 in lib/libsplitlock.sym are frozen.
+SONAME_MAJOR := 1
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -24,6 +27,12 @@ B ?= build
 BASHCOMPDIR ?= $(shell $(PKG_CONFIG) --define-variable=prefix=$(PREFIX) \
 	--variable=completionsdir bash-completion 2>/dev/null || \
 	echo $(PREFIX)/share/bash-completion/completions)
+# zsh has no pkg-config file; Debian's zsh reads vendor-completions instead
+# (debian/rules says so), every other zsh site-functions.
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(shell $(PKG_CONFIG) --define-variable=prefix=$(PREFIX) \
+	--variable=completionsdir fish 2>/dev/null || \
+	echo $(PREFIX)/share/fish/vendor_completions.d)
 
 LIB_PKGS := libcap libmnl libkmod
 CLI_PKGS := smartcols libmnl
@@ -76,10 +85,11 @@ SO_FULL := $(B)/libsplitlock.so.$(VERSION)
 
 all: $(B)/slctl $(SO) $(B)/libsplitlock.a $(B)/libsplitlock.pc $(MANS)
 
-$(B)/lib/%.o: lib/%.c | $(B)/lib
+# VERSION: the objects carry it (-DVERSION).
+$(B)/lib/%.o: lib/%.c VERSION | $(B)/lib
 	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/cli/%.o: cli/%.c | $(B)/cli $(B)/include/libsplitlock.h
+$(B)/cli/%.o: cli/%.c VERSION | $(B)/cli $(B)/include/libsplitlock.h
 	$(CC) $(CPPFLAGS) $(CLI_CFLAGS) $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/include/libsplitlock.h: lib/libsplitlock.h | $(B)/include
@@ -203,9 +213,48 @@ install: all
 	install -Dm644 $(B)/man/slctl.8 $(DESTDIR)$(MANDIR)/man8/slctl.8
 	for m in $(MAN3); do install -Dm644 $(B)/man/$$m $(DESTDIR)$(MANDIR)/man3/$$m || exit 1; done
 	install -Dm644 completions/slctl.bash $(DESTDIR)$(BASHCOMPDIR)/slctl
+	install -Dm644 completions/_slctl $(DESTDIR)$(ZSHCOMPDIR)/_slctl
+	install -Dm644 completions/slctl.fish $(DESTDIR)$(FISHCOMPDIR)/slctl.fish
+
+# The release tarball: every tracked file, as git has them in the work tree
+# (so a change is packed before it is committed), reproducible: names
+# sorted, owner root, the last commit's time. tar's transform must not touch
+# the fixtures' symlink targets (the S flag).
+DIST := slctl-$(VERSION)
+dist:
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
+		{ echo "make dist: needs a git checkout: the tarball is made of the tracked files." >&2; exit 1; }
+	git ls-files -z | tar --null -T - --transform 's|^|$(DIST)/|S' --sort=name \
+		--owner=0 --group=0 --numeric-owner --mtime=@$$(git log -1 --format=%ct) \
+		-cf - | gzip -n9 > $(DIST).tar.gz.tmp
+	mv $(DIST).tar.gz.tmp $(DIST).tar.gz
+	@echo "$(DIST).tar.gz: $$(tar -tzf $(DIST).tar.gz | grep -vc '/$$') files"
+
+# Unpack the tarball outside the tree; build, test and install from there.
+distcheck: dist
+	@set -e; d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; \
+	tar -xzf $(DIST).tar.gz -C "$$d"; \
+	$(MAKE) -C "$$d/$(DIST)" check WERROR=$(WERROR); \
+	$(MAKE) -C "$$d/$(DIST)" install PREFIX=/usr DESTDIR="$$d/dest"; \
+	test "$$("$$d/dest/usr/bin/slctl" --version)" = "slctl $(VERSION)"; \
+	echo "$(DIST).tar.gz builds, passes its tests and installs out of the tree."
+
+# Debian packages from the tarball, lintian-clean, in $(B)/deb/.
+deb: dist
+	tools/deb.sh $(DIST).tar.gz $(B)/deb
+
+# The .debs installed with apt in a clean bookworm chroot, slctl run there,
+# and autopkgtest (debian/tests) against them. Root and the Debian mirror.
+debcheck: deb
+	tools/debcheck.sh $(DIST).tar.gz $(B)/deb $(B)/debcheck
+
+# RPMs of slctl.spec from the tarball, in $(B)/rpm/rpmbuild/RPMS/.
+rpm: dist
+	tools/rpm.sh $(DIST).tar.gz $(B)/rpm
 
 clean:
-	rm -rf $(B) build-asan build-fuzz
+	rm -rf $(B) build-asan build-fuzz $(DIST).tar.gz
 
-.PHONY: all tests deps run check-abi abi-update fuzz reliability check check-asan check-valgrind check-kernel install clean FORCE
+.PHONY: all tests deps run check-abi abi-update fuzz reliability check check-asan check-valgrind \
+	check-kernel install dist distcheck deb debcheck rpm clean FORCE
 FORCE:

@@ -38,8 +38,13 @@ have_cmd setpriv || need setpriv
 have_cmd depmod || need depmod
 # ... and watch the probe's child name and pin itself with strace.
 have_cmd strace || need strace
+# capsh drops one capability for the missing-privilege tests.
+have_cmd capsh || need capsh
 # slctl mode tests run the real kernel-install of systemd in a fake root.
 have_cmd kernel-install || need kernel-install
+# tests/cli/completions.sh loads the zsh and fish completions in their shells.
+have_cmd zsh || need zsh
+have_cmd fish || need fish
 
 [ -z "$missing" ] && exit 0
 
@@ -52,7 +57,7 @@ if have_cmd apt-get; then
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap2-bin;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
 		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;;
-		abigail) echo abigail-tools;; depmod) echo kmod;; strace) echo strace;; esac; }
+		abigail) echo abigail-tools;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;; esac; }
 elif have_cmd dnf; then
 	pm="dnf install -y"
 	map() { case $1 in
@@ -62,7 +67,7 @@ elif have_cmd dnf; then
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
 		libfuzzer) echo compiler-rt;; kernel-install) echo systemd-udev;;
-		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; esac; }
+		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;; esac; }
 elif have_cmd pacman; then
 	pm="pacman -S --needed --noconfirm"
 	map() { case $1 in
@@ -72,7 +77,7 @@ elif have_cmd pacman; then
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
 		libfuzzer) echo compiler-rt;; kernel-install) echo systemd;;
-		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; esac; }
+		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;; esac; }
 else
 	echo "deps: missing:$missing; install them with your package manager" >&2
 	exit 1

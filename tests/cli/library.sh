@@ -2,9 +2,9 @@
 source "$(dirname "$0")/../lib.sh"
 
 test_shared_library_exports_only_splitlock_symbols() {
-	local so=$TOP/$BUILD_DIR/libsplitlock.so.0
+	local so=$TOP/$BUILD_DIR/libsplitlock.so.1
 	[ -f "$so" ] || fail "no $so"
-	readelf -d "$so" | grep -q 'SONAME.*\[libsplitlock.so.0\]' || fail "wrong soname"
+	readelf -d "$so" | grep -q 'SONAME.*\[libsplitlock.so.1\]' || fail "wrong soname"
 	local foreign
 	foreign=$(nm -D --defined-only "$so" | awk '$2 != "A" {print $3}' | grep -v '^splitlock_' || true)
 	[ -z "$foreign" ] || fail "exports beyond splitlock_*: $foreign"
@@ -14,13 +14,14 @@ test_shared_library_exports_only_splitlock_symbols() {
 test_install_puts_every_piece_in_place() {
 	make -s -C "$TOP" B="$BUILD_DIR" install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
 	local f
-	for f in usr/bin/slctl usr/lib/libsplitlock.so.0 usr/lib/libsplitlock.so usr/lib/libsplitlock.a \
+	for f in usr/bin/slctl usr/lib/libsplitlock.so.1 usr/lib/libsplitlock.so usr/lib/libsplitlock.a \
 		usr/include/libsplitlock.h usr/lib/pkgconfig/libsplitlock.pc \
 		usr/share/man/man8/slctl.8 usr/share/man/man3/libsplitlock.3 \
 		usr/share/man/man3/libsplitlock-context.3 usr/share/man/man3/libsplitlock-status.3 \
 		usr/share/man/man3/libsplitlock-mitigate.3 usr/share/man/man3/libsplitlock-boot.3 \
 		usr/share/man/man3/libsplitlock-offenders.3 usr/share/man/man3/libsplitlock-follow.3 \
-		usr/share/bash-completion/completions/slctl; do
+		usr/share/bash-completion/completions/slctl usr/share/zsh/site-functions/_slctl \
+		usr/share/fish/vendor_completions.d/slctl.fish; do
 		[ -e "$T/dest/$f" ] || fail "missing $f"
 	done
 }

@@ -1,0 +1,46 @@
+# fish completion for slctl(8). slctl takes the global options before or
+# after the command, so they are offered everywhere. Keep in step with
+# cli/*.c: tests/cli/completions.sh fails when `slctl CMD --help` lists an
+# option this file does not offer.
+
+set -l commands status mitigate mode offenders
+
+complete -c slctl -f
+
+# Global options
+complete -c slctl -l root -r -a '(__fish_complete_directories)' -d 'Act on the system tree under DIR'
+complete -c slctl -l json -d 'Print one JSON document on stdout'
+complete -c slctl -s v -l verbose -d 'Say more (repeat for debug output)'
+complete -c slctl -s h -l help -d 'Show the help'
+complete -c slctl -s V -l version -d 'Show the version'
+
+# Commands
+complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a status -d "Show the detector's state now and after reboot"
+complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a mitigate -d 'Show or set the split-lock penalty'
+complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a mode -d 'Show the detection mode, or persist it for the next boot'
+complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a offenders -d 'Who trips the detector, from the kernel log'
+
+# mitigate [on|off] [--persist] [--dry-run]
+complete -c slctl -n '__fish_seen_subcommand_from mitigate' -a 'on off'
+complete -c slctl -n '__fish_seen_subcommand_from mitigate' -s p -l persist -d 'Also keep the setting across reboots'
+complete -c slctl -n '__fish_seen_subcommand_from mitigate' -s n -l dry-run -d 'Show what would change, change nothing'
+
+# mode [MODE --persist] [--backend NAME] [--dry-run]
+complete -c slctl -n '__fish_seen_subcommand_from mode' -a 'off warn seq fatal ratelimit: default'
+complete -c slctl -n '__fish_seen_subcommand_from mode' -s p -l persist -d 'Write the parameter for the next boot'
+complete -c slctl -n '__fish_seen_subcommand_from mode' -s b -l backend -x -a 'auto grub grubby kernel-install systemd-boot rpm-ostree kernelstub mkinitcpio refind' -d 'Bootloader tool to use'
+complete -c slctl -n '__fish_seen_subcommand_from mode' -s n -l dry-run -d 'Show the diff and the commands, change nothing'
+
+# offenders [OPTIONS]
+set -l off '__fish_seen_subcommand_from offenders'
+complete -c slctl -n $off -s i -l input -r -F -d 'Read a saved log (- for stdin)'
+complete -c slctl -n $off -l input-format -x -a 'auto kmsg kmsg-nul dmesg journal' -d 'Format of the saved log'
+complete -c slctl -n $off -s g -l group-by -x -a 'task process comm exe unit' -d 'One entry per'
+complete -c slctl -n $off -s S -l since -x -a 'boot now -1h -2h -30m -1d @' -d 'Events from TIME on'
+complete -c slctl -n $off -s U -l until -x -a 'now -1h -2h -30m -1d @' -d 'Events up to TIME'
+complete -c slctl -n $off -s t -l top -x -d 'Only the N offenders with most events'
+complete -c slctl -n $off -s f -l follow -d 'Print events as they happen'
+complete -c slctl -n $off -s F -l format -x -a 'table json prometheus' -d 'Output format'
+complete -c slctl -n $off -s o -l output -x -a '(__fish_complete_list , "string split \" \" \"COMM PID TGID KIND ACTION EVENTS FIRST LAST IPS EXE CMDLINE UNIT\"")' -d 'Table columns'
+complete -c slctl -n $off -s n -l noheadings -d 'No table header'
+complete -c slctl -n $off -s r -l raw -d 'Raw table output'
