@@ -3,7 +3,7 @@
 # cli/*.c: tests/cli/completions.sh fails when `slctl CMD --help` lists an
 # option this file does not offer.
 
-set -l commands status mitigate mode offenders
+set -l commands status mitigate mode offenders probe
 
 complete -c slctl -f
 
@@ -19,6 +19,7 @@ complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a status -d "S
 complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a mitigate -d 'Show or set the split-lock penalty'
 complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a mode -d 'Show the detection mode, or persist it for the next boot'
 complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a offenders -d 'Who trips the detector, from the kernel log'
+complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a probe -d 'What this machine does to a split lock, and what one costs'
 
 # mitigate [on|off] [--persist] [--dry-run]
 complete -c slctl -n '__fish_seen_subcommand_from mitigate' -a 'on off'
@@ -34,7 +35,7 @@ complete -c slctl -n '__fish_seen_subcommand_from mode' -s n -l dry-run -d 'Show
 # offenders [OPTIONS]
 set -l off '__fish_seen_subcommand_from offenders'
 complete -c slctl -n $off -s i -l input -r -F -d 'Read a saved log (- for stdin)'
-complete -c slctl -n $off -l input-format -x -a 'auto kmsg kmsg-nul dmesg journal' -d 'Format of the saved log'
+complete -c slctl -n $off -l input-format -x -a 'auto kmsg kmsg-nul dmesg journal syslog journal-text' -d 'Format of the saved log'
 complete -c slctl -n $off -s g -l group-by -x -a 'task process comm exe unit' -d 'One entry per'
 complete -c slctl -n $off -s S -l since -x -a 'boot now -1h -2h -30m -1d @' -d 'Events from TIME on'
 complete -c slctl -n $off -s U -l until -x -a 'now -1h -2h -30m -1d @' -d 'Events up to TIME'
@@ -44,3 +45,7 @@ complete -c slctl -n $off -s F -l format -x -a 'table json prometheus' -d 'Outpu
 complete -c slctl -n $off -s o -l output -x -a '(__fish_complete_list , "string split \" \" \"COMM PID TGID KIND ACTION EVENTS FIRST LAST IPS EXE CMDLINE UNIT\"")' -d 'Table columns'
 complete -c slctl -n $off -s n -l noheadings -d 'No table header'
 complete -c slctl -n $off -s r -l raw -d 'Raw table output'
+
+# probe [--simulate[=ac|db]] [--msr]
+complete -c slctl -n '__fish_seen_subcommand_from probe' -l simulate -f -a 'ac db' -d "Ask the kernel's injection hook for a trap instead"
+complete -c slctl -n '__fish_seen_subcommand_from probe' -l msr -d "Also read the detector's MSRs on every CPU"
