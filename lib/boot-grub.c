@@ -345,13 +345,13 @@ static int grub_plan(struct splitlock_boot_plan *plan)
 		if (r == 0)
 			r = sl_cmd_arg(cmd, "-o");
 		if (r == 0)
-			r = sl_cmd_path(plan, cmd, "/boot/grub2/grub.cfg");
+			r = sl_cmd_arg(cmd, "/boot/grub2/grub.cfg");
 	} else {
 		r = sl_cmd_arg(cmd, "grub-mkconfig");
 		if (r == 0)
 			r = sl_cmd_arg(cmd, "-o");
 		if (r == 0)
-			r = sl_cmd_path(plan, cmd, "/boot/grub/grub.cfg");
+			r = sl_cmd_arg(cmd, "/boot/grub/grub.cfg");
 	}
 out:
 	for (size_t i = 0; i < ARRAY_SIZE(texts); i++)

@@ -91,7 +91,7 @@ static int ostree_regenerate(struct splitlock_boot_plan *plan)
 
 	for (int i = 0;; i++) {
 		_cleanup_free_ char *out = NULL;
-		int r = sl_spawn(status, NULL, &out);
+		int r = sl_spawn(plan->ctx, status, NULL, &out);
 
 		if (r < 0)
 			return sl_plan_fail(plan, -ECHILD, "cannot run rpm-ostree: %s", strerror(-r));
@@ -110,7 +110,7 @@ static int ostree_verify(struct splitlock_boot_plan *plan)
 {
 	char *const kargs[] = { (char *)"rpm-ostree", (char *)"kargs", NULL };
 	_cleanup_free_ char *out = NULL;
-	int r = sl_spawn(kargs, NULL, &out);
+	int r = sl_spawn(plan->ctx, kargs, NULL, &out);
 
 	if (r != 0 || !out || !sl_plan_cmdline_ok(plan, out))
 		return sl_plan_fail(plan, -EBADMSG, "'rpm-ostree kargs' does not show %s "

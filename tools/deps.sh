@@ -11,13 +11,17 @@ need() { missing="$missing $1"; }
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_pc() { have_cmd pkg-config && pkg-config --exists "$1"; }
 
-# Optional groups for the reliability targets: `deps.sh valgrind`, `deps.sh fuzz`.
+# Optional groups: `deps.sh valgrind`, `deps.sh fuzz` (reliability targets),
+# `deps.sh boot` (make check-boot).
 for group in "$@"; do
 	case $group in
 	valgrind) have_cmd valgrind || need valgrind ;;
 	fuzz) have_cmd clang || need clang
 	      [ -n "$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] ||
 		      need libfuzzer ;;
+	# make check-boot: Debian images built with mmdebstrap, kept as .tar.zst.
+	boot) have_cmd mmdebstrap || need mmdebstrap
+	      have_cmd zstd || need zstd ;;
 	esac
 done
 
@@ -32,6 +36,8 @@ have_cmd scdoc || need scdoc
 # Tests: jq reads --json output, setpriv drops privileges.
 have_cmd jq || need jq
 have_cmd setpriv || need setpriv
+# Fake roots that slctl --run-tools chroots into get a static busybox.
+have_cmd busybox || need busybox
 # slctl mode tests run the real kernel-install of systemd in a fake root.
 have_cmd kernel-install || need kernel-install
 
@@ -45,7 +51,9 @@ if have_cmd apt-get; then
 		smartcols) echo libsmartcols-dev;; bash-completion) echo bash-completion;;
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap2-bin;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
-		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;; esac; }
+		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;;
+		mmdebstrap) echo mmdebstrap;; zstd) echo zstd;;
+		busybox) echo busybox-static;; esac; }
 elif have_cmd dnf; then
 	pm="dnf install -y"
 	map() { case $1 in
