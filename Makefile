@@ -137,6 +137,12 @@ reliability: deps
 	@tools/deps.sh valgrind fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/reliability-report
 
+# slctl against the real GRUB, systemd-boot and rEFInd tools in Debian 12
+# images (mmdebstrap, cached in /var/cache/slctl-boot); needs root.
+check-boot: deps
+	$(MAKE) all
+	tests/boot/run
+
 check-kernel: deps
 	$(MAKE) all
 	tests/kernel/run
@@ -156,5 +162,5 @@ install: all
 clean:
 	rm -rf $(B) build-asan build-fuzz
 
-.PHONY: all tests deps run fuzz reliability check check-asan check-valgrind check-kernel install clean FORCE
+.PHONY: all tests deps run fuzz reliability check check-asan check-valgrind check-boot check-kernel install clean FORCE
 FORCE:

@@ -16,6 +16,8 @@
 #define DEFAULTS "/etc/default/grub"
 #define DROPIN_DIR "/etc/default/grub.d"
 #define DROPIN DROPIN_DIR "/zz-slctl.cfg"
+/* grub-mkconfig marks what each /etc/grub.d script generated. */
+#define LINUX_SECTION_BEGIN "### BEGIN /etc/grub.d/10_linux ###"
 #define DROPIN_HEADER "# Written by slctl mode --persist; change it with 'slctl mode'.\n"
 
 struct defaults {
@@ -361,13 +363,18 @@ out:
 	return r;
 }
 
-/* The generated grub.cfg: its normal entries carry the token, none twice. */
+/*
+ * The generated grub.cfg: the entries 10_linux wrote carry the token, none
+ * twice (the recovery entry, built from GRUB_CMDLINE_LINUX alone, may lack
+ * it when the token went to GRUB_CMDLINE_LINUX_DEFAULT).
+ */
 static int grub_verify(struct splitlock_boot_plan *plan)
 {
 	const char *cfg = sl_have_tool(plan->ctx, "grub2-mkconfig") && !debian_style(plan->ctx)
 				  ? "/boot/grub2/grub.cfg" : "/boot/grub/grub.cfg";
 	_cleanup_free_ char *text = NULL;
 	unsigned good = 0, bad = 0;
+	bool in_linux = false;
 	int r = sl_read_file(plan->ctx, cfg, SL_MAX_CONFIG_SIZE, &text, NULL);
 
 	if (r < 0)
@@ -377,8 +384,18 @@ static int grub_verify(struct splitlock_boot_plan *plan)
 		_cleanup_free_ char *last = NULL;
 		unsigned n;
 
+		/*
+		 * Only the entries 10_linux generates carry GRUB_CMDLINE_LINUX*:
+		 * a user's own 40_custom entry with another word is theirs.
+		 */
+		if (startswith(line, "### BEGIN ")) {
+			in_linux = streq(line, LINUX_SECTION_BEGIN);
+			continue;
+		}
+		if (startswith(line, "### END "))
+			in_linux = false;
 		line += strspn(line, " \t");
-		if (!startswith(line, "linux"))
+		if (!in_linux || !startswith(line, "linux"))
 			continue;
 		n = sl_cmdline_count(line, strlen(line), &last);
 		if (plan->token[0] ? (n == 1 && streq(last, plan->token)) : n == 0)
