@@ -3,7 +3,9 @@
  * Token editing of a kernel command line: drop every split_lock_detect
  * token, append one, and leave everything else (order, spacing, the final
  * newline) as it was. Words are split as the kernel splits them: at white
- * space outside double quotes.
+ * space outside double quotes. The kernel stops reading parameters at a
+ * bare "--" and hands the words after it to init, so those are never ours:
+ * they are neither counted nor touched, and the token goes before "--".
  */
 #include <errno.h>
 
@@ -41,6 +43,26 @@ static bool is_ours(const char *w, size_t n)
 	return n == k || w[k] == '=' || w[k] == '"';
 }
 
+/* Where the kernel's parameters end: the start of a bare "--" word, or @len. */
+static size_t params_end(const char *s, size_t len)
+{
+	size_t p = 0;
+
+	while (p < len) {
+		size_t end;
+
+		while (p < len && is_space(s[p]))
+			p++;
+		if (p >= len)
+			break;
+		end = word_end(s, p, len);
+		if (end - p == 2 && s[p] == '-' && s[p + 1] == '-')
+			return p;
+		p = end;
+	}
+	return len;
+}
+
 static bool quotes_balanced(const char *s, size_t len)
 {
 	bool quoted = false;
@@ -53,7 +75,7 @@ static bool quotes_balanced(const char *s, size_t len)
 
 int sl_cmdline_set(const char *in, size_t len, const char *token, char **out)
 {
-	size_t cap = len + (token ? strlen(token) : 0) + 2, used = 0;
+	size_t cap = len + (token ? strlen(token) : 0) + 3, used = 0;
 	size_t p = 0, tail, ws_start = 0;
 	bool any = false;
 	char *buf;
@@ -64,7 +86,7 @@ int sl_cmdline_set(const char *in, size_t len, const char *token, char **out)
 	buf = malloc(cap + 1);
 	if (!buf)
 		return -ENOMEM;
-	tail = len;
+	tail = params_end(in, len);
 	while (tail > 0 && is_space(in[tail - 1]))
 		tail--;
 	/* Leading white space stays. */
@@ -94,6 +116,9 @@ int sl_cmdline_set(const char *in, size_t len, const char *token, char **out)
 			buf[used++] = ' ';
 		memcpy(buf + used, token, strlen(token));
 		used += strlen(token);
+		/* "--" right at the start: keep it a word of its own. */
+		if (tail < len && !is_space(in[tail]))
+			buf[used++] = ' ';
 	}
 	memcpy(buf + used, in + tail, len - tail);
 	used += len - tail;
@@ -109,6 +134,7 @@ unsigned sl_cmdline_count(const char *in, size_t len, char **last)
 
 	if (last)
 		*last = NULL;
+	len = params_end(in, len);
 	while (p < len) {
 		size_t end;
 

@@ -52,6 +52,24 @@ TEST(cmdline_count)
 	CHECK_INT(sl_cmdline_count("a b", 3, NULL), 0);
 }
 
+/*
+ * The kernel hands the words after a bare "--" to init: the token goes
+ * before it, and init's words are neither counted nor removed.
+ */
+TEST(cmdline_words_after_double_dash_belong_to_init)
+{
+	const char *line = "ro quiet -- split_lock_detect=off";
+
+	CHECK_STR(set("root=/dev/sda1 ro quiet -- single\n", "split_lock_detect=warn"),
+		  "root=/dev/sda1 ro quiet split_lock_detect=warn -- single\n");
+	CHECK_STR(set("ro split_lock_detect=off -- split_lock_detect=fatal", "split_lock_detect=warn"),
+		  "ro split_lock_detect=warn -- split_lock_detect=fatal");
+	CHECK_STR(set("ro split_lock_detect=off -- x", NULL), "ro -- x");
+	CHECK_STR(set("-- single", "split_lock_detect=warn"), "split_lock_detect=warn -- single");
+	CHECK_STR(set("a \"--\" b", "split_lock_detect=warn"), "a \"--\" b split_lock_detect=warn");
+	CHECK_INT(sl_cmdline_count(line, strlen(line), NULL), 0);
+}
+
 static int eval(const char *text, struct sl_grub_result *res)
 {
 	struct sl_sh_file f = { "/etc/default/grub", text };
