@@ -55,7 +55,38 @@ static int add_file(struct splitlock_ctx *ctx, struct defaults *d, const char *p
 	return 0;
 }
 
-/* The files in the order grub-mkconfig sources them. */
+static bool debian_style(struct splitlock_ctx *ctx)
+{
+	return sl_have_tool(ctx, "update-grub");
+}
+
+/*
+ * Whether this distribution's grub-mkconfig sources /etc/default/grub.d:
+ * Debian's (and Ubuntu's, the ones update-grub runs) is patched to;
+ * upstream's, Arch's and Fedora's grub2-mkconfig read /etc/default/grub
+ * alone, so a drop-in there changes nothing and is not ours to edit.
+ */
+static bool sources_dropins(struct splitlock_ctx *ctx)
+{
+	static const char *const scripts[] = {
+		"/usr/sbin/grub-mkconfig", "/usr/bin/grub-mkconfig",
+		"/usr/sbin/grub2-mkconfig", "/usr/bin/grub2-mkconfig",
+		"/sbin/grub-mkconfig", "/sbin/grub2-mkconfig",
+	};
+
+	if (debian_style(ctx))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(scripts); i++) {
+		_cleanup_free_ char *text = NULL;
+
+		if (sl_read_file(ctx, scripts[i], SL_MAX_CONFIG_SIZE, &text, NULL) == 0 &&
+		    strstr(text, "default/grub.d"))
+			return true;
+	}
+	return false;
+}
+
+/* The files in the order this system's grub-mkconfig sources them. */
 static int load(struct splitlock_ctx *ctx, struct defaults *d)
 {
 	char **names = NULL;
@@ -65,6 +96,8 @@ static int load(struct splitlock_ctx *ctx, struct defaults *d)
 	r = add_file(ctx, d, DEFAULTS);
 	if (r < 0 && r != -ENOENT)
 		return r;
+	if (!sources_dropins(ctx))
+		return 0;
 	r = sl_list_dir(ctx, DROPIN_DIR, ".cfg", &names);
 	for (size_t i = 0; r == 0 && names[i]; i++) {
 		char path[512];
@@ -78,11 +111,6 @@ static int load(struct splitlock_ctx *ctx, struct defaults *d)
 	if (r < 0)
 		defaults_free(d);
 	return r;
-}
-
-static bool debian_style(struct splitlock_ctx *ctx)
-{
-	return sl_have_tool(ctx, "update-grub");
 }
 
 static int grub_detect(struct splitlock_ctx *ctx)
@@ -111,7 +139,7 @@ static int grub_read(struct splitlock_ctx *ctx, char **cmdline, char **source)
 	int r = load(ctx, &d);
 
 	*cmdline = NULL;
-	*source = strdup(DEFAULTS ", " DROPIN_DIR "/*.cfg");
+	*source = strdup(sources_dropins(ctx) ? DEFAULTS ", " DROPIN_DIR "/*.cfg" : DEFAULTS);
 	if (r < 0)
 		return r;
 	if (d.n == 0)

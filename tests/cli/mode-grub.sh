@@ -100,6 +100,25 @@ test_dry_run_changes_nothing() {
 	expect_unchanged "$T/before"
 }
 
+# Upstream grub-mkconfig (Arch; Fedora's grub2-mkconfig too) sources only
+# /etc/default/grub: a drop-in in grub.d decides nothing there, so slctl
+# neither reads it as the next boot nor edits it.
+test_grub_d_is_read_only_where_grub_mkconfig_sources_it() {
+	copy_fixture mode/arch-grub
+	stub_env
+	mkdir -p "$T/root/etc/default/grub.d"
+	echo 'GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT split_lock_detect=off"' \
+		>"$T/root/etc/default/grub.d/50-oldgame.cfg"
+	cp "$T/root/etc/default/grub.d/50-oldgame.cfg" "$T/dropin"
+	run "$SLCTL" --root "$T/root" --json mode
+	expect_json .next_boot default
+	expect_json .next_boot_source "grub: /etc/default/grub"
+	run "$SLCTL" --root "$T/root" mode warn --persist --run-tools
+	expect_rc 0
+	cmp -s "$T/dropin" "$T/root/etc/default/grub.d/50-oldgame.cfg" || fail "a drop-in grub ignores was edited"
+	[ "$(sld_tokens "$(normal_linux)")" = split_lock_detect=warn ] || fail "grub.cfg: $(normal_linux)"
+}
+
 # canary_path: a directory first on PATH whose update-grub, grub-mkconfig
 # and kernel-install only leave $T/ran-on-host behind: any of them running
 # means a --root run reached the running system's tools.
