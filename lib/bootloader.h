@@ -129,6 +129,14 @@ void sl_strv_free(char **v);
 int sl_cmdline_set(const char *in, size_t len, const char *token, char **out);
 /* Number of split_lock_detect tokens; *@last (may be NULL) the last one. */
 unsigned sl_cmdline_count(const char *in, size_t len, char **last);
+/*
+ * Command line files whose lines starting with "#" are comments
+ * (mkinitcpio's): the other lines joined by spaces, as the tool reads
+ * them; and the file with every token removed from those lines and @token
+ * (unless NULL or empty) appended to the last of them, comments untouched.
+ */
+int sl_cmdline_file_join(const char *text, char **out);
+int sl_cmdline_file_set(const char *text, const char *token, char **out);
 
 /* grub-defaults.c */
 struct sl_sh_file {

@@ -154,3 +154,94 @@ unsigned sl_cmdline_count(const char *in, size_t len, char **last)
 	}
 	return n;
 }
+
+/* A line of a command line file that is a comment ("#" after blanks). */
+static bool comment_line(const char *line, size_t len)
+{
+	size_t p = 0;
+
+	while (p < len && (line[p] == ' ' || line[p] == '\t'))
+		p++;
+	return p < len && line[p] == '#';
+}
+
+int sl_cmdline_file_join(const char *text, char **out)
+{
+	size_t len = strlen(text), used = 0;
+	char *buf = malloc(len + 1);
+
+	if (!buf)
+		return -ENOMEM;
+	for (const char *line = text; *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+
+		if (!comment_line(line, n)) {
+			if (used)
+				buf[used++] = ' ';
+			memcpy(buf + used, line, n);
+			used += n;
+		}
+		line += n + (nl ? 1 : 0);
+	}
+	buf[used] = '\0';
+	*out = buf;
+	return 0;
+}
+
+int sl_cmdline_file_set(const char *text, const char *token, char **out)
+{
+	size_t len = strlen(text), used = 0, last_start = 0, last_end = SIZE_MAX;
+	size_t cap = len + (token ? strlen(token) : 0) + 8;
+	char *buf = malloc(cap);
+	int r = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (const char *line = text; *line && r == 0;) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		char *edited = NULL;
+
+		if (comment_line(line, n)) {
+			memcpy(buf + used, line, n);
+			used += n;
+		} else if ((r = sl_cmdline_set(line, n, NULL, &edited)) == 0) {
+			last_start = used;
+			memcpy(buf + used, edited, strlen(edited));
+			used += strlen(edited);
+			last_end = used;
+			free(edited);
+		}
+		if (nl)
+			buf[used++] = '\n';
+		line += n + (nl ? 1 : 0);
+	}
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	buf[used] = '\0';
+	if (token && *token) {
+		char *joined = NULL;
+
+		if (last_end == SIZE_MAX) {
+			/* Only comments (or nothing): the token gets a line of its own. */
+			r = asprintf(&joined, "%s%s%s\n", buf,
+				     used && buf[used - 1] != '\n' ? "\n" : "", token);
+		} else {
+			_cleanup_free_ char *last = NULL;
+
+			r = sl_cmdline_set(buf + last_start, last_end - last_start, token, &last);
+			if (r == 0 && asprintf(&joined, "%.*s%s%s", (int)last_start, buf, last,
+					       buf + last_end) < 0)
+				r = -ENOMEM;
+		}
+		free(buf);
+		if (r < 0)
+			return r == -1 ? -ENOMEM : r;
+		buf = joined;
+	}
+	*out = buf;
+	return 0;
+}

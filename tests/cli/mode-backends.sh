@@ -96,11 +96,46 @@ test_mkinitcpio_uki() {
 	grep -qx 'mkinitcpio -P' "$STUB_LOG" || fail "$(cat "$STUB_LOG")"
 	[ "$(cat "$T/root/etc/cmdline.d/slctl.conf")" = split_lock_detect=warn ] || fail "slctl.conf"
 	[ "$(cat "$T/root/etc/cmdline.d/zz-tuning.conf")" = "quiet bgrt_disable" ] || fail "old token kept"
+	[ "$(cat "$T/root/efi/EFI/Linux/arch-linux.efi")" = "cmdline: root=UUID=abcd rw split_lock_detect=warn quiet bgrt_disable" ] ||
+		fail "UKI: $(cat "$T/root/efi/EFI/Linux/arch-linux.efi")"
 	run "$SLCTL" --root "$T/root" --json mode
 	expect_json .next_boot warn
 	run "$SLCTL" --root "$T/root" mode default --persist --run-tools
 	expect_rc 0
 	[ ! -e "$T/root/etc/cmdline.d/slctl.conf" ] || fail "slctl.conf left"
+}
+
+# mkinitcpio >= 37.3 appends every /etc/cmdline.d/*.conf to
+# /etc/kernel/cmdline, and comment lines do not count: before, slctl edited
+# /etc/kernel/cmdline alone and the UKI ended in split_lock_detect=off.
+test_mkinitcpio_reads_every_source_and_skips_comments() {
+	copy_fixture mode/arch-uki
+	stub_env
+	mkdir -p "$T/root/etc/kernel"
+	printf '%s\n' 'root=UUID=abcd rw' '# split_lock_detect=off was for the old game' >"$T/root/etc/kernel/cmdline"
+	run "$SLCTL" --root "$T/root" --json mode
+	expect_json .next_boot off
+	run "$SLCTL" --root "$T/root" mode warn --persist --run-tools
+	expect_rc 0
+	[ "$(cat "$T/root/efi/EFI/Linux/arch-linux.efi")" = "cmdline: root=UUID=abcd rw split_lock_detect=warn root=UUID=abcd rw quiet bgrt_disable" ] ||
+		fail "UKI: $(cat "$T/root/efi/EFI/Linux/arch-linux.efi")"
+	grep -qx '# split_lock_detect=off was for the old game' "$T/root/etc/kernel/cmdline" || fail "the comment changed"
+	[ ! -e "$T/root/etc/cmdline.d/slctl.conf" ] || fail "slctl.conf written beside /etc/kernel/cmdline"
+	run "$SLCTL" --root "$T/root" --json mode
+	expect_json .next_boot warn
+}
+
+# A preset's PRESET_cmdline= file is that image's whole command line.
+test_mkinitcpio_preset_cmdline_file() {
+	copy_fixture mode/arch-uki
+	stub_env
+	mkdir -p "$T/root/etc/kernel"
+	echo 'root=UUID=abcd rw split_lock_detect=off' >"$T/root/etc/kernel/cmdline-fallback"
+	echo 'fallback_cmdline="/etc/kernel/cmdline-fallback"' >>"$T/root/etc/mkinitcpio.d/linux.preset"
+	run "$SLCTL" --root "$T/root" mode fatal --persist --run-tools
+	expect_rc 0
+	[ "$(cat "$T/root/efi/EFI/Linux/arch-linux-fallback.efi")" = "cmdline: root=UUID=abcd rw split_lock_detect=fatal" ] ||
+		fail "fallback UKI: $(cat "$T/root/efi/EFI/Linux/arch-linux-fallback.efi")"
 }
 
 test_refind() {

@@ -70,6 +70,23 @@ TEST(cmdline_words_after_double_dash_belong_to_init)
 	CHECK_INT(sl_cmdline_count(line, strlen(line), NULL), 0);
 }
 
+/* mkinitcpio's files: comment lines neither count nor change. */
+TEST(cmdline_file_keeps_comments)
+{
+	char *out = NULL;
+
+	CHECK_INT(sl_cmdline_file_set("# split_lock_detect=off old\nro split_lock_detect=off\n# end\n",
+				      "split_lock_detect=warn", &out), 0);
+	CHECK_STR(out, "# split_lock_detect=off old\nro split_lock_detect=warn\n# end\n");
+	free(out);
+	CHECK_INT(sl_cmdline_file_set("# only a comment\n", "split_lock_detect=warn", &out), 0);
+	CHECK_STR(out, "# only a comment\nsplit_lock_detect=warn\n");
+	free(out);
+	CHECK_INT(sl_cmdline_file_join("a\n # b split_lock_detect=off\nc\n", &out), 0);
+	CHECK_STR(out, "a c");
+	free(out);
+}
+
 static int eval(const char *text, struct sl_grub_result *res)
 {
 	struct sl_sh_file f = { "/etc/default/grub", text };
