@@ -43,23 +43,26 @@ static bool is_ours(const char *w, size_t n)
 	return n == k || w[k] == '=' || w[k] == '"';
 }
 
+/* The next word at or after *@p: [*@start, *@p), false at the end. */
+static bool next_word(const char *s, size_t len, size_t *p, size_t *start)
+{
+	while (*p < len && is_space(s[*p]))
+		(*p)++;
+	if (*p >= len)
+		return false;
+	*start = *p;
+	*p = word_end(s, *p, len);
+	return true;
+}
+
 /* Where the kernel's parameters end: the start of a bare "--" word, or @len. */
 static size_t params_end(const char *s, size_t len)
 {
-	size_t p = 0;
+	size_t p = 0, start;
 
-	while (p < len) {
-		size_t end;
-
-		while (p < len && is_space(s[p]))
-			p++;
-		if (p >= len)
-			break;
-		end = word_end(s, p, len);
-		if (end - p == 2 && s[p] == '-' && s[p + 1] == '-')
-			return p;
-		p = end;
-	}
+	while (next_word(s, len, &p, &start))
+		if (p - start == 2 && s[start] == '-' && s[start + 1] == '-')
+			return start;
 	return len;
 }
 
@@ -129,28 +132,20 @@ int sl_cmdline_set(const char *in, size_t len, const char *token, char **out)
 
 unsigned sl_cmdline_count(const char *in, size_t len, char **last)
 {
-	size_t p = 0;
+	size_t p = 0, start;
 	unsigned n = 0;
 
 	if (last)
 		*last = NULL;
 	len = params_end(in, len);
-	while (p < len) {
-		size_t end;
-
-		while (p < len && is_space(in[p]))
-			p++;
-		if (p >= len)
-			break;
-		end = word_end(in, p, len);
-		if (is_ours(in + p, end - p)) {
-			n++;
-			if (last) {
-				free(*last);
-				*last = strndup(in + p, end - p);
-			}
+	while (next_word(in, len, &p, &start)) {
+		if (!is_ours(in + start, p - start))
+			continue;
+		n++;
+		if (last) {
+			free(*last);
+			*last = strndup(in + start, p - start);
 		}
-		p = end;
 	}
 	return n;
 }
