@@ -75,14 +75,23 @@ static int ostree_plan(struct splitlock_boot_plan *plan)
 		return -ENOMEM;
 	if (n == 1 && plan->token[0])
 		return sl_cmd_argf(cmd, "--replace=%s", plan->token);
-	/* Delete each existing value, then add ours. */
+	/*
+	 * Delete each existing value, then add ours in a second call: within
+	 * one call the daemon applies --append-if-missing before
+	 * --delete-if-present, so a word both kept and deleted would vanish.
+	 */
 	for (char *w = strtok(cmdline, " \t"); w; w = strtok(NULL, " \t"))
 		if (sl_cmdline_count(w, strlen(w), NULL) &&
 		    sl_cmd_argf(cmd, "--delete-if-present=%s", w) < 0)
 			return -ENOMEM;
-	if (plan->token[0])
-		return sl_cmd_argf(cmd, "--append-if-missing=%s", plan->token);
-	return 0;
+	if (!plan->token[0])
+		return 0;
+	if (n > 0) {
+		cmd = sl_plan_command(plan);
+		if (!cmd || sl_cmd_arg(cmd, "rpm-ostree") < 0 || sl_cmd_arg(cmd, "kargs") < 0)
+			return -ENOMEM;
+	}
+	return sl_cmd_argf(cmd, "--append-if-missing=%s", plan->token);
 }
 
 static int ostree_regenerate(struct splitlock_boot_plan *plan)

@@ -67,6 +67,20 @@ test_rpm_ostree_waits_for_idle() {
 		"$T/root/boot/loader/entries/ostree-2-fedora.conf" || fail "other arguments changed"
 }
 
+# Two words, one of them the new one: with --delete-if-present for both and
+# --append-if-missing in one call, the daemon appends first (a no-op) and
+# then deletes both, leaving none.
+test_rpm_ostree_deletes_before_it_appends() {
+	copy_fixture mode/silverblue
+	stub_env
+	sed -i 's/^options .*/& split_lock_detect=off split_lock_detect=warn/' \
+		"$T/root/boot/loader/entries/ostree-2-fedora.conf"
+	run "$SLCTL" --root "$T/root" mode warn --persist --run-tools
+	expect_rc 0
+	[ "$(sld_tokens "$(sed -n 's/^options //p' "$T/root/boot/loader/entries/ostree-2-fedora.conf")")" = \
+	  split_lock_detect=warn ] || fail "entry: $(grep options "$T/root/boot/loader/entries/ostree-2-fedora.conf")"
+}
+
 test_kernelstub_popos() {
 	copy_fixture mode/popos-kernelstub
 	stub_env
