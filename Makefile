@@ -177,6 +177,12 @@ reliability: deps
 	@tools/deps.sh valgrind fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/reliability-report
 
+# slctl against the real GRUB, systemd-boot and rEFInd tools in Debian 12
+# images (mmdebstrap, cached in /var/cache/slctl-boot); needs root.
+check-boot: deps
+	$(MAKE) all
+	tests/boot/run
+
 check-kernel: deps
 	$(MAKE) all
 	tests/kernel/run
@@ -256,5 +262,5 @@ clean:
 	rm -rf $(B) build-asan build-fuzz $(DIST).tar.gz
 
 .PHONY: all tests deps run check-abi abi-update fuzz reliability check check-asan check-valgrind \
-	check-kernel install dist distcheck deb debcheck rpm clean FORCE
+	check-boot check-kernel install dist distcheck deb debcheck rpm clean FORCE
 FORCE:

@@ -9,7 +9,7 @@
 static void usage(FILE *out)
 {
 	fputs("Usage: slctl mode\n"
-	      "       slctl mode MODE --persist [--backend NAME] [--dry-run]\n\n"
+	      "       slctl mode MODE --persist [--backend NAME] [--dry-run] [--run-tools]\n\n"
 	      "Without MODE, show the detection mode of the running kernel and the\n"
 	      "mode the next boot will use, with where each comes from. With MODE,\n"
 	      "set the split_lock_detect= boot parameter through the system's own\n"
@@ -21,9 +21,11 @@ static void usage(FILE *out)
 	      "  -b, --backend NAME   auto (default), or one of\n", out);
 	fprintf(out, "                       %s\n", slctl_backend_names());
 	fputs(	      "  -n, --dry-run        show the diff and the commands, change nothing\n"
+	      "      --run-tools      with --root, run the regeneration commands inside\n"
+	      "                       the root (chroot), with the root's own tools\n"
 	      "  -h, --help           show this help\n\n"
 	      "With --root other than /, files under the root are edited and the\n"
-	      "regeneration commands are printed, not run (SLCTL_RUN_TOOLS=1 runs them).\n",
+	      "regeneration commands are printed, not run, unless --run-tools is given.\n",
 	      out);
 }
 
@@ -170,12 +172,11 @@ static void print_json_plan(const struct splitlock_boot_plan *plan, const char *
 }
 
 static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
-	       const char *text, const char *backend, bool dry_run)
+	       const char *text, const char *backend, bool dry_run, bool run_tools)
 {
 	struct splitlock_boot_plan *plan = NULL;
 	enum splitlock_mode mode = SPLITLOCK_MODE_UNKNOWN;
 	unsigned rate = 0, ifaces = 0, flags = 0;
-	const char *run_tools = getenv("SLCTL_RUN_TOOLS");
 	bool real_root = streq(splitlock_get_root(ctx), "/");
 	int r, ret = EXIT_OK;
 
@@ -193,7 +194,7 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		if (r)
 			return r;
 	}
-	if (run_tools && streq(run_tools, "1"))
+	if (run_tools)
 		flags |= SPLITLOCK_BOOT_RUN_TOOLS;
 
 	r = splitlock_boot_plan_new(ctx, backend, flags, &plan);
@@ -277,10 +278,11 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		{ "persist", no_argument, NULL, 'p' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "backend", required_argument, NULL, 'b' },
+		{ "run-tools", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	bool persist = false, dry_run = false;
+	bool persist = false, dry_run = false, run_tools = false;
 	const char *backend = NULL;
 	int c;
 
@@ -295,6 +297,9 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		case 'b':
 			backend = optarg;
 			break;
+		case 'T':
+			run_tools = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -306,8 +311,9 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		return slctl_usage_error("mode", "'%s' is not a backend; use auto, %s.", backend,
 					 slctl_backend_names());
 	if (optind == argc) {
-		if (persist || dry_run || backend)
-			return slctl_usage_error("mode", "--persist, --dry-run and --backend need a MODE.");
+		if (persist || dry_run || backend || run_tools)
+			return slctl_usage_error("mode", "--persist, --dry-run, --backend and "
+						 "--run-tools need a MODE.");
 		return show(ctx, g);
 	}
 	if (argc - optind > 1)
@@ -323,7 +329,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 					 "so a mode cannot be changed now; add --persist to set it "
 					 "for the next boot.");
 	}
-	return set(ctx, g, argv[optind], backend, dry_run);
+	return set(ctx, g, argv[optind], backend, dry_run, run_tools);
 }
 
 const struct slctl_command slctl_cmd_mode = {

@@ -16,6 +16,8 @@
 #define DEFAULTS "/etc/default/grub"
 #define DROPIN_DIR "/etc/default/grub.d"
 #define DROPIN DROPIN_DIR "/zz-slctl.cfg"
+/* grub-mkconfig marks what each /etc/grub.d script generated. */
+#define LINUX_SECTION_BEGIN "### BEGIN /etc/grub.d/10_linux ###"
 #define DROPIN_HEADER "# Written by slctl mode --persist; change it with 'slctl mode'.\n"
 
 struct defaults {
@@ -53,7 +55,38 @@ static int add_file(struct splitlock_ctx *ctx, struct defaults *d, const char *p
 	return 0;
 }
 
-/* The files in the order grub-mkconfig sources them. */
+static bool debian_style(struct splitlock_ctx *ctx)
+{
+	return sl_have_tool(ctx, "update-grub");
+}
+
+/*
+ * Whether this distribution's grub-mkconfig sources /etc/default/grub.d:
+ * Debian's (and Ubuntu's, the ones update-grub runs) is patched to;
+ * upstream's, Arch's and Fedora's grub2-mkconfig read /etc/default/grub
+ * alone, so a drop-in there changes nothing and is not ours to edit.
+ */
+static bool sources_dropins(struct splitlock_ctx *ctx)
+{
+	static const char *const scripts[] = {
+		"/usr/sbin/grub-mkconfig", "/usr/bin/grub-mkconfig",
+		"/usr/sbin/grub2-mkconfig", "/usr/bin/grub2-mkconfig",
+		"/sbin/grub-mkconfig", "/sbin/grub2-mkconfig",
+	};
+
+	if (debian_style(ctx))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(scripts); i++) {
+		_cleanup_free_ char *text = NULL;
+
+		if (sl_read_file(ctx, scripts[i], SL_MAX_CONFIG_SIZE, &text, NULL) == 0 &&
+		    strstr(text, "default/grub.d"))
+			return true;
+	}
+	return false;
+}
+
+/* The files in the order this system's grub-mkconfig sources them. */
 static int load(struct splitlock_ctx *ctx, struct defaults *d)
 {
 	char **names = NULL;
@@ -63,6 +96,8 @@ static int load(struct splitlock_ctx *ctx, struct defaults *d)
 	r = add_file(ctx, d, DEFAULTS);
 	if (r < 0 && r != -ENOENT)
 		return r;
+	if (!sources_dropins(ctx))
+		return 0;
 	r = sl_list_dir(ctx, DROPIN_DIR, ".cfg", &names);
 	for (size_t i = 0; r == 0 && names[i]; i++) {
 		char path[512];
@@ -76,11 +111,6 @@ static int load(struct splitlock_ctx *ctx, struct defaults *d)
 	if (r < 0)
 		defaults_free(d);
 	return r;
-}
-
-static bool debian_style(struct splitlock_ctx *ctx)
-{
-	return sl_have_tool(ctx, "update-grub");
 }
 
 static int grub_detect(struct splitlock_ctx *ctx)
@@ -109,7 +139,7 @@ static int grub_read(struct splitlock_ctx *ctx, char **cmdline, char **source)
 	int r = load(ctx, &d);
 
 	*cmdline = NULL;
-	*source = strdup(DEFAULTS ", " DROPIN_DIR "/*.cfg");
+	*source = strdup(sources_dropins(ctx) ? DEFAULTS ", " DROPIN_DIR "/*.cfg" : DEFAULTS);
 	if (r < 0)
 		return r;
 	if (d.n == 0)
@@ -345,13 +375,13 @@ static int grub_plan(struct splitlock_boot_plan *plan)
 		if (r == 0)
 			r = sl_cmd_arg(cmd, "-o");
 		if (r == 0)
-			r = sl_cmd_path(plan, cmd, "/boot/grub2/grub.cfg");
+			r = sl_cmd_arg(cmd, "/boot/grub2/grub.cfg");
 	} else {
 		r = sl_cmd_arg(cmd, "grub-mkconfig");
 		if (r == 0)
 			r = sl_cmd_arg(cmd, "-o");
 		if (r == 0)
-			r = sl_cmd_path(plan, cmd, "/boot/grub/grub.cfg");
+			r = sl_cmd_arg(cmd, "/boot/grub/grub.cfg");
 	}
 out:
 	for (size_t i = 0; i < ARRAY_SIZE(texts); i++)
@@ -361,13 +391,18 @@ out:
 	return r;
 }
 
-/* The generated grub.cfg: its normal entries carry the token, none twice. */
+/*
+ * The generated grub.cfg: the entries 10_linux wrote carry the token, none
+ * twice (the recovery entry, built from GRUB_CMDLINE_LINUX alone, may lack
+ * it when the token went to GRUB_CMDLINE_LINUX_DEFAULT).
+ */
 static int grub_verify(struct splitlock_boot_plan *plan)
 {
 	const char *cfg = sl_have_tool(plan->ctx, "grub2-mkconfig") && !debian_style(plan->ctx)
 				  ? "/boot/grub2/grub.cfg" : "/boot/grub/grub.cfg";
 	_cleanup_free_ char *text = NULL;
 	unsigned good = 0, bad = 0;
+	bool in_linux = false;
 	int r = sl_read_file(plan->ctx, cfg, SL_MAX_CONFIG_SIZE, &text, NULL);
 
 	if (r < 0)
@@ -377,8 +412,18 @@ static int grub_verify(struct splitlock_boot_plan *plan)
 		_cleanup_free_ char *last = NULL;
 		unsigned n;
 
+		/*
+		 * Only the entries 10_linux generates carry GRUB_CMDLINE_LINUX*:
+		 * a user's own 40_custom entry with another word is theirs.
+		 */
+		if (startswith(line, "### BEGIN ")) {
+			in_linux = streq(line, LINUX_SECTION_BEGIN);
+			continue;
+		}
+		if (startswith(line, "### END "))
+			in_linux = false;
 		line += strspn(line, " \t");
-		if (!startswith(line, "linux"))
+		if (!in_linux || !startswith(line, "linux"))
 			continue;
 		n = sl_cmdline_count(line, strlen(line), &last);
 		if (plan->token[0] ? (n == 1 && streq(last, plan->token)) : n == 0)

@@ -183,7 +183,7 @@ static int verify_with_grubby(struct splitlock_boot_plan *plan)
 	char *const argv[] = { (char *)"grubby", (char *)"--info=ALL", NULL };
 	_cleanup_free_ char *out = NULL;
 	unsigned seen = 0;
-	int r = sl_spawn(argv, NULL, &out);
+	int r = sl_spawn(plan->ctx, argv, NULL, &out);
 
 	if (r != 0)
 		return sl_plan_fail(plan, r < 0 ? r : -EIO,

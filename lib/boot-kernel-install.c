@@ -181,17 +181,17 @@ static int add_command(struct splitlock_boot_plan *plan, const char *entry,
 	if (r == 0)
 		r = sl_cmd_arg(cmd, version);
 	if (r == 0)
-		r = sl_cmd_path(plan, cmd, image);
+		r = sl_cmd_arg(cmd, image);
 	if (r == 0)
-		r = sl_cmd_path(plan, cmd, initrd);
-	if (r == 0 && !streq(ctx->root, "/")) {
-		/* Keep the real kernel-install inside the root. */
-		r = sl_cmd_env(cmd, "KERNEL_INSTALL_CONF_ROOT=%s/etc/kernel", ctx->root);
-		if (r == 0)
-			r = sl_cmd_env(cmd, "BOOT_ROOT=%s%s", ctx->root, boot_root(ctx));
-		if (r == 0 && sl_read_line(ctx, "/etc/machine-id", token, sizeof(token)) == 0 && *token)
-			r = sl_cmd_env(cmd, "MACHINE_ID=%s", token);
-	}
+		r = sl_cmd_arg(cmd, initrd);
+	/*
+	 * The entry directory and machine id slctl read, so that kernel-install
+	 * rewrites the very entry that was checked (it runs inside the root).
+	 */
+	if (r == 0)
+		r = sl_cmd_env(cmd, "BOOT_ROOT=%s", boot_root(ctx));
+	if (r == 0 && sl_read_line(ctx, "/etc/machine-id", token, sizeof(token)) == 0 && *token)
+		r = sl_cmd_env(cmd, "MACHINE_ID=%s", token);
 	return r;
 }
 

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * kernelstub (Pop!_OS): the options live in /etc/kernelstub/configuration
- * (JSON, "user" -> "kernel_options"); "kernelstub -d OLD -a NEW" edits them
- * and copies kernel and options to the EFI partition.
+ * (JSON, "user" -> "kernel_options"); kernelstub copies kernel and options
+ * to the EFI partition. We give the whole new list with "-o": kernelstub's
+ * "-d" (kernelstub/application.py) runs after "-a" whatever their order and
+ * subtracts as a Python set, which loses the order of every option and
+ * drops a word that is both added and deleted.
  */
 #include <errno.h>
 
@@ -72,26 +75,20 @@ static int stub_read(struct splitlock_ctx *ctx, char **cmdline, char **source)
 
 static int stub_plan(struct splitlock_boot_plan *plan)
 {
-	_cleanup_free_ char *cmdline = NULL, *source = NULL;
+	_cleanup_free_ char *cmdline = NULL, *source = NULL, *options = NULL;
 	struct sl_command *cmd;
-	char old[1024] = "";
 	int r = stub_read(plan->ctx, &cmdline, &source);
 
 	if (r < 0)
 		return sl_plan_fail(plan, r, "%s", source ? source : CONFIG " is unreadable");
 	if (sl_plan_cmdline_ok(plan, cmdline))
 		return 0;
-	for (char *w = strtok(cmdline, " "); w; w = strtok(NULL, " "))
-		if (sl_cmdline_count(w, strlen(w), NULL)) {
-			strncat(old, *old ? " " : "", sizeof(old) - strlen(old) - 1);
-			strncat(old, w, sizeof(old) - strlen(old) - 1);
-		}
+	r = sl_cmdline_set(cmdline, strlen(cmdline), plan->token, &options);
+	if (r < 0)
+		return r;
 	cmd = sl_plan_command(plan);
-	if (!cmd || sl_cmd_arg(cmd, "kernelstub") < 0)
-		return -ENOMEM;
-	if (*old && (sl_cmd_arg(cmd, "-d") < 0 || sl_cmd_arg(cmd, old) < 0))
-		return -ENOMEM;
-	if (plan->token[0] && (sl_cmd_arg(cmd, "-a") < 0 || sl_cmd_arg(cmd, plan->token) < 0))
+	if (!cmd || sl_cmd_arg(cmd, "kernelstub") < 0 || sl_cmd_arg(cmd, "-o") < 0 ||
+	    sl_cmd_arg(cmd, options + strspn(options, " ")) < 0)
 		return -ENOMEM;
 	return sl_plan_snapshot(plan, CONFIG);
 }

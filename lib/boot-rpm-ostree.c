@@ -75,14 +75,23 @@ static int ostree_plan(struct splitlock_boot_plan *plan)
 		return -ENOMEM;
 	if (n == 1 && plan->token[0])
 		return sl_cmd_argf(cmd, "--replace=%s", plan->token);
-	/* Delete each existing value, then add ours. */
+	/*
+	 * Delete each existing value, then add ours in a second call: within
+	 * one call the daemon applies --append-if-missing before
+	 * --delete-if-present, so a word both kept and deleted would vanish.
+	 */
 	for (char *w = strtok(cmdline, " \t"); w; w = strtok(NULL, " \t"))
 		if (sl_cmdline_count(w, strlen(w), NULL) &&
 		    sl_cmd_argf(cmd, "--delete-if-present=%s", w) < 0)
 			return -ENOMEM;
-	if (plan->token[0])
-		return sl_cmd_argf(cmd, "--append-if-missing=%s", plan->token);
-	return 0;
+	if (!plan->token[0])
+		return 0;
+	if (n > 0) {
+		cmd = sl_plan_command(plan);
+		if (!cmd || sl_cmd_arg(cmd, "rpm-ostree") < 0 || sl_cmd_arg(cmd, "kargs") < 0)
+			return -ENOMEM;
+	}
+	return sl_cmd_argf(cmd, "--append-if-missing=%s", plan->token);
 }
 
 static int ostree_regenerate(struct splitlock_boot_plan *plan)
@@ -91,7 +100,7 @@ static int ostree_regenerate(struct splitlock_boot_plan *plan)
 
 	for (int i = 0;; i++) {
 		_cleanup_free_ char *out = NULL;
-		int r = sl_spawn(status, NULL, &out);
+		int r = sl_spawn(plan->ctx, status, NULL, &out);
 
 		if (r < 0)
 			return sl_plan_fail(plan, -ECHILD, "cannot run rpm-ostree: %s", strerror(-r));
@@ -110,7 +119,7 @@ static int ostree_verify(struct splitlock_boot_plan *plan)
 {
 	char *const kargs[] = { (char *)"rpm-ostree", (char *)"kargs", NULL };
 	_cleanup_free_ char *out = NULL;
-	int r = sl_spawn(kargs, NULL, &out);
+	int r = sl_spawn(plan->ctx, kargs, NULL, &out);
 
 	if (r != 0 || !out || !sl_plan_cmdline_ok(plan, out))
 		return sl_plan_fail(plan, -EBADMSG, "'rpm-ostree kargs' does not show %s "

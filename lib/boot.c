@@ -310,24 +310,15 @@ struct sl_command *sl_plan_command(struct splitlock_boot_plan *plan)
 	c = &plan->cmds[plan->n_cmds++];
 	*c = (struct sl_command){ 0 };
 	c->argv = calloc(1, sizeof(char *));
-	c->exec_argv = calloc(1, sizeof(char *));
 	c->env = calloc(1, sizeof(char *));
-	if (!c->argv || !c->exec_argv || !c->env)
+	if (!c->argv || !c->env)
 		return NULL;
 	return c;
 }
 
 int sl_cmd_arg(struct sl_command *cmd, const char *arg)
 {
-	size_t n = cmd->argc;
-	int r = strv_push(&cmd->argv, &n, strdup(arg));
-
-	if (r < 0)
-		return r;
-	n = cmd->argc;
-	r = strv_push(&cmd->exec_argv, &n, strdup(arg));
-	cmd->argc = n;
-	return r;
+	return strv_push(&cmd->argv, &cmd->argc, strdup(arg));
 }
 
 int sl_cmd_argf(struct sl_command *cmd, const char *format, ...)
@@ -342,24 +333,6 @@ int sl_cmd_argf(struct sl_command *cmd, const char *format, ...)
 	if (r < 0)
 		return -ENOMEM;
 	return sl_cmd_arg(cmd, s);
-}
-
-int sl_cmd_path(const struct splitlock_boot_plan *plan, struct sl_command *cmd,
-		const char *path)
-{
-	const char *root = plan->ctx->root;
-	size_t n = cmd->argc;
-	char *host = NULL;
-	int r = strv_push(&cmd->argv, &n, strdup(path));
-
-	if (r < 0)
-		return r;
-	if (asprintf(&host, "%s%s", streq(root, "/") ? "" : root, path) < 0)
-		return -ENOMEM;
-	n = cmd->argc;
-	r = strv_push(&cmd->exec_argv, &n, host);
-	cmd->argc = n;
-	return r;
 }
 
 int sl_cmd_env(struct sl_command *cmd, const char *format, ...)
@@ -461,7 +434,6 @@ _public_ int splitlock_boot_plan_mode(struct splitlock_boot_plan *plan,
 static void free_command(struct sl_command *c)
 {
 	sl_strv_free(c->argv);
-	sl_strv_free(c->exec_argv);
 	sl_strv_free(c->env);
 }
 
@@ -648,7 +620,7 @@ int sl_boot_run_commands(struct splitlock_boot_plan *plan)
 		int r;
 
 		sl_info(plan->ctx, "running %s", text ? text : c->argv[0]);
-		r = sl_spawn(c->exec_argv, c->env, NULL);
+		r = sl_spawn(plan->ctx, c->argv, c->env, NULL);
 		plan->tools_ran = true;
 		if (r < 0)
 			return sl_plan_fail(plan, -ECHILD, "cannot run '%s': %s", c->argv[0],

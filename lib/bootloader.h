@@ -20,10 +20,9 @@ struct sl_file_change {
 	bool in_place;   /* an existing file we edit: keep a backup */
 };
 
-/* A regeneration command, never a shell string. */
+/* A regeneration command, never a shell string; it runs inside the root. */
 struct sl_command {
-	char **argv;      /* as it runs inside the root (printed) */
-	char **exec_argv; /* as this process runs it: paths under the root */
+	char **argv;
 	char **env;       /* extra NAME=VALUE for the tool */
 	size_t argc, envc;
 };
@@ -42,7 +41,7 @@ struct splitlock_boot_plan {
 	unsigned ratelimit;
 	char token[64];            /* "split_lock_detect=V", "" when removing */
 	unsigned flags;
-	bool run_tools;            /* apply runs the commands */
+	bool run_tools;            /* apply runs the commands (inside the root) */
 	bool tools_ran;
 	struct sl_file_change *files;
 	size_t n_files;
@@ -101,9 +100,6 @@ int sl_plan_delete(struct splitlock_boot_plan *plan, const char *path);
 struct sl_command *sl_plan_command(struct splitlock_boot_plan *plan);
 int sl_cmd_arg(struct sl_command *cmd, const char *arg);
 int sl_cmd_argf(struct sl_command *cmd, const char *format, ...) _printf_(2, 3);
-/* An argument that is a path inside the root. */
-int sl_cmd_path(const struct splitlock_boot_plan *plan, struct sl_command *cmd,
-		const char *path);
 int sl_cmd_env(struct sl_command *cmd, const char *format, ...) _printf_(2, 3);
 int sl_plan_snapshot(struct splitlock_boot_plan *plan, const char *path);
 /* Run a command (first of plan-independent tools), output captured. */
@@ -133,6 +129,14 @@ void sl_strv_free(char **v);
 int sl_cmdline_set(const char *in, size_t len, const char *token, char **out);
 /* Number of split_lock_detect tokens; *@last (may be NULL) the last one. */
 unsigned sl_cmdline_count(const char *in, size_t len, char **last);
+/*
+ * Command line files whose lines starting with "#" are comments
+ * (mkinitcpio's): the other lines joined by spaces, as the tool reads
+ * them; and the file with every token removed from those lines and @token
+ * (unless NULL or empty) appended to the last of them, comments untouched.
+ */
+int sl_cmdline_file_join(const char *text, char **out);
+int sl_cmdline_file_set(const char *text, const char *token, char **out);
 
 /* grub-defaults.c */
 struct sl_sh_file {
@@ -173,9 +177,13 @@ int sl_diff(const char *path, const char *old, const char *new, char **out);
 /* lock.c: /run/lock/slctl.lock under the root; returns the fd. */
 int sl_lock(struct splitlock_ctx *ctx);
 
-/* spawn.c: run @argv (PATH lookup) with @env added; stdout to *@output when
- * not NULL, to our stderr otherwise. Returns the exit status (>= 0), or a
- * negative errno when it could not run. */
-int sl_spawn(char *const *argv, char *const *env, char **output);
+/*
+ * spawn.c: run @argv (PATH lookup) with @env added, inside the context's
+ * root (chroot when it is not "/", with that root's standard PATH); stdout
+ * to *@output when not NULL, to our stderr otherwise. Returns the exit
+ * status (>= 0), or a negative errno when it could not run.
+ */
+int sl_spawn(struct splitlock_ctx *ctx, char *const *argv, char *const *env,
+	     char **output);
 
 #endif

@@ -301,8 +301,10 @@ struct splitlock_boot_plan;
 
 enum {
 	/*
-	 * Run the regeneration commands even though the root is not "/" (they
-	 * get the paths under the root). Without it they are only listed.
+	 * Run the regeneration commands even though the root is not "/": inside
+	 * the root (chroot(2), needs CAP_SYS_CHROOT), with the root's own tools
+	 * and standard PATH, never the running system's. Without it they are
+	 * only listed.
 	 */
 	SPLITLOCK_BOOT_RUN_TOOLS = 1u << 0,
 };

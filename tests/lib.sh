@@ -50,11 +50,12 @@ copy_fixture() {
 	cp -a "$FIXTURES/$1" "$T/root"
 }
 
-# Hash of every file under a tree, to prove that nothing changed.
+# Hash of every file under a tree, to prove that nothing changed (the
+# stubs' argument log aside: a tool that ran and failed still logs).
 tree_hash() {
 	(cd "$1" && {
-		find . -type f -print0 | sort -z | xargs -0 -r sha256sum
-		find . -printf '%y %p %l %m\n' | sort
+		find . -type f ! -path ./run/slctl-stub.log -print0 | sort -z | xargs -0 -r sha256sum
+		find . ! -path ./run/slctl-stub.log -printf '%y %p %l %m\n' | sort
 	})
 }
 
@@ -73,12 +74,23 @@ run_tests() {
 	done
 }
 
-# stub_env: tests/stubs/ first on PATH (test stubs, not the real tools), their
-# argument log in $STUB_LOG, the fake root they act on in $STUB_ROOT, and
-# slctl told to run the tools although --root is not "/".
+# stub_env: makes the fake root $T/root one that slctl --run-tools can chroot
+# into: a static busybox as /bin/sh and the utilities, the stubs of
+# tests/stubs in /usr/local/sbin (first on the root's PATH; slctl detects
+# tools only in /usr/sbin, /usr/bin, /sbin and /bin, so detection still sees
+# the fixture's own files). $STUB_LOG is the stubs' argument log as seen
+# from here. Nothing of the running system is run.
 stub_env() {
-	export PATH="$TOP/tests/stubs:$PATH" STUB_LOG="$T/stub.log" STUB_ROOT="$T/root"
-	export SLCTL_RUN_TOOLS=1
+	local a bb
+	bb=$(command -v busybox) || fail "busybox (busybox-static) is not installed"
+	mkdir -p "$T/root/bin" "$T/root/usr/local/sbin" "$T/root/run" "$T/root/tmp" "$T/root/dev"
+	cp "$bb" "$T/root/bin/busybox"
+	for a in $("$bb" --list); do
+		[ -e "$T/root/bin/$a" ] || ln -s busybox "$T/root/bin/$a"
+	done
+	[ -e "$T/root/dev/null" ] || mknod -m 666 "$T/root/dev/null" c 1 3
+	cp -P "$TOP"/tests/stubs/* "$T/root/usr/local/sbin/"
+	export STUB_LOG="$T/root/run/slctl-stub.log"
 	: >"$STUB_LOG"
 }
 

@@ -11,7 +11,8 @@ need() { missing="$missing $1"; }
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_pc() { have_cmd pkg-config && pkg-config --exists "$1"; }
 
-# Optional groups for the reliability targets: `deps.sh valgrind`, `deps.sh fuzz`.
+# Optional groups: `deps.sh valgrind`, `deps.sh fuzz` (reliability targets),
+# `deps.sh boot` (make check-boot).
 for group in "$@"; do
 	case $group in
 	valgrind) have_cmd valgrind || need valgrind ;;
@@ -19,6 +20,9 @@ for group in "$@"; do
 	fuzz) have_cmd clang || need clang
 	      [ -n "$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] ||
 		      need libfuzzer ;;
+	# make check-boot: Debian images built with mmdebstrap, kept as .tar.zst.
+	boot) have_cmd mmdebstrap || need mmdebstrap
+	      have_cmd zstd || need zstd ;;
 	esac
 done
 
@@ -40,6 +44,8 @@ have_cmd depmod || need depmod
 have_cmd strace || need strace
 # capsh drops one capability for the missing-privilege tests.
 have_cmd capsh || need capsh
+# Fake roots that slctl --run-tools chroots into get a static busybox.
+have_cmd busybox || need busybox
 # slctl mode tests run the real kernel-install of systemd in a fake root.
 have_cmd kernel-install || need kernel-install
 # tests/cli/completions.sh loads the zsh and fish completions in their shells.
@@ -57,7 +63,9 @@ if have_cmd apt-get; then
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap2-bin;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
 		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;;
-		abigail) echo abigail-tools;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;; esac; }
+		abigail) echo abigail-tools;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;;
+		mmdebstrap) echo mmdebstrap;; zstd) echo zstd;;
+		busybox) echo busybox-static;; esac; }
 elif have_cmd dnf; then
 	pm="dnf install -y"
 	map() { case $1 in

@@ -15,7 +15,7 @@ test_every_invalid_mode() {
 	for m in "" bogus WARN " warn" "warn " ratelimit ratelimit: ratelimit:0 ratelimit:1001 \
 		 ratelimit:-5 ratelimit:5x ratelimit:05a "ratelimit: 5" fatal,warn off=1 \
 		 split_lock_detect=warn seq2 defaults; do
-		run "$SLCTL" --root "$T/root" mode "$m" --persist
+		run "$SLCTL" --root "$T/root" mode "$m" --persist --run-tools
 		expect_rc 2
 		expect_err "is not a mode"
 		expect_unchanged "$T/before"
@@ -46,7 +46,7 @@ test_grub_unbalanced_quotes() {
 	stub_env
 	echo 'GRUB_CMDLINE_LINUX_DEFAULT="quiet splash' >"$T/root/etc/default/grub.d/60-broken.cfg"
 	snapshot
-	run "$SLCTL" --root "$T/root" mode warn --persist
+	run "$SLCTL" --root "$T/root" mode warn --persist --run-tools
 	expect_rc 1
 	expect_err "60-broken.cfg line 1: unbalanced \" quote"
 	expect_one_sentence
@@ -60,7 +60,7 @@ test_grub_multi_line_value() {
 	stub_env
 	printf 'GRUB_CMDLINE_LINUX_DEFAULT="quiet\n  splash"\n' >"$T/root/etc/default/grub.d/60-multi.cfg"
 	snapshot
-	run "$SLCTL" --root "$T/root" mode warn --persist
+	run "$SLCTL" --root "$T/root" mode warn --persist --run-tools
 	expect_rc 1
 	expect_err "spans several lines"
 	expect_one_sentence
@@ -72,7 +72,7 @@ test_grub_variable_it_cannot_evaluate() {
 	stub_env
 	echo 'GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT $EXTRA_ARGS"' >"$T/root/etc/default/grub.d/60-var.cfg"
 	snapshot
-	run "$SLCTL" --root "$T/root" mode fatal --persist
+	run "$SLCTL" --root "$T/root" mode fatal --persist --run-tools
 	expect_rc 1
 	expect_err 'uses $EXTRA_ARGS, which slctl cannot evaluate'
 	expect_one_sentence
@@ -84,7 +84,7 @@ test_grub_later_dropin_overrides() {
 	stub_env
 	echo 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"' >"$T/root/etc/default/grub.d/zzz-late.cfg"
 	snapshot
-	run "$SLCTL" --root "$T/root" mode fatal --persist
+	run "$SLCTL" --root "$T/root" mode fatal --persist --run-tools
 	expect_rc 1
 	expect_err "a file sourced later assigns"
 	expect_one_sentence
@@ -95,7 +95,7 @@ test_grub_failing_regeneration_restores() {
 	copy_fixture mode/debian-grub
 	stub_env
 	snapshot
-	STUB_FAIL=update-grub run "$SLCTL" --root "$T/root" mode warn --persist
+	STUB_FAIL=update-grub run "$SLCTL" --root "$T/root" mode warn --persist --run-tools
 	expect_rc 1
 	expect_err "'update-grub' failed with exit status 1; the previous configuration was restored."
 	grep -q 'simulated failure' <<<"$err" || fail "the tool's own message is missing"
@@ -137,12 +137,15 @@ test_refind_line_without_options_field() {
 	expect_unchanged "$T/before"
 }
 
-test_failing_kernel_install_restores() {
+# The root has no kernel-install of its own: --run-tools fails rather than
+# run the running system's, and everything is put back.
+test_kernel_install_missing_in_the_root_restores() {
 	copy_fixture mode/kernel-install
-	export SLCTL_RUN_TOOLS=1 KERNEL_INSTALL_PLUGINS=/bin/false
+	stub_env
 	snapshot
-	run "$SLCTL" --root "$T/root" mode fatal --persist
+	run "$SLCTL" --root "$T/root" mode fatal --persist --run-tools
 	expect_rc 1
+	expect_err "cannot run 'kernel-install': No such file or directory"
 	expect_err "the previous configuration was restored."
 	expect_unchanged "$T/before"
 }
@@ -152,7 +155,7 @@ test_bls_kernelopts() {
 	stub_env
 	sed -i 's/^options .*/options $kernelopts/' "$T/root"/boot/loader/entries/*.conf
 	snapshot
-	run "$SLCTL" --root "$T/root" mode warn --persist
+	run "$SLCTL" --root "$T/root" mode warn --persist --run-tools
 	expect_rc 1
 	expect_err 'takes its options from a variable ($kernelopts)'
 	expect_one_sentence
@@ -161,7 +164,7 @@ test_bls_kernelopts() {
 	copy_fixture mode/kernel-install
 	sed -i 's/^options .*/options $kernelopts/' "$T/root/boot/loader/entries/$(ls "$T/root/boot/loader/entries" | head -1)"
 	snapshot
-	run "$SLCTL" --root "$T/root" mode warn --persist --backend kernel-install
+	run "$SLCTL" --root "$T/root" mode warn --persist --run-tools --backend kernel-install
 	expect_rc 1
 	expect_err '$kernelopts'
 	expect_unchanged "$T/before"

@@ -52,6 +52,41 @@ TEST(cmdline_count)
 	CHECK_INT(sl_cmdline_count("a b", 3, NULL), 0);
 }
 
+/*
+ * The kernel hands the words after a bare "--" to init: the token goes
+ * before it, and init's words are neither counted nor removed.
+ */
+TEST(cmdline_words_after_double_dash_belong_to_init)
+{
+	const char *line = "ro quiet -- split_lock_detect=off";
+
+	CHECK_STR(set("root=/dev/sda1 ro quiet -- single\n", "split_lock_detect=warn"),
+		  "root=/dev/sda1 ro quiet split_lock_detect=warn -- single\n");
+	CHECK_STR(set("ro split_lock_detect=off -- split_lock_detect=fatal", "split_lock_detect=warn"),
+		  "ro split_lock_detect=warn -- split_lock_detect=fatal");
+	CHECK_STR(set("ro split_lock_detect=off -- x", NULL), "ro -- x");
+	CHECK_STR(set("-- single", "split_lock_detect=warn"), "split_lock_detect=warn -- single");
+	CHECK_STR(set("a \"--\" b", "split_lock_detect=warn"), "a \"--\" b split_lock_detect=warn");
+	CHECK_INT(sl_cmdline_count(line, strlen(line), NULL), 0);
+}
+
+/* mkinitcpio's files: comment lines neither count nor change. */
+TEST(cmdline_file_keeps_comments)
+{
+	char *out = NULL;
+
+	CHECK_INT(sl_cmdline_file_set("# split_lock_detect=off old\nro split_lock_detect=off\n# end\n",
+				      "split_lock_detect=warn", &out), 0);
+	CHECK_STR(out, "# split_lock_detect=off old\nro split_lock_detect=warn\n# end\n");
+	free(out);
+	CHECK_INT(sl_cmdline_file_set("# only a comment\n", "split_lock_detect=warn", &out), 0);
+	CHECK_STR(out, "# only a comment\nsplit_lock_detect=warn\n");
+	free(out);
+	CHECK_INT(sl_cmdline_file_join("a\n # b split_lock_detect=off\nc\n", &out), 0);
+	CHECK_STR(out, "a c");
+	free(out);
+}
+
 static int eval(const char *text, struct sl_grub_result *res)
 {
 	struct sl_sh_file f = { "/etc/default/grub", text };
