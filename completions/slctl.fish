@@ -31,6 +31,7 @@ complete -c slctl -n '__fish_seen_subcommand_from mode' -a 'off warn seq fatal r
 complete -c slctl -n '__fish_seen_subcommand_from mode' -s p -l persist -d 'Write the parameter for the next boot'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -s b -l backend -x -a 'auto grub grubby kernel-install systemd-boot rpm-ostree kernelstub mkinitcpio refind' -d 'Bootloader tool to use'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -s n -l dry-run -d 'Show the diff and the commands, change nothing'
+complete -c slctl -n '__fish_seen_subcommand_from mode' -l run-tools -d 'With --root, run the regeneration commands inside the root'
 
 # offenders [OPTIONS]
 set -l off '__fish_seen_subcommand_from offenders'
