@@ -676,20 +676,16 @@ static bool unchanged(struct splitlock_ctx *ctx, const char *path,
 _public_ int splitlock_boot_plan_apply(struct splitlock_boot_plan *plan)
 {
 	_cleanup_close_ int lock = -1;
-	_cleanup_free_ char *cmdline = NULL, *where = NULL;
+	_cleanup_free_ char *cmdline = NULL, *where = NULL, *why = NULL;
 	int r;
 
 	if (!plan->backend)
 		return -EINVAL;
 	if (plan->n_files == 0 && plan->n_cmds == 0)
 		return 0;
-	lock = sl_lock(plan->ctx);
-	if (lock == -EBUSY)
-		return sl_plan_fail(plan, -EBUSY, "another slctl is changing the boot "
-				    "configuration (it holds /run/lock/slctl.lock); try again");
+	lock = sl_lock(plan->ctx, &why);
 	if (lock < 0)
-		return sl_plan_fail(plan, lock, "cannot take /run/lock/slctl.lock: %s",
-				    strerror(-lock));
+		return sl_plan_fail(plan, lock, "%s", why ? why : strerror(-lock));
 	for (size_t i = 0; i < plan->n_files; i++)
 		if (!unchanged(plan->ctx, plan->files[i].path, plan->files[i].old,
 			       plan->files[i].old_len))

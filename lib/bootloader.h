@@ -170,8 +170,11 @@ void sl_grub_result_free(struct sl_grub_result *result);
 /* diff.c: unified diff of two texts, appended to *@out. */
 int sl_diff(const char *path, const char *old, const char *new, char **out);
 
-/* lock.c: /run/lock/slctl.lock under the root; returns the fd. */
-int sl_lock(struct splitlock_ctx *ctx);
+/* lock.c: /run/slctl/lock under the root; returns the fd, or a negative
+ * errno with a sentence in *@why (malloc'ed): -EBUSY when another holds it. */
+#define SL_LOCK_DIR "/run/slctl"
+#define SL_LOCK_FILE SL_LOCK_DIR "/lock"
+int sl_lock(struct splitlock_ctx *ctx, char **why);
 
 /* spawn.c: run @argv (PATH lookup) with @env added; stdout to *@output when
  * not NULL, to our stderr otherwise. Returns the exit status (>= 0), or a
