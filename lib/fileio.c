@@ -53,10 +53,53 @@ int sl_read_fd(int fd, size_t max, char **out, size_t *len)
 	return 0;
 }
 
+static const char *file_type(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFIFO: return "a FIFO";
+	case S_IFSOCK: return "a socket";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	default: return "not a regular file";
+	}
+}
+
+/*
+ * Open a file to read it whole, refusing what is not a plain file, with the
+ * errnos of systemd's stat_verify_regular() (src/basic/stat-util.c): a
+ * symlink at the last component is not followed (-ELOOP), a directory is
+ * -EISDIR, a FIFO, socket or device -EBADFD. O_NONBLOCK keeps open() from
+ * waiting for a writer at a FIFO, which would hang even `slctl status`.
+ * @follow lets the last component be a symlink, still resolved inside the
+ * root, for readers that must see what a tool following links sees.
+ */
+int sl_open_regular(const struct splitlock_ctx *ctx, const char *path, bool follow)
+{
+	struct stat st;
+	int fd = sl_open(ctx, path, O_RDONLY | O_NOCTTY | O_NONBLOCK |
+			 (follow ? 0 : O_NOFOLLOW), 0);
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	if (S_ISREG(st.st_mode))
+		return fd;
+	close(fd);
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	sl_err(ctx, "%s is %s; it was not read", path, file_type(st.st_mode));
+	return -EBADFD;
+}
+
 int sl_read_file(const struct splitlock_ctx *ctx, const char *path,
 		 size_t max, char **out, size_t *len)
 {
-	_cleanup_close_ int fd = sl_open(ctx, path, O_RDONLY | O_NOCTTY, 0);
+	_cleanup_close_ int fd = sl_open_regular(ctx, path, false);
 
 	if (fd < 0)
 		return fd;
@@ -67,7 +110,7 @@ int sl_read_file(const struct splitlock_ctx *ctx, const char *path,
 int sl_read_line(const struct splitlock_ctx *ctx, const char *path,
 		 char *buf, size_t size)
 {
-	_cleanup_close_ int fd = sl_open(ctx, path, O_RDONLY | O_NOCTTY, 0);
+	_cleanup_close_ int fd = sl_open_regular(ctx, path, false);
 	ssize_t n;
 	char *nl;
 

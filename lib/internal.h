@@ -66,6 +66,9 @@ int sl_readlink(const struct splitlock_ctx *ctx, const char *path, char *buf,
 		size_t size);
 
 /* fileio.c */
+/* A regular file opened to read (no symlink unless @follow, never blocking):
+ * -ELOOP, -EISDIR, or -EBADFD with a logged sentence for FIFOs and devices. */
+int sl_open_regular(const struct splitlock_ctx *ctx, const char *path, bool follow);
 int sl_read_fd(int fd, size_t max, char **out, size_t *len);
 int sl_read_file(const struct splitlock_ctx *ctx, const char *path,
 		 size_t max, char **out, size_t *len);
