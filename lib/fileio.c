@@ -7,6 +7,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include "internal.h"
 
@@ -172,7 +173,8 @@ static void remove_stale_temporaries(int dirfd, const char *name)
  * sees the old file or the new one, never a mix: write a temporary file in
  * the same directory, fsync it, rename it over the target, fsync the
  * directory. A symlink at @name is refused, never followed or replaced.
- * An existing file keeps its mode and owner; a new one gets @mode.
+ * An existing file keeps its mode, owner, group and extended attributes
+ * (ACLs, SELinux label); a new one gets @mode.
  * Writers of the same directory take turns (flock on the directory), which
  * makes it safe to sweep temporaries that a killed writer left.
  */
@@ -191,6 +193,78 @@ int sl_write_file_atomic_at(int dirfd, const char *name, const char *data,
 	r = write_locked(dirfd, name, data, len, mode);
 	flock(dirfd, LOCK_UN);
 	return r;
+}
+
+/*
+ * Every extended attribute of @from onto @to: the SELinux label
+ * (security.selinux), POSIX ACLs (system.posix_acl_access), capabilities,
+ * user.* attributes. A replaced file must be the same file to everyone who
+ * checks it; one we cannot copy fails the write rather than lose it.
+ */
+static int copy_xattrs(int from, int to)
+{
+	_cleanup_free_ char *names = NULL, *value = NULL;
+	ssize_t n = flistxattr(from, NULL, 0);
+	size_t cap = 0;
+
+	if (n < 0)
+		return errno == ENOTSUP ? 0 : -errno;
+	if (n == 0)
+		return 0;
+	names = malloc((size_t)n);
+	if (!names)
+		return -ENOMEM;
+	n = flistxattr(from, names, (size_t)n);
+	if (n < 0)
+		return -errno;
+	for (const char *name = names; name < names + n; name += strlen(name) + 1) {
+		ssize_t size = fgetxattr(from, name, NULL, 0);
+
+		if (size < 0)
+			return -errno;
+		if ((size_t)size + 1 > cap) {
+			char *bigger = realloc(value, (size_t)size + 1);
+
+			if (!bigger)
+				return -ENOMEM;
+			value = bigger;
+			cap = (size_t)size + 1;
+		}
+		size = fgetxattr(from, name, value, cap);
+		if (size < 0)
+			return -errno;
+		if (fsetxattr(to, name, value, (size_t)size, 0) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * The temporary file @fd becomes the same file as @name was, apart from its
+ * bytes: owner and group first (chown clears set-id bits), then the
+ * attributes (an ACL rewrites the group bits), then the exact mode.
+ */
+static int copy_metadata(int dirfd, const char *name, const struct stat *st, int fd)
+{
+	_cleanup_close_ int old = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+					 O_NOCTTY | O_CLOEXEC);
+	struct stat now;
+	int r;
+
+	if (old < 0)
+		return -errno;
+	if (fstat(old, &now) < 0)
+		return -errno;
+	if (now.st_ino != st->st_ino || now.st_dev != st->st_dev)
+		return -ESTALE;
+	if (fchown(fd, st->st_uid, st->st_gid) < 0)
+		return -errno;
+	r = copy_xattrs(old, fd);
+	if (r < 0)
+		return r;
+	if (fchmod(fd, st->st_mode & 07777) < 0)
+		return -errno;
+	return 0;
 }
 
 static int write_locked(int dirfd, const char *name, const char *data,
@@ -219,17 +293,12 @@ static int write_locked(int dirfd, const char *name, const char *data,
 		return -ENAMETOOLONG;
 
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, exists ? (st.st_mode & 07777) : mode);
+		    O_CLOEXEC, exists ? 0600 : mode);
 	if (fd < 0)
 		return -errno;
 	r = write_all(fd, data, len);
-	if (r == 0 && exists) {
-		/* Keep what the admin chose for the file; best effort for owner. */
-		if (fchmod(fd, st.st_mode & 07777) < 0)
-			r = -errno;
-		else if (fchown(fd, st.st_uid, st.st_gid) < 0 && errno != EPERM)
-			r = -errno;
-	}
+	if (r == 0 && exists)
+		r = copy_metadata(dirfd, name, &st, fd);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)

@@ -186,4 +186,32 @@ test_closed_standard_descriptors() {
 	[ ! -s "$T/root/run/slctl/lock" ] || fail "the lock file received: $(cat "$T/root/run/slctl/lock")"
 }
 
+# metadata FILE: owner, group, mode and every extended attribute, ACLs and
+# security.selinux included, in one comparable text.
+metadata() {
+	stat -c '%U:%G %a' "$1"
+	getfattr --absolute-names -d -m - -e hex "$1" | sed 1d
+}
+
+test_replaced_file_keeps_mode_owner_acl_and_xattrs() {
+	command -v setfacl >/dev/null && command -v setfattr >/dev/null ||
+		fail "setfacl and setfattr are needed (apt-get install acl attr)"
+	copy_fixture mode/debian-grub
+	local f=$T/root/etc/default/grub before
+	chown nobody:adm "$f"
+	chmod 0640 "$f"
+	if ! setfacl -m u:daemon:r "$f" 2>/dev/null || ! setfattr -n user.origin -v admin "$f" 2>/dev/null; then
+		echo "ok - ${0##*/}: replaced_file_keeps_mode_owner_acl_and_xattrs # SKIP no ACL or user xattr support on $(stat -f -c %T "$T")"
+		exit 0
+	fi
+	setfattr -n security.selinux -v "system_u:object_r:bootloader_etc_t:s0" "$f" 2>/dev/null ||
+		fail "cannot set security.selinux on $(stat -f -c %T "$T")"
+	before=$(metadata "$f")
+	run "$SLCTL" --root "$T/root" mode fatal --persist
+	expect_rc 0
+	grep -q split_lock_detect=fatal "$f" "$T/root/etc/default/grub.d/zz-slctl.cfg" ||
+		fail "the change was not written"
+	[ "$(metadata "$f")" = "$before" ] || fail "metadata changed: $before -> $(metadata "$f")"
+}
+
 run_tests
