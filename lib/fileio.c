@@ -179,10 +179,10 @@ static void remove_stale_temporaries(int dirfd, const char *name)
  * makes it safe to sweep temporaries that a killed writer left.
  */
 static int write_locked(int dirfd, const char *name, const char *data,
-			size_t len, mode_t mode);
+			size_t len, mode_t mode, const char *like);
 
-int sl_write_file_atomic_at(int dirfd, const char *name, const char *data,
-			    size_t len, mode_t mode)
+static int write_at(int dirfd, const char *name, const char *data, size_t len,
+		    mode_t mode, const char *like)
 {
 	int r;
 
@@ -190,9 +190,15 @@ int sl_write_file_atomic_at(int dirfd, const char *name, const char *data,
 		if (errno != EINTR)
 			return -errno;
 	remove_stale_temporaries(dirfd, name);
-	r = write_locked(dirfd, name, data, len, mode);
+	r = write_locked(dirfd, name, data, len, mode, like);
 	flock(dirfd, LOCK_UN);
 	return r;
+}
+
+int sl_write_file_atomic_at(int dirfd, const char *name, const char *data,
+			    size_t len, mode_t mode)
+{
+	return write_at(dirfd, name, data, len, mode, NULL);
 }
 
 /*
@@ -267,8 +273,10 @@ static int copy_metadata(int dirfd, const char *name, const struct stat *st, int
 	return 0;
 }
 
+/* @like: a file in the same directory whose metadata the result takes
+ * (NULL: @name itself, when it exists). */
 static int write_locked(int dirfd, const char *name, const char *data,
-			size_t len, mode_t mode)
+			size_t len, mode_t mode, const char *like)
 {
 	char tmp[NAME_MAX + 1];
 	struct stat st;
@@ -285,6 +293,15 @@ static int write_locked(int dirfd, const char *name, const char *data,
 	} else if (errno != ENOENT) {
 		return -errno;
 	}
+	if (like) {
+		if (fstatat(dirfd, like, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		if (!S_ISREG(st.st_mode))
+			return -EBADFD;
+		exists = true;
+	} else {
+		like = name;
+	}
 
 	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
 		rnd = (uint32_t)getpid() ^ (uint32_t)(uintptr_t)&rnd;
@@ -298,7 +315,7 @@ static int write_locked(int dirfd, const char *name, const char *data,
 		return -errno;
 	r = write_all(fd, data, len);
 	if (r == 0 && exists)
-		r = copy_metadata(dirfd, name, &st, fd);
+		r = copy_metadata(dirfd, like, &st, fd);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
@@ -329,6 +346,25 @@ int sl_write_atomic(const struct splitlock_ctx *ctx, const char *path,
 	if (dfd < 0)
 		return dfd;
 	return sl_write_file_atomic_at(dfd, slash + 1, data, len, mode);
+}
+
+int sl_write_atomic_like(const struct splitlock_ctx *ctx, const char *path,
+			 const char *data, size_t len, const char *like)
+{
+	const char *slash = strrchr(path, '/'), *lslash = strrchr(like, '/');
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_close_ int dfd = -1;
+
+	if (!slash || !lslash || slash - path != lslash - like ||
+	    strncmp(path, like, (size_t)(slash - path)) != 0)
+		return -EINVAL;
+	dir = strndup(path, (size_t)(slash - path));
+	if (!dir)
+		return -ENOMEM;
+	dfd = sl_open_dir(ctx, *dir ? dir : "/");
+	if (dfd < 0)
+		return dfd;
+	return write_at(dfd, slash + 1, data, len, 0600, lslash + 1);
 }
 
 int sl_mkdir_p(const struct splitlock_ctx *ctx, const char *path, mode_t mode)

@@ -59,6 +59,9 @@ void sl_log(const struct splitlock_ctx *ctx, int priority, const char *file,
 int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
 	    mode_t mode);
 int sl_open_dir(const struct splitlock_ctx *ctx, const char *path);
+/* The directory holding @path; *@base points to the last component. */
+int sl_open_parent(const struct splitlock_ctx *ctx, const char *path,
+		   const char **base);
 int sl_access(const struct splitlock_ctx *ctx, const char *path, int mode);
 int sl_lstat(const struct splitlock_ctx *ctx, const char *path,
 	     struct stat *st);
@@ -78,6 +81,10 @@ int sl_write_file_atomic_at(int dirfd, const char *name, const char *data,
 			    size_t len, mode_t mode);
 int sl_write_atomic(const struct splitlock_ctx *ctx, const char *path,
 		    const char *data, size_t len, mode_t mode);
+/* Like sl_write_atomic(), the result taking owner, mode and xattrs of
+ * @like, a file in the same directory (a faithful backup copy). */
+int sl_write_atomic_like(const struct splitlock_ctx *ctx, const char *path,
+			 const char *data, size_t len, const char *like);
 int sl_mkdir_p(const struct splitlock_ctx *ctx, const char *path, mode_t mode);
 
 /* kmsg.c: \xNN escapes as /dev/kmsg writes them; every log reader shares them. */
