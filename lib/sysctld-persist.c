@@ -99,6 +99,15 @@ _public_ int splitlock_sysctld_persist(struct splitlock_ctx *ctx,
 	if (r < 0)
 		return r;
 	r = sl_lstat(ctx, "/etc/sysctl.d", &st);
+	if (r == 0 && S_ISLNK(st.st_mode)) {
+		/* A link's own mode is always 0777: say what it is instead. */
+		char target[256] = "";
+
+		sl_readlink(ctx, "/etc/sysctl.d", target, sizeof(target));
+		sl_err(ctx, "/etc/sysctl.d is a symbolic link (to %s); the drop-in is "
+		       "written only into a real directory", target);
+		return -ENOTDIR;
+	}
 	if (r == 0 && (st.st_mode & S_IWOTH)) {
 		/* Anyone could plant a file there that overrides ours. */
 		sl_err(ctx, "/etc/sysctl.d is writable by every user");

@@ -214,4 +214,16 @@ test_replaced_file_keeps_mode_owner_acl_and_xattrs() {
 	[ "$(metadata "$f")" = "$before" ] || fail "metadata changed: $before -> $(metadata "$f")"
 }
 
+test_symlinked_sysctl_directory_gets_a_true_message() {
+	copy_fixture stock-ac
+	rm -rf "$T/root/etc/sysctl.d"
+	mkdir "$T/root/etc/real.d"
+	ln -s real.d "$T/root/etc/sysctl.d"
+	bounded "$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 1
+	expect_err "/etc/sysctl.d is a symbolic link (to real.d)"
+	! grep -q "every user" <<<"$err" || fail "untrue message: $err"
+	[ -z "$(ls -A "$T/root/etc/real.d")" ] || fail "wrote through the link"
+}
+
 run_tests
