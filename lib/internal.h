@@ -94,6 +94,8 @@ size_t sl_unescape(const char *in, size_t len, char *out);
 /* Pure parsers, shared with the fuzz targets. */
 unsigned sl_cpu_parse_flags(const char *value);
 int sl_sysctld_parse_line(char *line, const char *want, const char **value);
+/* A sysctl key in the '/'-separated form systemd compares (in place). */
+void sl_sysctl_normalize_key(char *key);
 
 /* Largest file we read whole: configuration files are small. */
 #define SL_MAX_CONFIG_SIZE (4u << 20)

@@ -11,18 +11,51 @@
 
 #define DROPIN_HEADER "# Managed by slctl(8): edit with 'slctl mitigate'.\n"
 
-static bool key_matches(const char *line, const char *key)
+/*
+ * Whether @line (@len bytes) assigns @key the way systemd-sysctl reads it:
+ * "kernel/split_lock_mitigate", a leading '-', or a glob all count, or a
+ * second line in another spelling would silently win over ours.
+ */
+static bool key_matches(const char *line, size_t len, const char *key)
 {
-	size_t len = strlen(key);
+	_cleanup_free_ char *copy = strndup(line, len);
+	char want[256];
+	const char *value;
 
-	line += strspn(line, " \t");
-	if (*line == '-')
-		line++;
-	if (strncmp(line, key, len) != 0)
+	if (!copy || strlen(key) >= sizeof(want))
 		return false;
-	line += len;
-	line += strspn(line, " \t");
-	return *line == '=';
+	strcpy(want, key);
+	sl_sysctl_normalize_key(want);
+	return sl_sysctld_parse_line(copy, want, &value) > 0;
+}
+
+/*
+ * Read the drop-in back through the same resolver as status, which follows
+ * systemd-sysctl: the last assignment of @key in our file must be @value.
+ * Whether a later file overrides ours is the caller's to report.
+ */
+static int read_back(struct splitlock_ctx *ctx, const char *key, const char *value)
+{
+	struct splitlock_sysctld *res = NULL;
+	const char *got = NULL;
+	int r = splitlock_sysctld_resolve(ctx, key, &res);
+
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < splitlock_sysctld_get_count(res); i++) {
+		const char *file, *v;
+
+		if (splitlock_sysctld_get_entry(res, i, &file, NULL, &v) == 0 &&
+		    streq(file, SPLITLOCK_SYSCTLD_DROPIN))
+			got = v;
+	}
+	if (!got || !streq(got, value)) {
+		sl_err(ctx, "after writing, %s %s %s", SPLITLOCK_SYSCTLD_DROPIN,
+		       got ? "assigns" : "does not assign", key);
+		r = -EBADMSG;
+	}
+	splitlock_sysctld_unref(res);
+	return r;
 }
 
 /* Our previous file with @key's lines replaced by one assignment. */
@@ -43,7 +76,7 @@ static int render(const char *old, const char *key, const char *value,
 		while (*line) {
 			size_t len = strcspn(line, "\n");
 
-			if (key_matches(line, key)) {
+			if (key_matches(line, len, key)) {
 				if (!replaced)
 					p += sprintf(p, "%s = %s\n", key, value);
 				replaced = true;
@@ -119,6 +152,9 @@ _public_ int splitlock_sysctld_persist(struct splitlock_ctx *ctx,
 			return r;
 		r = sl_write_atomic(ctx, SPLITLOCK_SYSCTLD_DROPIN, text,
 				    strlen(text), 0644);
+		if (r < 0)
+			return r;
+		r = read_back(ctx, key, value);
 		if (r < 0)
 			return r;
 	}

@@ -137,7 +137,7 @@ oom:
 }
 
 /* systemd's sysctl_normalize(): '/'-separated form, so both spellings match. */
-static void normalize_key(char *key)
+void sl_sysctl_normalize_key(char *key)
 {
 	char *sep = strpbrk(key, "./");
 
@@ -197,7 +197,7 @@ int sl_sysctld_parse_line(char *line, const char *want, const char **value)
 	key = strip(key);
 	if (*key == '-')
 		key = strip(key + 1);
-	normalize_key(key);
+	sl_sysctl_normalize_key(key);
 	if (strpbrk(key, "*?[") ? fnmatch(key, want, 0) != 0 : !streq(key, want))
 		return 0;
 	return 1;
@@ -267,7 +267,7 @@ _public_ int splitlock_sysctld_resolve(struct splitlock_ctx *ctx,
 	if (strlen(key) >= sizeof(want))
 		return -EINVAL;
 	strcpy(want, key);
-	normalize_key(want);
+	sl_sysctl_normalize_key(want);
 
 	result = calloc(1, sizeof(*result));
 	if (!result)

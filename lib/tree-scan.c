@@ -122,7 +122,8 @@ int sl_tree_scan(struct splitlock_ctx *ctx, const char *const *dirs,
 		sl_tree_scan_free(s);
 		return r;
 	}
-	qsort(s->v, s->n, sizeof(*s->v), cmp_entry);
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_entry);
 	*out = s;
 	return 0;
 }

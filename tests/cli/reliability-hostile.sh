@@ -226,4 +226,18 @@ test_symlinked_sysctl_directory_gets_a_true_message() {
 	[ -z "$(ls -A "$T/root/etc/real.d")" ] || fail "wrote through the link"
 }
 
+# systemd-sysctl treats kernel/split_lock_mitigate as kernel.split_lock_mitigate:
+# a second line in the slash form in our own drop-in would win over ours.
+test_slash_form_line_in_our_dropin_is_replaced_too() {
+	copy_fixture stock-ac
+	"$SLCTL" --root "$T/root" mitigate on --persist >/dev/null 2>&1 || fail "setup failed"
+	echo "kernel/split_lock_mitigate = 1" >>"$T/root/etc/sysctl.d/zz-slctl.conf"
+	run "$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 0
+	[ "$(grep -c 'split_lock_mitigate' "$T/root/etc/sysctl.d/zz-slctl.conf")" = 1 ] ||
+		fail "drop-in: $(cat "$T/root/etc/sysctl.d/zz-slctl.conf")"
+	run "$SLCTL" --root "$T/root" --json status
+	expect_json .mitigate.persisted 0
+}
+
 run_tests
