@@ -34,7 +34,8 @@ static bool key_matches(const char *line, size_t len, const char *key)
  * systemd-sysctl: the last assignment of @key in our file must be @value.
  * Whether a later file overrides ours is the caller's to report.
  */
-static int read_back(struct splitlock_ctx *ctx, const char *key, const char *value)
+static int read_back(struct splitlock_ctx *ctx, const char *key, const char *value,
+		     const char *text)
 {
 	struct splitlock_sysctld *res = NULL;
 	const char *got = NULL;
@@ -50,6 +51,14 @@ static int read_back(struct splitlock_ctx *ctx, const char *key, const char *val
 			got = v;
 	}
 	if (!got || !streq(got, value)) {
+		_cleanup_free_ char *now = NULL;
+
+		/* Another writer replaced our file since: the last one wins. */
+		if (sl_read_file(ctx, SPLITLOCK_SYSCTLD_DROPIN, SL_MAX_CONFIG_SIZE, &now,
+				 NULL) == 0 && !streq(now, text)) {
+			splitlock_sysctld_unref(res);
+			return 0;
+		}
 		sl_err(ctx, "after writing, %s %s %s", SPLITLOCK_SYSCTLD_DROPIN,
 		       got ? "assigns" : "does not assign", key);
 		r = -EBADMSG;
@@ -154,7 +163,7 @@ _public_ int splitlock_sysctld_persist(struct splitlock_ctx *ctx,
 				    strlen(text), 0644);
 		if (r < 0)
 			return r;
-		r = read_back(ctx, key, value);
+		r = read_back(ctx, key, value, text);
 		if (r < 0)
 			return r;
 	}
