@@ -171,6 +171,46 @@ static void print_json_plan(const struct splitlock_boot_plan *plan, const char *
 	json_finish(&j);
 }
 
+/*
+ * After a failed apply, what is still changed and how to fix each, on
+ * stderr after the one-sentence error. The library said "restored" only
+ * when it read every file back; here each leftover gets its command.
+ */
+static void print_leftovers(struct splitlock_ctx *ctx, const struct splitlock_boot_plan *plan)
+{
+	static const char *const what[] = {
+		[SPLITLOCK_LEFTOVER_NOT_RESTORED] = "still the new version, restoring it failed",
+		[SPLITLOCK_LEFTOVER_REWRITTEN] = "rewritten by the failed command",
+		[SPLITLOCK_LEFTOVER_CREATED] = "created by the failed command",
+		[SPLITLOCK_LEFTOVER_REMOVED] = "removed by the failed command",
+	};
+	unsigned n = splitlock_boot_plan_get_leftover_count(plan);
+	const char *previous = splitlock_boot_plan_get_previous(plan);
+	const char *root = splitlock_get_root(ctx);
+	bool unknown_fix = false;
+
+	if (!n)
+		return;
+	fprintf(stderr, "Still changed%s%s:\n", streq(root, "/") ? "" : " under ",
+		streq(root, "/") ? "" : root);
+	for (unsigned i = 0; i < n; i++) {
+		enum splitlock_boot_leftover kind;
+		const char *path, *fix;
+
+		if (splitlock_boot_plan_get_leftover(plan, i, &path, &kind, &fix) < 0)
+			continue;
+		fprintf(stderr, "  %s: %s\n", path, what[kind]);
+		if (fix)
+			fprintf(stderr, "    fix: %s\n", fix);
+		else
+			unknown_fix = true;
+	}
+	if (unknown_fix)
+		fprintf(stderr, "slctl knows no command that undoes what the tool did to the files "
+			"without a fix; before this run the next boot used %s.\n",
+			previous ? previous : "a mode slctl could not read");
+}
+
 static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	       const char *text, const char *backend, bool dry_run, bool run_tools)
 {
@@ -220,6 +260,7 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		r = splitlock_boot_plan_apply(plan);
 		if (r < 0) {
 			slctl_error("%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r));
+			print_leftovers(ctx, plan);
 			ret = r == -EACCES || r == -EPERM ? EXIT_PRIVILEGE : EXIT_FAIL;
 			goto out;
 		}

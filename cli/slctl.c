@@ -115,6 +115,7 @@ int main(int argc, char **argv)
 	struct splitlock_ctx *ctx;
 	int r;
 
+	slctl_ensure_std_fds();
 	argc = take_globals(argc, argv, &g);
 	if (argc < 0)
 		return EXIT_USAGE;

@@ -57,6 +57,9 @@ const char *slctl_backend_names(void);
 /* Exit EXIT_PRIVILEGE with a sentence when @cap is missing; 0 when present. */
 int slctl_require_capability(enum splitlock_cap cap, const char *action);
 
+/* Point each closed descriptor 0-2 at /dev/null; call first in main(). */
+void slctl_ensure_std_fds(void);
+
 /* Minimal streaming JSON writer: exactly one document on stdout. */
 struct json {
 	FILE *out;

@@ -18,6 +18,8 @@ struct sl_file_change {
 	size_t old_len;
 	char *new;
 	bool in_place;   /* an existing file we edit: keep a backup */
+	bool backed_up;  /* this run moved or linked the old file to its backup */
+	bool touched;    /* this run changed the file: restore it on failure */
 };
 
 /* A regeneration command, never a shell string; it runs inside the root. */
@@ -32,6 +34,14 @@ struct sl_snapshot {
 	char *path;
 	char *data;      /* NULL: did not exist */
 	size_t len;
+	bool backed_up;  /* a copy waits at PATH.slctl-backup */
+};
+
+/* What a failed apply left changed. */
+struct sl_leftover {
+	char *path;
+	enum splitlock_boot_leftover kind;
+	char *fix;       /* NULL: regenerate with the previous setting */
 };
 
 struct splitlock_boot_plan {
@@ -51,6 +61,10 @@ struct splitlock_boot_plan {
 	size_t n_snaps;
 	char *diff;
 	char *error;               /* one sentence about the last failure */
+	enum splitlock_boot_outcome outcome;
+	struct sl_leftover *leftovers;
+	size_t n_leftovers;
+	char previous[48];         /* mode before apply, "" when unknown */
 	void *data;                /* backend state */
 	void (*free_data)(void *data);
 };
@@ -174,8 +188,23 @@ void sl_grub_result_free(struct sl_grub_result *result);
 /* diff.c: unified diff of two texts, appended to *@out. */
 int sl_diff(const char *path, const char *old, const char *new, char **out);
 
-/* lock.c: /run/lock/slctl.lock under the root; returns the fd. */
-int sl_lock(struct splitlock_ctx *ctx);
+#define SL_BACKUP_SUFFIX ".slctl-backup"
+
+/* tree-scan.c: identities of everything under @dirs (NULL-terminated). */
+struct sl_tree_scan;
+int sl_tree_scan(struct splitlock_ctx *ctx, const char *const *dirs,
+		 struct sl_tree_scan **out);
+void sl_tree_scan_free(struct sl_tree_scan *scan);
+/* @fn for each path created, removed or rewritten between the two scans. */
+int sl_tree_scan_diff(const struct sl_tree_scan *before, const struct sl_tree_scan *after,
+		      int (*fn)(void *data, const char *path, enum splitlock_boot_leftover kind),
+		      void *data);
+
+/* lock.c: /run/slctl/lock under the root; returns the fd, or a negative
+ * errno with a sentence in *@why (malloc'ed): -EBUSY when another holds it. */
+#define SL_LOCK_DIR "/run/slctl"
+#define SL_LOCK_FILE SL_LOCK_DIR "/lock"
+int sl_lock(struct splitlock_ctx *ctx, char **why);
 
 /*
  * spawn.c: run @argv (PATH lookup) with @env added, inside the context's

@@ -42,7 +42,7 @@ unsigned sl_cpu_parse_flags(const char *value)
 _public_ int splitlock_cpu_features(struct splitlock_ctx *ctx,
 				   unsigned *features)
 {
-	_cleanup_close_ int fd = sl_open(ctx, "/proc/cpuinfo", O_RDONLY, 0);
+	_cleanup_close_ int fd = sl_open_regular(ctx, "/proc/cpuinfo", false);
 	struct sl_linereader lr;
 	bool truncated;
 	char *line;

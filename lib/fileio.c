@@ -7,6 +7,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include "internal.h"
 
@@ -53,10 +54,53 @@ int sl_read_fd(int fd, size_t max, char **out, size_t *len)
 	return 0;
 }
 
+static const char *file_type(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFIFO: return "a FIFO";
+	case S_IFSOCK: return "a socket";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	default: return "not a regular file";
+	}
+}
+
+/*
+ * Open a file to read it whole, refusing what is not a plain file, with the
+ * errnos of systemd's stat_verify_regular() (src/basic/stat-util.c): a
+ * symlink at the last component is not followed (-ELOOP), a directory is
+ * -EISDIR, a FIFO, socket or device -EBADFD. O_NONBLOCK keeps open() from
+ * waiting for a writer at a FIFO, which would hang even `slctl status`.
+ * @follow lets the last component be a symlink, still resolved inside the
+ * root, for readers that must see what a tool following links sees.
+ */
+int sl_open_regular(const struct splitlock_ctx *ctx, const char *path, bool follow)
+{
+	struct stat st;
+	int fd = sl_open(ctx, path, O_RDONLY | O_NOCTTY | O_NONBLOCK |
+			 (follow ? 0 : O_NOFOLLOW), 0);
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	if (S_ISREG(st.st_mode))
+		return fd;
+	close(fd);
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	sl_err(ctx, "%s is %s; it was not read", path, file_type(st.st_mode));
+	return -EBADFD;
+}
+
 int sl_read_file(const struct splitlock_ctx *ctx, const char *path,
 		 size_t max, char **out, size_t *len)
 {
-	_cleanup_close_ int fd = sl_open(ctx, path, O_RDONLY | O_NOCTTY, 0);
+	_cleanup_close_ int fd = sl_open_regular(ctx, path, false);
 
 	if (fd < 0)
 		return fd;
@@ -67,7 +111,7 @@ int sl_read_file(const struct splitlock_ctx *ctx, const char *path,
 int sl_read_line(const struct splitlock_ctx *ctx, const char *path,
 		 char *buf, size_t size)
 {
-	_cleanup_close_ int fd = sl_open(ctx, path, O_RDONLY | O_NOCTTY, 0);
+	_cleanup_close_ int fd = sl_open_regular(ctx, path, false);
 	ssize_t n;
 	char *nl;
 
@@ -129,15 +173,16 @@ static void remove_stale_temporaries(int dirfd, const char *name)
  * sees the old file or the new one, never a mix: write a temporary file in
  * the same directory, fsync it, rename it over the target, fsync the
  * directory. A symlink at @name is refused, never followed or replaced.
- * An existing file keeps its mode and owner; a new one gets @mode.
+ * An existing file keeps its mode, owner, group and extended attributes
+ * (ACLs, SELinux label); a new one gets @mode.
  * Writers of the same directory take turns (flock on the directory), which
  * makes it safe to sweep temporaries that a killed writer left.
  */
 static int write_locked(int dirfd, const char *name, const char *data,
-			size_t len, mode_t mode);
+			size_t len, mode_t mode, const char *like);
 
-int sl_write_file_atomic_at(int dirfd, const char *name, const char *data,
-			    size_t len, mode_t mode)
+static int write_at(int dirfd, const char *name, const char *data, size_t len,
+		    mode_t mode, const char *like)
 {
 	int r;
 
@@ -145,13 +190,93 @@ int sl_write_file_atomic_at(int dirfd, const char *name, const char *data,
 		if (errno != EINTR)
 			return -errno;
 	remove_stale_temporaries(dirfd, name);
-	r = write_locked(dirfd, name, data, len, mode);
+	r = write_locked(dirfd, name, data, len, mode, like);
 	flock(dirfd, LOCK_UN);
 	return r;
 }
 
+int sl_write_file_atomic_at(int dirfd, const char *name, const char *data,
+			    size_t len, mode_t mode)
+{
+	return write_at(dirfd, name, data, len, mode, NULL);
+}
+
+/*
+ * Every extended attribute of @from onto @to: the SELinux label
+ * (security.selinux), POSIX ACLs (system.posix_acl_access), capabilities,
+ * user.* attributes. A replaced file must be the same file to everyone who
+ * checks it; one we cannot copy fails the write rather than lose it.
+ */
+static int copy_xattrs(int from, int to)
+{
+	_cleanup_free_ char *names = NULL, *value = NULL;
+	ssize_t n = flistxattr(from, NULL, 0);
+	size_t cap = 0;
+
+	if (n < 0)
+		return errno == ENOTSUP ? 0 : -errno;
+	if (n == 0)
+		return 0;
+	names = malloc((size_t)n);
+	if (!names)
+		return -ENOMEM;
+	n = flistxattr(from, names, (size_t)n);
+	if (n < 0)
+		return -errno;
+	for (const char *name = names; name < names + n; name += strlen(name) + 1) {
+		ssize_t size = fgetxattr(from, name, NULL, 0);
+
+		if (size < 0)
+			return -errno;
+		if ((size_t)size + 1 > cap) {
+			char *bigger = realloc(value, (size_t)size + 1);
+
+			if (!bigger)
+				return -ENOMEM;
+			value = bigger;
+			cap = (size_t)size + 1;
+		}
+		size = fgetxattr(from, name, value, cap);
+		if (size < 0)
+			return -errno;
+		if (fsetxattr(to, name, value, (size_t)size, 0) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * The temporary file @fd becomes the same file as @name was, apart from its
+ * bytes: owner and group first (chown clears set-id bits), then the
+ * attributes (an ACL rewrites the group bits), then the exact mode.
+ */
+static int copy_metadata(int dirfd, const char *name, const struct stat *st, int fd)
+{
+	_cleanup_close_ int old = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+					 O_NOCTTY | O_CLOEXEC);
+	struct stat now;
+	int r;
+
+	if (old < 0)
+		return -errno;
+	if (fstat(old, &now) < 0)
+		return -errno;
+	if (now.st_ino != st->st_ino || now.st_dev != st->st_dev)
+		return -ESTALE;
+	if (fchown(fd, st->st_uid, st->st_gid) < 0)
+		return -errno;
+	r = copy_xattrs(old, fd);
+	if (r < 0)
+		return r;
+	if (fchmod(fd, st->st_mode & 07777) < 0)
+		return -errno;
+	return 0;
+}
+
+/* @like: a file in the same directory whose metadata the result takes
+ * (NULL: @name itself, when it exists). */
 static int write_locked(int dirfd, const char *name, const char *data,
-			size_t len, mode_t mode)
+			size_t len, mode_t mode, const char *like)
 {
 	char tmp[NAME_MAX + 1];
 	struct stat st;
@@ -168,6 +293,15 @@ static int write_locked(int dirfd, const char *name, const char *data,
 	} else if (errno != ENOENT) {
 		return -errno;
 	}
+	if (like) {
+		if (fstatat(dirfd, like, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		if (!S_ISREG(st.st_mode))
+			return -EBADFD;
+		exists = true;
+	} else {
+		like = name;
+	}
 
 	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
 		rnd = (uint32_t)getpid() ^ (uint32_t)(uintptr_t)&rnd;
@@ -176,17 +310,12 @@ static int write_locked(int dirfd, const char *name, const char *data,
 		return -ENAMETOOLONG;
 
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, exists ? (st.st_mode & 07777) : mode);
+		    O_CLOEXEC, exists ? 0600 : mode);
 	if (fd < 0)
 		return -errno;
 	r = write_all(fd, data, len);
-	if (r == 0 && exists) {
-		/* Keep what the admin chose for the file; best effort for owner. */
-		if (fchmod(fd, st.st_mode & 07777) < 0)
-			r = -errno;
-		else if (fchown(fd, st.st_uid, st.st_gid) < 0 && errno != EPERM)
-			r = -errno;
-	}
+	if (r == 0 && exists)
+		r = copy_metadata(dirfd, like, &st, fd);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
@@ -217,6 +346,25 @@ int sl_write_atomic(const struct splitlock_ctx *ctx, const char *path,
 	if (dfd < 0)
 		return dfd;
 	return sl_write_file_atomic_at(dfd, slash + 1, data, len, mode);
+}
+
+int sl_write_atomic_like(const struct splitlock_ctx *ctx, const char *path,
+			 const char *data, size_t len, const char *like)
+{
+	const char *slash = strrchr(path, '/'), *lslash = strrchr(like, '/');
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_close_ int dfd = -1;
+
+	if (!slash || !lslash || slash - path != lslash - like ||
+	    strncmp(path, like, (size_t)(slash - path)) != 0)
+		return -EINVAL;
+	dir = strndup(path, (size_t)(slash - path));
+	if (!dir)
+		return -ENOMEM;
+	dfd = sl_open_dir(ctx, *dir ? dir : "/");
+	if (dfd < 0)
+		return dfd;
+	return write_at(dfd, slash + 1, data, len, 0600, lslash + 1);
 }
 
 int sl_mkdir_p(const struct splitlock_ctx *ctx, const char *path, mode_t mode)

@@ -42,6 +42,9 @@ void sl_log(const struct splitlock_ctx *ctx, int priority, const char *file,
 int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
 	    mode_t mode);
 int sl_open_dir(const struct splitlock_ctx *ctx, const char *path);
+/* The directory holding @path; *@base points to the last component. */
+int sl_open_parent(const struct splitlock_ctx *ctx, const char *path,
+		   const char **base);
 int sl_access(const struct splitlock_ctx *ctx, const char *path, int mode);
 int sl_lstat(const struct splitlock_ctx *ctx, const char *path,
 	     struct stat *st);
@@ -49,6 +52,9 @@ int sl_readlink(const struct splitlock_ctx *ctx, const char *path, char *buf,
 		size_t size);
 
 /* fileio.c */
+/* A regular file opened to read (no symlink unless @follow, never blocking):
+ * -ELOOP, -EISDIR, or -EBADFD with a logged sentence for FIFOs and devices. */
+int sl_open_regular(const struct splitlock_ctx *ctx, const char *path, bool follow);
 int sl_read_fd(int fd, size_t max, char **out, size_t *len);
 int sl_read_file(const struct splitlock_ctx *ctx, const char *path,
 		 size_t max, char **out, size_t *len);
@@ -58,6 +64,10 @@ int sl_write_file_atomic_at(int dirfd, const char *name, const char *data,
 			    size_t len, mode_t mode);
 int sl_write_atomic(const struct splitlock_ctx *ctx, const char *path,
 		    const char *data, size_t len, mode_t mode);
+/* Like sl_write_atomic(), the result taking owner, mode and xattrs of
+ * @like, a file in the same directory (a faithful backup copy). */
+int sl_write_atomic_like(const struct splitlock_ctx *ctx, const char *path,
+			 const char *data, size_t len, const char *like);
 int sl_mkdir_p(const struct splitlock_ctx *ctx, const char *path, mode_t mode);
 
 /* kmsg.c: \xNN escapes as /dev/kmsg writes them; every log reader shares them. */
@@ -67,6 +77,8 @@ size_t sl_unescape(const char *in, size_t len, char *out);
 /* Pure parsers, shared with the fuzz targets. */
 unsigned sl_cpu_parse_flags(const char *value);
 int sl_sysctld_parse_line(char *line, const char *want, const char **value);
+/* A sysctl key in the '/'-separated form systemd compares (in place). */
+void sl_sysctl_normalize_key(char *key);
 
 /* Largest file we read whole: configuration files are small. */
 #define SL_MAX_CONFIG_SIZE (4u << 20)

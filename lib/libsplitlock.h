@@ -362,6 +362,50 @@ int splitlock_boot_plan_apply(struct splitlock_boot_plan *plan);
 /* One sentence about the last failure, or NULL. Since 0.1. */
 const char *splitlock_boot_plan_get_error(const struct splitlock_boot_plan *plan);
 
+/*
+ * After a failed splitlock_boot_plan_apply(): what is still changed. Every
+ * file the plan wrote was restored (by renaming its backup back, which needs
+ * no free space) and read back; what did not come back, and what a
+ * regeneration tool changed that slctl did not write, is a leftover.
+ */
+enum splitlock_boot_leftover {
+	/* A file the plan wrote, not restored; the fix renames its backup back. */
+	SPLITLOCK_LEFTOVER_NOT_RESTORED,
+	/* A tool rewrote it (grub.cfg): regenerate from the restored configuration. */
+	SPLITLOCK_LEFTOVER_REWRITTEN,
+	/* A tool created it (a boot entry): the fix removes it. */
+	SPLITLOCK_LEFTOVER_CREATED,
+	/* A tool removed it: regenerate from the restored configuration. */
+	SPLITLOCK_LEFTOVER_REMOVED,
+};
+
+enum splitlock_boot_outcome {
+	SPLITLOCK_BOOT_UNCHANGED,  /* failed before anything was written */
+	SPLITLOCK_BOOT_RESTORED,   /* everything was restored and read back */
+	SPLITLOCK_BOOT_LEFT_CHANGED, /* leftovers remain, see below */
+	SPLITLOCK_BOOT_APPLIED,    /* success */
+};
+
+enum splitlock_boot_outcome
+splitlock_boot_plan_get_outcome(const struct splitlock_boot_plan *plan);
+unsigned splitlock_boot_plan_get_leftover_count(const struct splitlock_boot_plan *plan);
+/*
+ * Leftover @index: its path under the root, what happened to it, and a
+ * shell command that fixes it once the cause of the failure is fixed
+ * (renaming a backup back, removing a created entry, rerunning the
+ * regeneration from the restored configuration), or NULL when no command
+ * is known. -ERANGE past the end.
+ */
+int splitlock_boot_plan_get_leftover(const struct splitlock_boot_plan *plan,
+				     unsigned index, const char **path,
+				     enum splitlock_boot_leftover *kind,
+				     const char **fix);
+/*
+ * The mode the next boot used before apply, as a mode name or "default"
+ * (no parameter); NULL when it could not be read.
+ */
+const char *splitlock_boot_plan_get_previous(const struct splitlock_boot_plan *plan);
+
 /* ---- kernel.split_lock_mitigate ------------------------------------------ */
 
 /*

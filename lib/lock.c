@@ -1,32 +1,113 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * One slctl at a time changes the boot configuration: an exclusive flock on
- * /run/lock/slctl.lock under the root. The file stays (it is on tmpfs on a
+ * /run/slctl/lock under the root. The file stays (it is on tmpfs on a
  * running system); the lock goes with the descriptor.
+ *
+ * The lock lives in a directory of its own, mode 0700 and owned by root
+ * (or by whoever runs slctl on a root of their own): in a directory every
+ * user can write, such as /run/lock, any user could create or hold the file
+ * and so block every change. A directory that is a symlink, belongs to
+ * someone else or lets others write is refused, not repaired: somebody
+ * prepared it, and the admin should know.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 
 #include "bootloader.h"
 
-#define LOCK_DIR "/run/lock"
-#define LOCK_FILE LOCK_DIR "/slctl.lock"
+static int refuse(char **why, int err, const char *format, ...) _printf_(3, 4);
 
-int sl_lock(struct splitlock_ctx *ctx)
+static int refuse(char **why, int err, const char *format, ...)
 {
+	va_list ap;
+
+	va_start(ap, format);
+	if (vasprintf(why, format, ap) < 0)
+		*why = NULL;
+	va_end(ap);
+	return err;
+}
+
+static int open_lock_dir(struct splitlock_ctx *ctx, char **why)
+{
+	struct stat st;
 	int fd, r;
 
-	r = sl_mkdir_p(ctx, LOCK_DIR, 0755);
+	r = sl_mkdir_p(ctx, "/run", 0755);
 	if (r < 0)
-		return r;
-	fd = sl_open(ctx, LOCK_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY, 0600);
+		return refuse(why, r, "cannot create /run: %s", strerror(-r));
+	fd = sl_open_dir(ctx, "/run");
 	if (fd < 0)
-		return fd;
+		return refuse(why, fd, "cannot open /run: %s", strerror(-fd));
+	if (mkdirat(fd, "slctl", 0700) < 0 && errno != EEXIST) {
+		r = -errno;
+		close(fd);
+		return refuse(why, r, "cannot create " SL_LOCK_DIR ": %s", strerror(-r));
+	}
+	r = fstatat(fd, "slctl", &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	if (r == 0 && S_ISLNK(st.st_mode))
+		r = refuse(why, -ELOOP, SL_LOCK_DIR " is a symbolic link; slctl takes its "
+			   "lock only in a directory of its own");
+	else if (r == 0 && !S_ISDIR(st.st_mode))
+		r = refuse(why, -ENOTDIR, SL_LOCK_DIR " is not a directory");
+	else if (r == 0 && ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+			    (st.st_mode & 07777) != 0700))
+		r = refuse(why, -EUCLEAN, SL_LOCK_DIR " has owner uid %u and mode %04o; "
+			   "slctl takes its lock only in a directory of root's with mode "
+			   "0700, remove it and run the command again",
+			   (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+	else if (r < 0)
+		r = refuse(why, r, "cannot inspect " SL_LOCK_DIR ": %s", strerror(-r));
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	/* What we checked is what we open: no symlink, the same inode. */
+	r = openat(fd, "slctl", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(fd);
+	if (r < 0)
+		return refuse(why, -errno, "cannot open " SL_LOCK_DIR ": %m");
+	{
+		struct stat now;
+
+		if (fstat(r, &now) < 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
+			close(r);
+			return refuse(why, -ESTALE, SL_LOCK_DIR " changed while slctl "
+				      "checked it; run the command again");
+		}
+	}
+	return r;
+}
+
+int sl_lock(struct splitlock_ctx *ctx, char **why)
+{
+	_cleanup_close_ int dir = -1;
+	struct stat st;
+	int fd, r;
+
+	*why = NULL;
+	dir = open_lock_dir(ctx, why);
+	if (dir < 0)
+		return dir;
+	fd = openat(dir, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
+		    O_CLOEXEC, 0600);
+	if (fd < 0)
+		return refuse(why, -errno, "cannot open " SL_LOCK_FILE ": %m");
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return refuse(why, -EBADFD, SL_LOCK_FILE " is not a regular file");
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		close(fd);
-		return r;
+		if (r == -EBUSY)
+			return refuse(why, r, "another slctl is changing the boot "
+				      "configuration (it holds " SL_LOCK_FILE "); try again");
+		return refuse(why, r, "cannot lock " SL_LOCK_FILE ": %s", strerror(-r));
 	}
 	return fd;
 }

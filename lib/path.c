@@ -164,7 +164,7 @@ int sl_open_dir(const struct splitlock_ctx *ctx, const char *path)
 }
 
 /* Open the parent directory of @path; *base points into @path. */
-static int open_parent(const struct splitlock_ctx *ctx, const char *path,
+int sl_open_parent(const struct splitlock_ctx *ctx, const char *path,
 		       const char **base)
 {
 	char parent[PATH_MAX];
@@ -188,7 +188,7 @@ int sl_lstat(const struct splitlock_ctx *ctx, const char *path,
 	     struct stat *st)
 {
 	const char *base;
-	_cleanup_close_ int dfd = open_parent(ctx, path, &base);
+	_cleanup_close_ int dfd = sl_open_parent(ctx, path, &base);
 
 	if (dfd < 0)
 		return dfd;
@@ -201,7 +201,7 @@ int sl_readlink(const struct splitlock_ctx *ctx, const char *path, char *buf,
 		size_t size)
 {
 	const char *base;
-	_cleanup_close_ int dfd = open_parent(ctx, path, &base);
+	_cleanup_close_ int dfd = sl_open_parent(ctx, path, &base);
 	ssize_t n;
 
 	if (dfd < 0)

@@ -11,18 +11,60 @@
 
 #define DROPIN_HEADER "# Managed by slctl(8): edit with 'slctl mitigate'.\n"
 
-static bool key_matches(const char *line, const char *key)
+/*
+ * Whether @line (@len bytes) assigns @key the way systemd-sysctl reads it:
+ * "kernel/split_lock_mitigate", a leading '-', or a glob all count, or a
+ * second line in another spelling would silently win over ours.
+ */
+static bool key_matches(const char *line, size_t len, const char *key)
 {
-	size_t len = strlen(key);
+	_cleanup_free_ char *copy = strndup(line, len);
+	char want[256];
+	const char *value;
 
-	line += strspn(line, " \t");
-	if (*line == '-')
-		line++;
-	if (strncmp(line, key, len) != 0)
+	if (!copy || strlen(key) >= sizeof(want))
 		return false;
-	line += len;
-	line += strspn(line, " \t");
-	return *line == '=';
+	strcpy(want, key);
+	sl_sysctl_normalize_key(want);
+	return sl_sysctld_parse_line(copy, want, &value) > 0;
+}
+
+/*
+ * Read the drop-in back through the same resolver as status, which follows
+ * systemd-sysctl: the last assignment of @key in our file must be @value.
+ * Whether a later file overrides ours is the caller's to report.
+ */
+static int read_back(struct splitlock_ctx *ctx, const char *key, const char *value,
+		     const char *text)
+{
+	struct splitlock_sysctld *res = NULL;
+	const char *got = NULL;
+	int r = splitlock_sysctld_resolve(ctx, key, &res);
+
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < splitlock_sysctld_get_count(res); i++) {
+		const char *file, *v;
+
+		if (splitlock_sysctld_get_entry(res, i, &file, NULL, &v) == 0 &&
+		    streq(file, SPLITLOCK_SYSCTLD_DROPIN))
+			got = v;
+	}
+	if (!got || !streq(got, value)) {
+		_cleanup_free_ char *now = NULL;
+
+		/* Another writer replaced our file since: the last one wins. */
+		if (sl_read_file(ctx, SPLITLOCK_SYSCTLD_DROPIN, SL_MAX_CONFIG_SIZE, &now,
+				 NULL) == 0 && !streq(now, text)) {
+			splitlock_sysctld_unref(res);
+			return 0;
+		}
+		sl_err(ctx, "after writing, %s %s %s", SPLITLOCK_SYSCTLD_DROPIN,
+		       got ? "assigns" : "does not assign", key);
+		r = -EBADMSG;
+	}
+	splitlock_sysctld_unref(res);
+	return r;
 }
 
 /* Our previous file with @key's lines replaced by one assignment. */
@@ -43,7 +85,7 @@ static int render(const char *old, const char *key, const char *value,
 		while (*line) {
 			size_t len = strcspn(line, "\n");
 
-			if (key_matches(line, key)) {
+			if (key_matches(line, len, key)) {
 				if (!replaced)
 					p += sprintf(p, "%s = %s\n", key, value);
 				replaced = true;
@@ -99,6 +141,15 @@ _public_ int splitlock_sysctld_persist(struct splitlock_ctx *ctx,
 	if (r < 0)
 		return r;
 	r = sl_lstat(ctx, "/etc/sysctl.d", &st);
+	if (r == 0 && S_ISLNK(st.st_mode)) {
+		/* A link's own mode is always 0777: say what it is instead. */
+		char target[256] = "";
+
+		sl_readlink(ctx, "/etc/sysctl.d", target, sizeof(target));
+		sl_err(ctx, "/etc/sysctl.d is a symbolic link (to %s); the drop-in is "
+		       "written only into a real directory", target);
+		return -ENOTDIR;
+	}
 	if (r == 0 && (st.st_mode & S_IWOTH)) {
 		/* Anyone could plant a file there that overrides ours. */
 		sl_err(ctx, "/etc/sysctl.d is writable by every user");
@@ -110,6 +161,9 @@ _public_ int splitlock_sysctld_persist(struct splitlock_ctx *ctx,
 			return r;
 		r = sl_write_atomic(ctx, SPLITLOCK_SYSCTLD_DROPIN, text,
 				    strlen(text), 0644);
+		if (r < 0)
+			return r;
+		r = read_back(ctx, key, value, text);
 		if (r < 0)
 			return r;
 	}

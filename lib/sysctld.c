@@ -137,7 +137,7 @@ oom:
 }
 
 /* systemd's sysctl_normalize(): '/'-separated form, so both spellings match. */
-static void normalize_key(char *key)
+void sl_sysctl_normalize_key(char *key)
 {
 	char *sep = strpbrk(key, "./");
 
@@ -197,7 +197,7 @@ int sl_sysctld_parse_line(char *line, const char *want, const char **value)
 	key = strip(key);
 	if (*key == '-')
 		key = strip(key + 1);
-	normalize_key(key);
+	sl_sysctl_normalize_key(key);
 	if (strpbrk(key, "*?[") ? fnmatch(key, want, 0) != 0 : !streq(key, want))
 		return 0;
 	return 1;
@@ -209,7 +209,12 @@ int sl_sysctld_parse_line(char *line, const char *want, const char **value)
 static int parse_file(struct splitlock_ctx *ctx, const char *path,
 		      const char *want, struct splitlock_sysctld *result)
 {
-	_cleanup_close_ int fd = sl_open(ctx, path, O_RDONLY | O_NOCTTY, 0);
+	/*
+	 * systemd-sysctl follows a symlink here (Debian's 99-sysctl.conf points
+	 * to ../sysctl.conf), so we do, inside the root; but a FIFO or device
+	 * is refused rather than waited on.
+	 */
+	_cleanup_close_ int fd = sl_open_regular(ctx, path, true);
 	struct sl_linereader lr;
 	unsigned lineno = 0;
 	bool truncated;
@@ -218,7 +223,8 @@ static int parse_file(struct splitlock_ctx *ctx, const char *path,
 	int r;
 
 	if (fd < 0) {
-		sl_warn(ctx, "cannot read %s: %s", path, strerror(-fd));
+		if (fd != -EBADFD) /* already explained */
+			sl_warn(ctx, "cannot read %s: %s", path, strerror(-fd));
 		return 0;
 	}
 	r = sl_linereader_init(&lr, fd, SYSCTL_LINE_MAX);
@@ -261,7 +267,7 @@ _public_ int splitlock_sysctld_resolve(struct splitlock_ctx *ctx,
 	if (strlen(key) >= sizeof(want))
 		return -EINVAL;
 	strcpy(want, key);
-	normalize_key(want);
+	sl_sysctl_normalize_key(want);
 
 	result = calloc(1, sizeof(*result));
 	if (!result)

@@ -45,9 +45,14 @@ expect_json() {
 }
 
 # copy_fixture NAME: a private copy of tests/fixtures/NAME in $T/root.
+# The root gets slctl's lock directory as a first run leaves it (git cannot
+# keep its mode 0700), so that a test comparing the tree before and after a
+# change sees only the change.
 copy_fixture() {
 	rm -rf "$T/root"
 	cp -a "$FIXTURES/$1" "$T/root"
+	install -d -m 0700 "$T/root/run/slctl"
+	install -m 0600 /dev/null "$T/root/run/slctl/lock"
 }
 
 # Hash of every file under a tree, to prove that nothing changed (the

@@ -192,7 +192,7 @@ test_twenty_concurrent_mode_writers() {
 			lost=$((lost + 1))
 			# A loser says why, in one sentence, and changes nothing itself:
 			# it found the lock taken, or the files changed since it read them.
-			grep -qxE "slctl: (another slctl is changing the boot configuration \(it holds /run/lock/slctl\.lock\); try again|/etc/default/grub(\.d/zz-slctl\.cfg)? changed while slctl was planning; run the command again)\." \
+			grep -qxE "slctl: (another slctl is changing the boot configuration \(it holds /run/slctl/lock\); try again|/etc/default/grub(\.d/zz-slctl\.cfg)? changed while slctl was planning; run the command again)\." \
 				"$T/err.$((i + 1))" || fail "writer $((i + 1)): $(cat "$T/err.$((i + 1))")"
 			[ "$(wc -l <"$T/err.$((i + 1))")" -eq 1 ] || fail "writer $((i + 1)): more than one line"
 		fi
@@ -218,6 +218,68 @@ test_mode_persist_killed_then_rerun() {
 			[ "$now" = "$GNEW" ] || fail "rerun after kill at $op#$nth: $now"
 		done
 	done
+}
+
+# The disk fills up halfway: the restore must not need space. Backups are
+# second names of the old files, put back by rename.
+test_mode_persist_restores_on_a_disk_that_stays_full() {
+	local nth now struck=0
+	for nth in 1 2 3; do
+		prepare_grub
+		run env LD_PRELOAD="$(preload)" FAULT_PREFIX="$T/root" FAULT_OP=write \
+			FAULT_NTH=$nth FAULT_REPEAT=1 FAULT_ERRNO=ENOSPC FAULT_LOG="$FAULT_LOG" \
+			"$SLCTL" --root "$T/root" mode fatal --persist
+		now=$(grub_state "$T/root")
+		[ "$rc" -eq 0 ] && { [ "$now" = "$GNEW" ] || fail "write#$nth+: success but $now"; continue; }
+		struck=$((struck + 1))
+		expect_rc 1
+		expect_err "the previous configuration was restored."
+		[ "$now" = "$GOLD" ] || fail "write#$nth+ ENOSPC: not restored: $now"
+		[ -z "$(find "$T/root/etc/default" -name '*.slctl-backup' -o -name '.#*')" ] ||
+			fail "write#$nth+: backup or temporary left: $(find "$T/root/etc/default")"
+	done
+	[ $struck -ge 1 ] || fail "no fault struck"
+}
+
+# A tool that wrote its output and then failed: slctl restores its own files
+# and names what the tool left changed, with the command that fixes it.
+test_tool_that_rewrote_grub_cfg_then_failed_is_reported() {
+	prepare_grub
+	stub_env
+	mkdir "$T/bin"
+	printf '#!/bin/sh\n"%s/tests/stubs/update-grub" "$@"\necho "update-grub: 40_custom failed" >&2\nexit 1\n' "$TOP" >"$T/bin/update-grub"
+	chmod +x "$T/bin/update-grub"
+	local cfg_before
+	cfg_before=$(cat "$T/root/boot/grub/grub.cfg" 2>/dev/null || echo absent)
+	PATH="$T/bin:$PATH" run "$SLCTL" --root "$T/root" mode fatal --persist
+	expect_rc 1
+	expect_err "'update-grub' failed with exit status 1; the previous configuration could not be fully restored."
+	expect_err "/boot/grub/grub.cfg: $([ "$cfg_before" = absent ] && echo created || echo rewritten) by the failed command"
+	[ "$(grub_state "$T/root")" = "$GOLD" ] || fail "slctl's own files not restored"
+	grep -q split_lock_detect=fatal "$T/root/boot/grub/grub.cfg" || fail "test setup: the tool wrote nothing"
+	grep -qF "fix: " <<<"$err" || fail "no fix command: $err"
+	! grep -q "configuration was restored" <<<"$err" || fail "claims restored: $err"
+}
+
+# kernel-install with /etc/kernel/tries writes a new entry NAME+3.conf; when
+# a later plugin fails, that entry is left behind and must be named.
+test_kernel_install_entry_left_behind_is_reported() {
+	command -v kernel-install >/dev/null || fail "kernel-install (systemd) is not installed"
+	copy_fixture mode/kernel-install
+	stub_env
+	echo 3 >"$T/root/etc/kernel/tries"
+	local cmdline_before
+	cmdline_before=$(cat "$T/root/etc/kernel/cmdline")
+	KERNEL_INSTALL_PLUGINS="/usr/lib/kernel/install.d/90-loaderentry.install /bin/false" \
+		run "$SLCTL" --root "$T/root" mode fatal --persist
+	expect_rc 1
+	[ "$(cat "$T/root/etc/kernel/cmdline")" = "$cmdline_before" ] || fail "/etc/kernel/cmdline not restored"
+	local left
+	left=$(cd "$T/root" && ls boot/loader/entries/*+3.conf 2>/dev/null | head -1)
+	[ -n "$left" ] || fail "test setup: kernel-install wrote no +3 entry: $err"
+	expect_err "/$left: created by the failed command"
+	expect_err "fix: rm -- $T/root/$left"
+	! grep -q "configuration was restored" <<<"$err" || fail "claims restored: $err"
 }
 
 run_tests

@@ -119,4 +119,125 @@ test_world_writable_sysctl_directory_is_refused() {
 	[ "$(tree_hash "$T/root")" = "$before" ] || fail "tree changed"
 }
 
+test_fifos_in_sysctl_d_and_grub_d_do_not_hang_status() {
+	copy_fixture mode/debian-grub
+	mkdir -p "$T/root/etc/sysctl.d"
+	mkfifo "$T/root/etc/sysctl.d/50-fifo.conf" "$T/root/etc/default/grub.d/50-fifo.cfg"
+	bounded "$SLCTL" --root "$T/root" --json status
+	valid_json "FIFOs in sysctl.d and grub.d"
+	expect_err "/etc/sysctl.d/50-fifo.conf is a FIFO; it was not read"
+	expect_err "/etc/default/grub.d/50-fifo.cfg is a FIFO; it was not read"
+	# Everything else is still answered.
+	expect_json '.kernel.release' "$(cat "$T/root/proc/sys/kernel/osrelease")"
+}
+
+test_symlinked_files_are_not_followed_when_read() {
+	copy_fixture stock-ac
+	echo "6.1.0-evil" >"$T/root/elsewhere"
+	rm "$T/root/proc/sys/kernel/osrelease"
+	ln -s /elsewhere "$T/root/proc/sys/kernel/osrelease"
+	bounded "$SLCTL" --root "$T/root" --json status
+	valid_json "symlinked osrelease"
+	[ "$(jq -r .kernel.release <<<"$out")" != 6.1.0-evil ] || fail "followed a symlink at osrelease"
+}
+
+test_lock_directory_is_private_to_root() {
+	copy_fixture mode/debian-grub
+	rm -rf "$T/root/run"
+	run "$SLCTL" --root "$T/root" mode fatal --persist
+	expect_rc 0
+	[ "$(stat -c '%a %u %F' "$T/root/run/slctl")" = "700 0 directory" ] ||
+		fail "lock directory: $(stat -c '%a %u %F' "$T/root/run/slctl")"
+	[ ! -e "$T/root/run/lock/slctl.lock" ] || fail "lock still in world-writable /run/lock"
+}
+
+test_lock_directory_others_can_write_is_refused() {
+	local how before
+	for how in mode777 owner symlink; do
+		copy_fixture mode/debian-grub
+		rm -rf "$T/root/run/slctl"
+		case $how in
+		mode777) install -d -m 0777 "$T/root/run/slctl" ;;
+		owner) install -d -m 0700 -o nobody "$T/root/run/slctl" ;;
+		symlink) mkdir -m 0700 "$T/root/run/elsewhere"
+			ln -s elsewhere "$T/root/run/slctl" ;;
+		esac
+		before=$(tree_hash "$T/root")
+		bounded "$SLCTL" --root "$T/root" mode fatal --persist
+		expect_rc 1
+		expect_one_sentence
+		case $how in
+		symlink) expect_err "/run/slctl is a symbolic link" ;;
+		*) expect_err "slctl takes its lock only in a directory of root's with mode 0700" ;;
+		esac
+		[ "$(tree_hash "$T/root")" = "$before" ] || fail "$how: tree changed"
+	done
+}
+
+# Started with 0, 1 and 2 closed, slctl's own files must not take their
+# numbers: the lock file would become stderr and the tools' output broken.
+test_closed_standard_descriptors() {
+	copy_fixture mode/debian-grub
+	stub_env
+	"$SLCTL" -v --root "$T/root" mode fatal --persist <&- >&- 2>&-
+	rc=$?
+	expect_rc 0
+	grep -q 'split_lock_detect=fatal' "$T/root/boot/grub/grub.cfg" || fail "grub.cfg not regenerated"
+	[ ! -s "$T/root/run/slctl/lock" ] || fail "the lock file received: $(cat "$T/root/run/slctl/lock")"
+}
+
+# metadata FILE: owner, group, mode and every extended attribute, ACLs and
+# security.selinux included, in one comparable text.
+metadata() {
+	stat -c '%U:%G %a' "$1"
+	getfattr --absolute-names -d -m - -e hex "$1" | sed 1d
+}
+
+test_replaced_file_keeps_mode_owner_acl_and_xattrs() {
+	command -v setfacl >/dev/null && command -v setfattr >/dev/null ||
+		fail "setfacl and setfattr are needed (apt-get install acl attr)"
+	copy_fixture mode/debian-grub
+	local f=$T/root/etc/default/grub before
+	chown nobody:adm "$f"
+	chmod 0640 "$f"
+	if ! setfacl -m u:daemon:r "$f" 2>/dev/null || ! setfattr -n user.origin -v admin "$f" 2>/dev/null; then
+		echo "ok - ${0##*/}: replaced_file_keeps_mode_owner_acl_and_xattrs # SKIP no ACL or user xattr support on $(stat -f -c %T "$T")"
+		exit 0
+	fi
+	setfattr -n security.selinux -v "system_u:object_r:bootloader_etc_t:s0" "$f" 2>/dev/null ||
+		fail "cannot set security.selinux on $(stat -f -c %T "$T")"
+	before=$(metadata "$f")
+	run "$SLCTL" --root "$T/root" mode fatal --persist
+	expect_rc 0
+	grep -q split_lock_detect=fatal "$f" "$T/root/etc/default/grub.d/zz-slctl.cfg" ||
+		fail "the change was not written"
+	[ "$(metadata "$f")" = "$before" ] || fail "metadata changed: $before -> $(metadata "$f")"
+}
+
+test_symlinked_sysctl_directory_gets_a_true_message() {
+	copy_fixture stock-ac
+	rm -rf "$T/root/etc/sysctl.d"
+	mkdir "$T/root/etc/real.d"
+	ln -s real.d "$T/root/etc/sysctl.d"
+	bounded "$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 1
+	expect_err "/etc/sysctl.d is a symbolic link (to real.d)"
+	! grep -q "every user" <<<"$err" || fail "untrue message: $err"
+	[ -z "$(ls -A "$T/root/etc/real.d")" ] || fail "wrote through the link"
+}
+
+# systemd-sysctl treats kernel/split_lock_mitigate as kernel.split_lock_mitigate:
+# a second line in the slash form in our own drop-in would win over ours.
+test_slash_form_line_in_our_dropin_is_replaced_too() {
+	copy_fixture stock-ac
+	"$SLCTL" --root "$T/root" mitigate on --persist >/dev/null 2>&1 || fail "setup failed"
+	echo "kernel/split_lock_mitigate = 1" >>"$T/root/etc/sysctl.d/zz-slctl.conf"
+	run "$SLCTL" --root "$T/root" mitigate off --persist
+	expect_rc 0
+	[ "$(grep -c 'split_lock_mitigate' "$T/root/etc/sysctl.d/zz-slctl.conf")" = 1 ] ||
+		fail "drop-in: $(cat "$T/root/etc/sysctl.d/zz-slctl.conf")"
+	run "$SLCTL" --root "$T/root" --json status
+	expect_json .mitigate.persisted 0
+}
+
 run_tests

@@ -5,6 +5,7 @@
  * FAULT_PREFIX:
  *   FAULT_OP      write | fsync | rename | creat
  *   FAULT_NTH     1-based call number
+ *   FAULT_REPEAT  1: fail that call and every later one (a disk that stays full)
  *   FAULT_ERRNO   ENOSPC | EIO (default EIO)
  *   FAULT_ACTION  fail (default) | kill (SIGKILL before the call runs)
  *   FAULT_LOG     file to which each injected fault is appended
@@ -49,7 +50,9 @@ static bool strike(const char *op, bool relevant)
 
 	if (!relevant || !want || !nth || strcmp(want, op) != 0)
 		return false;
-	if (++calls != atoi(nth))
+	++calls;
+	if (getenv("FAULT_REPEAT") && strcmp(getenv("FAULT_REPEAT"), "1") == 0 ?
+	    calls < atoi(nth) : calls != atoi(nth))
 		return false;
 	if (getenv("FAULT_LOG")) {
 		FILE *log = fopen(getenv("FAULT_LOG"), "a");
