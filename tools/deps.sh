@@ -44,6 +44,9 @@ have_cmd depmod || need depmod
 have_cmd strace || need strace
 # capsh drops one capability for the missing-privilege tests.
 have_cmd capsh || need capsh
+# The hostile-file-system tests set POSIX ACLs and xattrs on replaced files.
+have_cmd setfacl || need acl
+have_cmd setfattr || need attr
 # Fake roots that slctl --run-tools chroots into get a static busybox.
 have_cmd busybox || need busybox
 # slctl mode tests run the real kernel-install of systemd in a fake root.
@@ -65,7 +68,7 @@ if have_cmd apt-get; then
 		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;;
 		abigail) echo abigail-tools;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;;
 		mmdebstrap) echo mmdebstrap;; zstd) echo zstd;;
-		busybox) echo busybox-static;; esac; }
+		busybox) echo busybox-static;; acl) echo acl;; attr) echo attr;; esac; }
 elif have_cmd dnf; then
 	pm="dnf install -y"
 	map() { case $1 in
@@ -75,7 +78,7 @@ elif have_cmd dnf; then
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
 		libfuzzer) echo compiler-rt;; kernel-install) echo systemd-udev;;
-		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;; esac; }
+		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;; acl) echo acl;; attr) echo attr;; esac; }
 elif have_cmd pacman; then
 	pm="pacman -S --needed --noconfirm"
 	map() { case $1 in
@@ -85,7 +88,7 @@ elif have_cmd pacman; then
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
 		libfuzzer) echo compiler-rt;; kernel-install) echo systemd;;
-		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;; esac; }
+		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;; acl) echo acl;; attr) echo attr;; esac; }
 else
 	echo "deps: missing:$missing; install them with your package manager" >&2
 	exit 1

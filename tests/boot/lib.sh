@@ -12,7 +12,7 @@ SLCTL_IMAGE_BIN=${SLCTL_IMAGE_BIN:-$TOP/build/slctl}
 IMAGE_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 # The libraries slctl links, in every image.
-SLCTL_RUNTIME="libcap2 libmnl0 libsmartcols1"
+SLCTL_RUNTIME="libcap2 libmnl0 libsmartcols1 libkmod2"
 
 # boot_root NAME PACKAGE...: $T/root is a fresh Debian 12 with PACKAGE...
 # (the image NAME, built once and cached), slctl in /usr/local/sbin and the

@@ -69,4 +69,24 @@ test_a_kernel_installed_later_gets_the_word() {
 		fail "new entry: $(cat "$newer")"
 }
 
+# kernel-install with /etc/kernel/tries writes a new entry NAME+3.conf;
+# when a later plugin fails, that entry stays and must be named with the
+# command that removes it, and /etc/kernel/cmdline is restored.
+test_a_failed_kernel_install_names_the_entry_it_left() {
+	setup
+	echo 3 >"$T/root/etc/kernel/tries"
+	printf '#!/bin/sh\necho "99-fail: no space in the ESP" >&2\nexit 1\n' >"$T/root/etc/kernel/install.d/99-fail.install"
+	chmod +x "$T/root/etc/kernel/install.d/99-fail.install"
+	local cmdline_before left
+	cmdline_before=$(cat "$T/root/etc/kernel/cmdline")
+	in_root slctl mode fatal --persist
+	expect_rc 1
+	[ "$(cat "$T/root/etc/kernel/cmdline")" = "$cmdline_before" ] || fail "/etc/kernel/cmdline not restored"
+	left=$(cd "$T/root" && ls boot/efi/loader/entries/*+3.conf 2>/dev/null | head -n 1)
+	[ -n "$left" ] || fail "test setup: kernel-install wrote no +3 entry: $err"
+	expect_err "/$left: created by the failed command"
+	expect_err "fix: rm -- /$left"
+	! grep -q "configuration was restored" <<<"$err" || fail "claims restored: $err"
+}
+
 boot_run_tests
