@@ -54,6 +54,7 @@ off)
 	;;
 ratelimit)
 	run slinject db 25
+	run slinject ac 3
 	;;
 kconfig-mitigate-default-n)
 	run slinject ac 30
