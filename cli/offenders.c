@@ -160,15 +160,23 @@ static void format_when(int64_t mono, int64_t wall, char *buf, size_t size)
 
 /* ---- output ------------------------------------------------------------ */
 
-/* The comm for a terminal: bytes that are not printable as \xNN. */
+/*
+ * Text from a process for a terminal, escaped exactly as the table's cells
+ * are: libsmartcols runs every cell through util-linux's
+ * mbs_safe_encode_to_buffer() (lib/mbsalign.c), which in the C locale slctl
+ * runs in writes a byte that is not isprint() as \xNN, a backslash as \x5c
+ * only where an "x" follows (so that "\x1b" typed by a process cannot pass
+ * for an escaped byte), and copies the rest. A NUL, which would cut a cell,
+ * is '?' in both.
+ */
 static void printable(const char *s, size_t len, char *buf, size_t size)
 {
 	size_t o = 0;
 
 	for (size_t i = 0; i < len && o + 5 < size; i++) {
-		unsigned char c = (unsigned char)s[i];
+		unsigned char c = s[i] ? (unsigned char)s[i] : '?';
 
-		if (c < 0x20 || c >= 0x7f || c == '\\')
+		if (c < 0x20 || c >= 0x7f || (c == '\\' && i + 1 < len && s[i + 1] == 'x'))
 			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
 		else
 			buf[o++] = (char)c;
@@ -556,17 +564,21 @@ static int follow_event(const struct splitlock_offender *of,
 		json_object_end(&j);
 		json_finish(&j);
 	} else {
-		char name[256];
+		const char *exe = splitlock_offender_get_exe(of);
+		char name[256], where[2048], path[16384];
 
+		/* Comm, object names in the address and the path all come from
+		 * the process: none reaches the terminal unescaped. */
 		printable(comm, len, name, sizeof(name));
+		printable(ip ? ip : "?", strlen(ip ? ip : "?"), where, sizeof(where));
+		printable(exe ? exe : "", exe ? strlen(exe) : 0, path, sizeof(path));
 		printf("[%5" PRIu64 ".%06" PRIu64 "] %s/%" PRIu32 " %s %s%s at %s%s%s\n",
 		       rec->usec / 1000000, rec->usec % 1000000, name,
 		       splitlock_offender_get_pid(of),
 		       splitlock_kind_name(splitlock_offender_get_kind(of)),
 		       splitlock_action_name(splitlock_offender_get_action(of)),
 		       splitlock_offender_is_probe(of) ? " (probe)" : "",
-		       ip ? ip : "?", splitlock_offender_get_exe(of) ? " exe " : "",
-		       splitlock_offender_get_exe(of) ?: "");
+		       where, exe ? " exe " : "", path);
 	}
 	fflush(stdout);
 	return 0;

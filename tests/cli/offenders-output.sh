@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Output that holds up: whatever a process put in its name reaches the
+# terminal the same way through every output, and no two series or groups
+# that are different things come out as one.
+. "$(dirname "$0")/../lib.sh"
+
+P="x86/split lock detection: "
+
+# Names as the kernel's log escapes them (\xNN); the record decoder turns
+# them back into the bytes the process chose.
+HOSTILE=(
+	'csi\x1b[31mred'            # colour escape
+	'osc\x1b]0;pwned\x07'       # sets the terminal's title
+	'bad\xff\xfeutf8'           # not UTF-8
+	'e\xc3\xa9'                 # UTF-8, escaped as in the table (C locale)
+	'fake\x5cx1besc'            # a literal "\x1b" typed by the process
+	'back\x5cslash'             # a backslash before no "x"
+	'cr\x0dline\x7fdel'         # carriage return, DEL
+)
+
+hostile_root() {
+	local i=0 c
+	mkdir -p "$T/root/dev" "$T/root/proc"
+	for c in "${HOSTILE[@]}"; do
+		printf '4,%d,%d,-;%s#AC: %s/%d took a split_lock trap at address: 0x1\n' \
+			$i $((5000000 + i)) "$P" "$c" $((100 + i))
+		i=$((i + 1))
+	done >"$T/root/dev/kmsg"
+}
+
+test_follow_escapes_names_exactly_as_the_table() {
+	hostile_root
+	# PID and COMM of each task, as the table prints them.
+	run "$SLCTL" --root "$T/root" offenders -o PID,COMM -n
+	expect_rc 0
+	grep -E '^ *10[0-9] ' <<<"$out" | sed -E 's/^ *([0-9]+) (.*[^ ]) *$/\1 \2/' | sort >"$T/table"
+	[ "$(wc -l <"$T/table")" -eq ${#HOSTILE[@]} ] || fail "table: $out"
+	run timeout -s INT 3 "$SLCTL" --root "$T/root" offenders --follow --since boot
+	expect_rc 124
+	sed -E 's/^\[[^]]*\] (.*)\/([0-9]+) split_lock warn at .*/\2 \1/' <<<"$out" | sort >"$T/follow"
+	diff "$T/table" "$T/follow" >&2 || fail "--follow names differ from the table's"
+	# Nothing a terminal would act on, and the two look-alikes stay apart.
+	! LC_ALL=C grep -q '[^ -~]' "$T/follow" || fail "raw control or non-ASCII bytes: $(cat -v "$T/follow")"
+	grep -qxF '104 fake\x5cx1besc' "$T/follow" || fail "typed \\x1b: $(cat "$T/follow")"
+	grep -qxF '100 csi\x1b[31mred' "$T/follow" || fail "escape byte: $(cat "$T/follow")"
+	grep -qxF '105 back\slash' "$T/follow" || fail "backslash: $(cat "$T/follow")"
+}
+
+run_tests
