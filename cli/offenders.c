@@ -412,60 +412,79 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 	json_finish(&j);
 }
 
-/* Label values: UTF-8 with \\, \" and \n escaped; other bytes as \xNN. */
+/*
+ * A label value is the name as the table shows it (printable(), which can
+ * be decoded back, so two names never share a value), then with Prometheus'
+ * own escapes for \\ and ". A NUL is \x00 here, not the table's '?', for
+ * the same reason.
+ */
 static void prom_label(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c == '\\')
+		if (c < 0x20 || c >= 0x7f || (c == '\\' && i + 1 < len && s[i + 1] == 'x'))
+			printf("\\\\x%02x", c);
+		else if (c == '\\')
 			fputs("\\\\", stdout);
 		else if (c == '"')
 			fputs("\\\"", stdout);
-		else if (c == '\n')
-			fputs("\\n", stdout);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\\\x%02x", c);
 		else
 			putchar(c);
 	}
 }
 
-static void print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
-			     const struct splitlock_offenders *r)
+/* By comm bytes, then kind: a series' groups (one per action) side by side. */
+static int compare_series(const void *a, const void *b)
+{
+	const struct splitlock_offender *x = *(const struct splitlock_offender *const *)a;
+	const struct splitlock_offender *y = *(const struct splitlock_offender *const *)b;
+	size_t xl, yl;
+	const char *xc = splitlock_offender_get_comm(x, &xl);
+	const char *yc = splitlock_offender_get_comm(y, &yl);
+	int c = memcmp(xc, yc, xl < yl ? xl : yl);
+
+	if (c)
+		return c;
+	if (xl != yl)
+		return xl < yl ? -1 : 1;
+	return (int)splitlock_offender_get_kind(x) - (int)splitlock_offender_get_kind(y);
+}
+
+static bool same_series(const struct splitlock_offender *x, const struct splitlock_offender *y)
+{
+	return compare_series(&x, &y) == 0;
+}
+
+static int print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
+			    const struct splitlock_offenders *r)
 {
 	size_t n = splitlock_offenders_get_count(r);
+	const struct splitlock_offender **by = malloc((n ? n : 1) * sizeof(*by));
 
+	if (!by)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		by[k] = splitlock_offenders_get(r, k);
+	/* One series per (comm, kind): sort once and sum neighbours, so that
+	 * the cost stays n log n however many offenders the log names. */
+	qsort(by, n, sizeof(*by), compare_series);
 	puts("# HELP splitlock_events_total Split-lock and bus-lock events in the kernel log, by command and kind.");
 	puts("# TYPE splitlock_events_total counter");
-	/* One series per (comm, kind): sum the report's finer groups. */
-	for (size_t k = 0; k < n; k++) {
-		const struct splitlock_offender *a = splitlock_offenders_get(r, k);
-		size_t alen, blen;
-		const char *acomm = splitlock_offender_get_comm(a, &alen);
+	for (size_t k = 0; k < n;) {
+		const struct splitlock_offender *a = by[k];
+		size_t len;
+		const char *comm = splitlock_offender_get_comm(a, &len);
 		uint64_t sum = 0;
-		bool first = true;
 
-		for (size_t m = 0; m < n; m++) {
-			const struct splitlock_offender *b = splitlock_offenders_get(r, m);
-			const char *bcomm = splitlock_offender_get_comm(b, &blen);
-
-			if (blen != alen || memcmp(acomm, bcomm, alen) ||
-			    splitlock_offender_get_kind(a) != splitlock_offender_get_kind(b))
-				continue;
-			if (m < k) {
-				first = false;
-				break;
-			}
-			sum += splitlock_offender_get_events(b);
-		}
-		if (!first)
-			continue;
+		for (; k < n && same_series(a, by[k]); k++)
+			sum += splitlock_offender_get_events(by[k]);
 		fputs("splitlock_events_total{comm=\"", stdout);
-		prom_label(acomm, alen);
+		prom_label(comm, len);
 		printf("\",kind=\"%s\"} %" PRIu64 "\n",
 		       splitlock_kind_name(splitlock_offender_get_kind(a)), sum);
 	}
+	free(by);
 	puts("# HELP splitlock_suppressed_total Events the kernel's rate limit kept out of the log.");
 	puts("# TYPE splitlock_suppressed_total counter");
 	printf("splitlock_suppressed_total %" PRIu64 "\n", splitlock_offenders_get_suppressed(r));
@@ -473,7 +492,7 @@ static void print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
 	puts("# TYPE splitlock_malformed_total counter");
 	printf("splitlock_malformed_total %" PRIu64 "\n", splitlock_offenders_get_malformed(r));
 	if (o->input)
-		return; /* a saved log says nothing about this machine's settings */
+		return 0; /* a saved log says nothing about this machine's settings */
 
 	{
 		struct splitlock_mode_info *info = NULL;
@@ -504,6 +523,7 @@ static void print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
 			printf("splitlock_mitigate %d\n", mitigate);
 		}
 	}
+	return 0;
 }
 
 /* ---- progress ---------------------------------------------------------- */
@@ -842,7 +862,11 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		print_json(ctx, &o, r);
 		break;
 	case FORMAT_PROMETHEUS:
-		print_prometheus(ctx, &o, r);
+		if (print_prometheus(ctx, &o, r) < 0) {
+			slctl_error("out of memory.");
+			ret = EXIT_FAIL;
+			goto out;
+		}
 		break;
 	default:
 		if (print_table(&o, r) < 0) {

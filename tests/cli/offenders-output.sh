@@ -46,4 +46,29 @@ test_follow_escapes_names_exactly_as_the_table() {
 	grep -qxF '105 back\slash' "$T/follow" || fail "backslash: $(cat "$T/follow")"
 }
 
+test_prometheus_never_prints_two_identical_series() {
+	# Each pair escaped to one label before: a byte and the same text typed
+	# by the process, a newline and a typed "\n", a quote and its escape.
+	local c i=0
+	for c in 'p\xff' 'p\x5cxff' 'n\x0a' 'n\x5cn' 'q"' 'q\x5c"' 'z\x00' 'z?'; do
+		printf '4,%d,%d,-;%s#AC: %s/%d took a split_lock trap at address: 0x1\n' \
+			$i $((5000000 + i)) "$P" "$c" $((100 + i))
+		i=$((i + 1))
+	done >"$T/log"
+	# A second event of the same name (another task) joins its series.
+	printf '4,9,6000000,-;%s#AC: %s/200 took a split_lock trap at address: 0x1\n' "$P" 'p\xff' >>"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --format prometheus
+	expect_rc 0
+	grep '^splitlock_events_total{' <<<"$out" >"$T/series"
+	[ "$(wc -l <"$T/series")" -eq 8 ] || fail "expected 8 series: $(cat "$T/series")"
+	[ -z "$(sed 's/}.*//' "$T/series" | sort | uniq -d)" ] || fail "duplicate series: $(cat "$T/series")"
+	grep -qxF 'splitlock_events_total{comm="p\\xff",kind="split_lock"} 2' "$T/series" ||
+		fail "the byte: $(cat "$T/series")"
+	grep -qxF 'splitlock_events_total{comm="p\\x5cxff",kind="split_lock"} 1' "$T/series" ||
+		fail "the typed text: $(cat "$T/series")"
+	grep -qxF 'splitlock_events_total{comm="q\"",kind="split_lock"} 1' "$T/series" ||
+		fail "the quote: $(cat "$T/series")"
+	! LC_ALL=C grep -q '[^ -~]' "$T/series" || fail "raw bytes in a label: $(cat -v "$T/series")"
+}
+
 run_tests
