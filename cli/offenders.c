@@ -195,12 +195,19 @@ static void cell(const struct options *o, const struct splitlock_offender *of,
 	case COL_COMM:
 		/* libsmartcols escapes unsafe bytes itself; a NUL would cut. */
 		s = splitlock_offender_get_comm(of, &len);
+		if (!s) {
+			snprintf(buf, size, "-"); /* tasks of several names */
+			break;
+		}
 		for (size_t i = 0; i < len && i + 1 < size; i++)
 			buf[i] = s[i] ? s[i] : '?';
 		buf[len < size ? len : size - 1] = '\0';
 		break;
 	case COL_PID:
-		snprintf(buf, size, "%" PRIu32, splitlock_offender_get_pid(of));
+		if (splitlock_offender_get_pid(of))
+			snprintf(buf, size, "%" PRIu32, splitlock_offender_get_pid(of));
+		else
+			snprintf(buf, size, "-"); /* several tasks */
 		break;
 	case COL_TGID:
 		if (splitlock_offender_get_tgid(of))
@@ -341,14 +348,26 @@ static void json_time(struct json *j, const char *key, int64_t usec, bool wall)
 	}
 }
 
+/* 0: the group holds several tasks, so no one pid. */
+static void json_pid(struct json *j, const char *key, uint32_t pid)
+{
+	if (pid)
+		json_uint(j, key, pid);
+	else
+		json_null(j, key);
+}
+
 static void json_offender(struct json *j, const struct splitlock_offender *of)
 {
 	size_t len;
 	const char *comm = splitlock_offender_get_comm(of, &len);
 
 	json_object_begin(j, NULL);
-	json_string_len(j, "comm", comm, len);
-	json_uint(j, "pid", splitlock_offender_get_pid(of));
+	if (comm)
+		json_string_len(j, "comm", comm, len);
+	else
+		json_null(j, "comm");
+	json_pid(j, "pid", splitlock_offender_get_pid(of));
 	if (splitlock_offender_get_tgid(of))
 		json_uint(j, "tgid", splitlock_offender_get_tgid(of));
 	else
@@ -571,8 +590,11 @@ static int follow_event(const struct splitlock_offender *of,
 		json_object_begin(&j, NULL);
 		format_mono((int64_t)rec->usec, buf, sizeof(buf));
 		json_number(&j, "time", buf);
-		json_string_len(&j, "comm", comm, len);
-		json_uint(&j, "pid", splitlock_offender_get_pid(of));
+		if (comm)
+			json_string_len(&j, "comm", comm, len);
+		else
+			json_null(&j, "comm");
+		json_pid(&j, "pid", splitlock_offender_get_pid(of));
 		json_string(&j, "kind", splitlock_kind_name(splitlock_offender_get_kind(of)));
 		json_string(&j, "action", splitlock_action_name(splitlock_offender_get_action(of)));
 		json_bool(&j, "probe", splitlock_offender_is_probe(of));
@@ -589,7 +611,7 @@ static int follow_event(const struct splitlock_offender *of,
 
 		/* Comm, object names in the address and the path all come from
 		 * the process: none reaches the terminal unescaped. */
-		printable(comm, len, name, sizeof(name));
+		printable(comm ? comm : "-", comm ? len : 1, name, sizeof(name));
 		printable(ip ? ip : "?", strlen(ip ? ip : "?"), where, sizeof(where));
 		printable(exe ? exe : "", exe ? strlen(exe) : 0, path, sizeof(path));
 		printf("[%5" PRIu64 ".%06" PRIu64 "] %s/%" PRIu32 " %s %s%s at %s%s%s\n",

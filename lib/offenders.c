@@ -277,6 +277,43 @@ static int find_or_add(struct splitlock_offenders *r, const struct key *k,
 	return 0;
 }
 
+static void merge_str(char **have, const char *s)
+{
+	if (*have && (!s || !streq(*have, s))) {
+		free(*have);
+		*have = NULL;
+	}
+}
+
+/*
+ * A group of several tasks (by comm, exe or unit, or unresolved ones
+ * merged) must not wear one task's labels: what its tasks do not share
+ * becomes unknown (no comm, pid 0, no exe...).
+ */
+static void merge_labels(struct splitlock_offenders *r, struct splitlock_offender *o,
+			 const struct splitlock_event *ev, const struct sl_procinfo *pi)
+{
+	uint32_t pid = pi && r->group == SPLITLOCK_GROUP_PROCESS ? pi->tgid : ev->pid;
+
+	if (o->pid != pid) {
+		o->pid = 0;
+		o->kernel_traps = -1;
+	}
+	if (o->tgid != (pi ? pi->tgid : 0))
+		o->tgid = 0;
+	/* A process's threads may name themselves apart; it keeps its first. */
+	if (r->group != SPLITLOCK_GROUP_PROCESS && o->comm && (o->comm_len != ev->comm_len ||
+			memcmp(o->comm, ev->comm, ev->comm_len) != 0)) {
+		free(o->comm);
+		o->comm = NULL;
+		o->comm_len = 0;
+	}
+	merge_str(&o->exe, pi ? pi->exe : NULL);
+	merge_str(&o->cmdline, pi ? pi->cmdline : NULL);
+	merge_str(&o->unit, pi ? pi->unit : NULL);
+	merge_str(&o->container, pi ? pi->container : NULL);
+}
+
 static int add_ip(struct splitlock_offender *o, const char *text)
 {
 	for (size_t i = 0; i < o->n_ips; i++)
@@ -393,6 +430,8 @@ static int add_log_record(struct splitlock_offenders *r,
 	ret = find_or_add(r, &k, &ev, pi, &o);
 	if (ret < 0)
 		return ret;
+	if (o->events)
+		merge_labels(r, o, &ev, pi);
 	o->events++;
 	r->sorted = false;
 	if (lr->mono_usec != SPLITLOCK_TIME_UNKNOWN) {

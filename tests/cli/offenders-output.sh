@@ -71,4 +71,26 @@ test_prometheus_never_prints_two_identical_series() {
 	! LC_ALL=C grep -q '[^ -~]' "$T/series" || fail "raw bytes in a label: $(cat -v "$T/series")"
 }
 
+test_group_by_unit_and_exe_never_wear_one_tasks_labels() {
+	# Once-per-task warnings of three tasks, two of them named alike.
+	{
+		printf '4,1,5000000,-;%s#AC: game/100 took a split_lock trap at address: 0x1\n' "$P"
+		printf '4,2,5000001,-;%s#AC: game/101 took a split_lock trap at address: 0x2\n' "$P"
+		printf '4,3,5000002,-;%s#AC: tool/102 took a split_lock trap at address: 0x3\n' "$P"
+	} >"$T/log"
+	# A saved log names no unit: one group of unknown unit, of no one task.
+	run "$SLCTL" offenders --input "$T/log" --group-by unit --json
+	expect_rc 0
+	expect_json '.offenders | length' 1
+	expect_json '.offenders[0] | [.comm, .pid, .events, .unit] | @json' '[null,null,3,null]'
+	# No executable either: by name, each name's group without one pid.
+	run "$SLCTL" offenders --input "$T/log" --group-by exe --json
+	expect_json '[.offenders[] | [.comm, .pid, .events]] | @json' '[["game",null,2],["tool",102,1]]'
+	run "$SLCTL" offenders --input "$T/log" --group-by comm -o COMM,PID,EVENTS
+	grep -Eq '^game +- +2$' <<<"$out" || fail "merged row: $out"
+	grep -Eq '^tool +102 +1$' <<<"$out" || fail "single row: $out"
+	run "$SLCTL" offenders --input "$T/log" --group-by unit -o COMM,PID,EVENTS
+	grep -Eq '^- +- +3$' <<<"$out" || fail "unit row: $out"
+}
+
 run_tests
