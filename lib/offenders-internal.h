@@ -85,6 +85,9 @@ struct sl_procinfo {
 	/* /proc/PID/split_lock of the patched kernel; -1 when absent. */
 	int64_t kernel_ac_traps, kernel_db_traps;
 	bool from_connector; /* learned from the proc connector */
+	/* An exec seen whose new image could not be read (the process was
+	 * gone): events after it belong to no image we know. */
+	bool unresolved;
 };
 
 struct sl_proccache;

@@ -250,7 +250,7 @@ static const struct sl_procinfo *lookup_seen(const struct sl_proccache *c,
 		if (!best || p->start_usec > best->start_usec)
 			best = p;
 	}
-	return best;
+	return best && !best->unresolved ? best : NULL;
 }
 
 const struct sl_procinfo *sl_proccache_lookup(struct splitlock_ctx *ctx,
@@ -359,10 +359,17 @@ int sl_proccache_event(struct splitlock_ctx *ctx, struct sl_proccache *c,
 	}
 	if (ev->type != SPLITLOCK_PROC_EXEC)
 		return 0;
-	/* Read it now, while it is alive: it may be gone when its line comes. */
+	/*
+	 * Read it now, while it is alive: it may be gone when its line comes.
+	 * Gone already: remember that this image is unknown, or the events
+	 * after this exec would be reported under the one before it.
+	 */
 	if (lookup_live(ctx, ev->tgid, &p) < 0) {
 		info_clear(&p);
-		return 0;
+		p.tid = ev->pid;
+		p.tgid = ev->tgid;
+		p.kernel_ac_traps = p.kernel_db_traps = -1;
+		p.unresolved = true;
 	}
 	p.start_usec = (int64_t)(ev->timestamp_ns / 1000);
 	p.from_connector = true;
