@@ -282,24 +282,46 @@ static void print_unrecognized(const struct splitlock_offenders *r)
 		       splitlock_offenders_get_alignment_checks(r) == 1 ? "" : "s");
 }
 
-static int print_table(const struct options *o, const struct splitlock_offenders *r)
+/*
+ * libsmartcols holds every cell of a table until it prints: a few hundred
+ * bytes a row, gigabytes for a log of millions of tasks. Larger reports
+ * are printed in tables of TABLE_CHUNK rows whose columns are pinned to
+ * widths measured over all rows first, so that they line up as one table.
+ */
+#define TABLE_CHUNK 4096
+
+/* The width libsmartcols gives a cell in the C locale: its escaped form. */
+static size_t cell_width(const char *s)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		w += c < 0x20 || c >= 0x7f || (c == '\\' && s[i + 1] == 'x') ? 4 : 1;
+	}
+	return w;
+}
+
+static int print_rows(const struct options *o, const struct splitlock_offenders *r,
+		      size_t from, size_t to, const size_t *widths)
 {
 	struct libscols_table *tb = scols_new_table();
 	char buf[4096];
 
 	if (!tb)
 		return -ENOMEM;
-	scols_table_enable_noheadings(tb, o->noheadings);
+	scols_table_enable_noheadings(tb, o->noheadings || from > 0);
 	scols_table_enable_raw(tb, o->raw);
 	for (size_t i = 0; i < o->n_cols; i++) {
 		const struct column *c = &columns[o->cols[i]];
-
-		if (!scols_table_new_column(tb, c->name, c->whint, c->flags)) {
+		if (!scols_table_new_column(tb, c->name, widths ? (double)widths[i] : c->whint,
+					    c->flags)) {
 			scols_unref_table(tb);
 			return -ENOMEM;
 		}
 	}
-	for (size_t k = 0; k < shown(o, r); k++) {
+	for (size_t k = from; k < to; k++) {
 		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 
@@ -312,10 +334,37 @@ static int print_table(const struct options *o, const struct splitlock_offenders
 			scols_line_set_data(ln, i, buf);
 		}
 	}
-	if (splitlock_offenders_get_count(r) > 0)
-		scols_print_table(tb);
+	scols_print_table(tb);
 	scols_unref_table(tb);
+	return 0;
+}
 
+static int print_table(const struct options *o, const struct splitlock_offenders *r)
+{
+	size_t n = shown(o, r), widths[32] = { 0 };
+	char buf[4096];
+
+	if (n <= TABLE_CHUNK) {
+		if (n > 0 && print_rows(o, r, 0, n, NULL) < 0)
+			return -ENOMEM;
+	} else {
+		/* An absolute hint is the least width, as in one table. */
+		for (size_t i = 0; i < o->n_cols; i++)
+			widths[i] = columns[o->cols[i]].whint >= 1 ? (size_t)columns[o->cols[i]].whint : 1;
+		for (size_t i = 0; i < o->n_cols && !o->noheadings; i++)
+			if (strlen(columns[o->cols[i]].name) > widths[i])
+				widths[i] = strlen(columns[o->cols[i]].name);
+		for (size_t k = 0; k < n; k++)
+			for (size_t i = 0; i < o->n_cols; i++) {
+				cell(o, splitlock_offenders_get(r, k), o->cols[i], buf, sizeof(buf));
+				if (cell_width(buf) > widths[i])
+					widths[i] = cell_width(buf);
+			}
+		for (size_t k = 0; k < n; k += TABLE_CHUNK)
+			if (print_rows(o, r, k, k + TABLE_CHUNK < n ? k + TABLE_CHUNK : n, widths) < 0)
+				return -ENOMEM;
+	}
+	fflush(stdout);
 	printf("%s%" PRIu64 " event%s", splitlock_offenders_get_count(r) ? "\n" : "",
 	       splitlock_offenders_get_events(r),
 	       splitlock_offenders_get_events(r) == 1 ? "" : "s");

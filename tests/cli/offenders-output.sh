@@ -93,4 +93,26 @@ test_group_by_unit_and_exe_never_wear_one_tasks_labels() {
 	grep -Eq '^- +- +3$' <<<"$out" || fail "unit row: $out"
 }
 
+test_huge_table_lines_up_as_one_table() {
+	# More tasks than one table chunk, the longest name last: every row's
+	# columns stay where the header puts them.
+	local i
+	for ((i = 0; i < 9000; i++)); do
+		printf '4,%d,%d,-;%s#AC: %s/%d took a split_lock trap at address: 0x%x\n' \
+			$i $((1000000 + i)) "$P" "${HOSTILE[i % ${#HOSTILE[@]}]}" $((100 + i)) $i
+	done >"$T/log"
+	printf '4,9000,2000000,-;%s#AC: %s/99999 took a split_lock trap at address: 0x1\n' \
+		"$P" 'a-much-longer\x1bname' >>"$T/log"
+	run "$SLCTL" offenders --input "$T/log" -o COMM,PID,EVENTS
+	expect_rc 0
+	grep -q '^COMM ' <<<"$out" || fail "no header: $(head -2 <<<"$out")"
+	[ "$(grep -c '^COMM ' <<<"$out")" -eq 1 ] || fail "the header is repeated"
+	# The end of the PID column: the header's, on every one of 9001 rows.
+	awk -v want=9001 'NR == 1 { end = index($0, "PID") + 2; next }
+		/^$/ { exit } { n++; if (substr($0, end, 1) !~ /[0-9]/ || substr($0, end + 1, 1) != " ") bad++ }
+		END { if (n != want || bad) { print n " rows, " bad " misaligned"; exit 1 } }' <<<"$out" ||
+		fail "rows do not line up"
+	grep -qF 'a-much-longer\x1bname' <<<"$out" || fail "the long name"
+}
+
 run_tests
