@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -675,7 +676,8 @@ static int follow_event(const struct splitlock_offender *of,
 	return 0;
 }
 
-static int follow(struct splitlock_offenders *r, const struct options *o)
+static int follow(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
+		  const struct options *o)
 {
 	struct splitlock_follow *f;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -697,6 +699,9 @@ static int follow(struct splitlock_offenders *r, const struct options *o)
 			      "namespace: a task that exits before its line is read stays unnamed.");
 	else if (err < 0)
 		slctl_warning("process events unavailable: %s.", strerror(-err));
+	/* The library's warnings say what a long follow forgets: show them. */
+	if (splitlock_get_log_priority(ctx) < LOG_WARNING)
+		splitlock_set_log_priority(ctx, LOG_WARNING);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	while (!stop) {
@@ -884,7 +889,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	if (ret != EXIT_OK)
 		goto out;
 	if (o.follow) {
-		ret = follow(r, &o);
+		ret = follow(ctx, r, &o);
 		goto out;
 	}
 	if (o.input) {

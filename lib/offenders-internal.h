@@ -117,6 +117,8 @@ int sl_log_epoch(struct splitlock_ctx *ctx, int64_t *usec);
 
 /* offenders.c: the context a report reads with. */
 struct splitlock_ctx *sl_offenders_ctx(const struct splitlock_offenders *r);
+/* At most @limit offenders (0: any number); the older half goes first. */
+void sl_offenders_set_limit(struct splitlock_offenders *r, size_t limit);
 
 /* Unit and container from /proc/PID/cgroup text. */
 void sl_cgroup_parse(const char *text, char **unit, char **container);

@@ -48,6 +48,10 @@ struct splitlock_offenders {
 	bool sorted;
 	struct sl_proccache *procs;
 	char last_ip[512];
+	/* Following: at most this many offenders (0: no limit), and what
+	 * was forgotten to stay there. */
+	size_t limit;
+	uint64_t dropped, dropped_events;
 };
 
 _public_ int splitlock_offenders_new(struct splitlock_ctx *ctx,
@@ -215,6 +219,51 @@ static char *strdup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+static int compare_order(const void *a, const void *b)
+{
+	const struct splitlock_offender *x = *(const struct splitlock_offender *const *)a;
+	const struct splitlock_offender *y = *(const struct splitlock_offender *const *)b;
+
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * A follower runs for months on a machine where every task may warn once:
+ * at the limit, the older half of the offenders is forgotten (their event
+ * counts start again if they come back), and the log callback says so.
+ */
+static void forget_oldest(struct splitlock_offenders *r)
+{
+	size_t half = r->n / 2;
+	uint64_t events = 0;
+
+	qsort(r->list, r->n, sizeof(*r->list), compare_order);
+	for (size_t i = 0; i < half; i++) {
+		events += r->list[i]->events;
+		offender_free(r->list[i]);
+	}
+	memmove(r->list, r->list + half, (r->n - half) * sizeof(*r->list));
+	r->n -= half;
+	memset(r->buckets, 0, r->n_buckets * sizeof(*r->buckets));
+	for (size_t i = 0; i < r->n; i++) {
+		struct splitlock_offender *o = r->list[i];
+
+		o->next = r->buckets[o->hash & (r->n_buckets - 1)];
+		r->buckets[o->hash & (r->n_buckets - 1)] = o;
+	}
+	r->sorted = false;
+	r->dropped += half;
+	r->dropped_events += events;
+	sl_warn(r->ctx, "following more than %zu offenders: forgot the %zu seen first "
+		"(%" PRIu64 " events; %" PRIu64 " offenders forgotten so far), whose "
+		"event counts start again if they return", r->limit, half, events, r->dropped);
+}
+
+void sl_offenders_set_limit(struct splitlock_offenders *r, size_t limit)
+{
+	r->limit = limit;
+}
+
 static int find_or_add(struct splitlock_offenders *r, const struct key *k,
 		       const struct splitlock_event *ev,
 		       const struct sl_procinfo *pi, struct splitlock_offender **out)
@@ -228,6 +277,8 @@ static int find_or_add(struct splitlock_offenders *r, const struct key *k,
 			*out = o;
 			return 0;
 		}
+	if (r->limit && r->n >= r->limit)
+		forget_oldest(r);
 	if (r->n == r->allocated) {
 		size_t n = r->allocated ? r->allocated * 2 : 16;
 		struct splitlock_offender **l = realloc(r->list, n * sizeof(*l));

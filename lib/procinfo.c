@@ -274,6 +274,15 @@ const struct sl_procinfo *sl_proccache_lookup(struct splitlock_ctx *ctx,
 		info_clear(&p);
 		return lookup_seen(c, tid, event_usec);
 	}
+	/* Bounded: a follower looks up every task that ever warns. The
+	 * older half goes (a later event of one re-reads /proc). */
+	if (c->n_live >= CACHE_MAX) {
+		for (size_t i = 0; i < CACHE_MAX / 2; i++)
+			info_clear(&c->live[i]);
+		memmove(c->live, c->live + CACHE_MAX / 2,
+			(c->n_live - CACHE_MAX / 2) * sizeof(*c->live));
+		c->n_live -= CACHE_MAX / 2;
+	}
 	if (c->n_live == c->alloc_live) {
 		size_t n = c->alloc_live ? c->alloc_live * 2 : 16;
 		struct sl_procinfo *l = realloc(c->live, n * sizeof(*l));

@@ -115,4 +115,29 @@ test_huge_table_lines_up_as_one_table() {
 	grep -qF 'a-much-longer\x1bname' <<<"$out" || fail "the long name"
 }
 
+lines_at_least() { [ "$(wc -l <"$1")" -ge "$2" ]; }
+
+test_follow_memory_is_bounded_and_says_what_it_forgot() {
+	# 70 000 tasks warn once each, then the first and the last again: the
+	# follower keeps 65 536 offenders, so the first was forgotten (its
+	# count starts again) and the last was not.
+	local pid
+	mkdir -p "$T/root/dev" "$T/root/proc"
+	awk -v p="$P" 'BEGIN {
+		for (i = 0; i < 70000; i++)
+			printf "4,%d,%d,-;%s#AC: t%d/%d took a split_lock trap at address: 0x1\n", i, 1000000 + i, p, i, 100 + i
+		printf "4,70000,3000000,-;%s#AC: t0/100 took a split_lock trap at address: 0x1\n", p
+		printf "4,70001,3000001,-;%s#AC: t69999/70099 took a split_lock trap at address: 0x1\n", p
+	}' >"$T/root/dev/kmsg"
+	("$SLCTL" --root "$T/root" offenders --follow --since boot --format json >"$T/out" 2>"$T/err" &
+	 pid=$!
+	 for ((i = 0; i < 1200; i++)); do lines_at_least "$T/out" 70002 && break; sleep 0.1; done
+	 kill -INT $pid; wait $pid)
+	[ "$(wc -l <"$T/out")" -eq 70002 ] || fail "expected 70002 events, got $(wc -l <"$T/out")"
+	grep -q 'following more than 65536 offenders: forgot the 32768 seen first (32768 events' "$T/err" ||
+		fail "no word of what was forgotten: $(cat "$T/err")"
+	[ "$(tail -2 "$T/out" | jq -r '"\(.comm) \(.events)"' | tr '\n' ' ')" = "t0 1 t69999 2 " ] ||
+		fail "counts after forgetting: $(tail -2 "$T/out")"
+}
+
 run_tests
