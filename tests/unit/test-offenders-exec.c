@@ -72,51 +72,48 @@ static const struct splitlock_offender *event_at(struct splitlock_offenders *r, 
 	return o;
 }
 
+/* A report that saw 500 exec at 2 s (read) and at 4 s (gone by then). */
+static struct splitlock_offenders *two_execs(struct splitlock_ctx *ctx, const char *root)
+{
+	struct splitlock_proc_event first = exec_at(2), second = exec_at(4);
+	struct splitlock_offenders *r;
+
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK,
+					  SPLITLOCK_OFFENDERS_RESOLVE, &r), 0);
+	make_proc(root, "/usr/bin/first");
+	CHECK_INT(splitlock_offenders_proc_event(r, &first), 0);
+	remove_proc(root);
+	CHECK_INT(splitlock_offenders_proc_event(r, &second), 0);
+	return r;
+}
+
 TEST(second_exec_unresolved_is_not_the_first_image)
 {
-	char root[] = "/tmp/slctl-exec-XXXXXX";
+	char root[] = "/tmp/slctl-exec-XXXXXX", dir[512];
 	struct splitlock_ctx *ctx;
 	struct splitlock_offenders *r;
-	struct splitlock_proc_event first = exec_at(2), second = exec_at(4);
 	const struct splitlock_offender *o;
 
 	CHECK(mkdtemp(root) != NULL);
 	ctx = splitlock_new(root);
 	CHECK(ctx != NULL);
-	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK,
-					  SPLITLOCK_OFFENDERS_RESOLVE, &r), 0);
-	/* First exec read while alive; the process is gone before the second. */
-	make_proc(root, "/usr/bin/first");
-	CHECK_INT(splitlock_offenders_proc_event(r, &first), 0);
-	remove_proc(root);
-	CHECK_INT(splitlock_offenders_proc_event(r, &second), 0);
 	/* An event between the two execs is the first image's... */
+	r = two_execs(ctx, root);
 	o = event_at(r, 3);
 	CHECK(splitlock_offender_get_exe(o) != NULL);
 	CHECK_STR(splitlock_offender_get_exe(o), "/usr/bin/first");
 	CHECK_INT(splitlock_offender_get_tgid(o), 500);
 	splitlock_offenders_unref(r);
-
 	/* ...one after the second is no image we know. */
-	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK,
-					  SPLITLOCK_OFFENDERS_RESOLVE, &r), 0);
-	make_proc(root, "/usr/bin/first");
-	CHECK_INT(splitlock_offenders_proc_event(r, &first), 0);
-	remove_proc(root);
-	CHECK_INT(splitlock_offenders_proc_event(r, &second), 0);
+	r = two_execs(ctx, root);
 	o = event_at(r, 5);
 	CHECK(splitlock_offender_get_exe(o) == NULL);
 	CHECK(splitlock_offender_get_cmdline(o) == NULL);
 	CHECK_INT(splitlock_offender_get_tgid(o), 0);
 	splitlock_offenders_unref(r);
 
-	remove_proc(root);
-	{
-		char dir[512];
-
-		snprintf(dir, sizeof(dir), "%s/proc", root);
-		rmdir(dir);
-	}
+	snprintf(dir, sizeof(dir), "%s/proc", root);
+	rmdir(dir);
 	CHECK_INT(rmdir(root), 0);
 	splitlock_unref(ctx);
 }
