@@ -161,10 +161,10 @@ check-asan: deps
 check-valgrind: deps
 	@command -v valgrind >/dev/null || tools/deps.sh valgrind
 	$(MAKE) all tests
-	printf '#!/bin/sh\nSPLITLOCK_NO_OPENAT2=1 exec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect "%s" "$$@"\n' \
-		"$(CURDIR)/$(B)/slctl" > $(B)/slctl-valgrind
+	printf '#!/bin/sh\nSPLITLOCK_NO_OPENAT2=1 exec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --suppressions=%s "%s" "$$@"\n' \
+		"$(CURDIR)/tests/valgrind.supp" "$(CURDIR)/$(B)/slctl" > $(B)/slctl-valgrind
 	chmod +x $(B)/slctl-valgrind
-	SLCTL=$(CURDIR)/$(B)/slctl-valgrind tests/run
+	SLCTL=$(CURDIR)/$(B)/slctl-valgrind SLCTL_UNWRAPPED=$(CURDIR)/$(B)/slctl tests/run
 
 # libFuzzer targets for every parser; FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 10

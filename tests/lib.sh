@@ -2,6 +2,10 @@
 # ends with `run_tests`; each test runs in its own subshell with a fresh
 # scratch directory $T, and prints "ok - NAME" or "not ok - NAME".
 set -u
+# Tests that run make run it as a user would, not as a sub-make of the make
+# that started the suite (rpmbuild's %check passes a jobserver whose
+# descriptors do not reach us, and make then warns on stderr).
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-build}
