@@ -11,6 +11,14 @@
 
 #define ENTRIES "/boot/loader/entries"
 
+/*
+ * Besides the entries, grubby-bls (rhboot/grubby) edits these with
+ * --update-kernel=ALL: snapshotted so that a failure restores them too.
+ */
+static const char *const grubby_also_edits[] = {
+	"/etc/default/grub", "/etc/kernel/cmdline", "/boot/grub2/grubenv",
+};
+
 /* Every entry: path and options. */
 struct entries {
 	char **paths;
@@ -151,6 +159,11 @@ static int grubby_plan(struct splitlock_boot_plan *plan)
 		if (r < 0)
 			goto out;
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(grubby_also_edits); i++) {
+		r = sl_plan_snapshot(plan, grubby_also_edits[i]);
+		if (r < 0)
+			goto out;
+	}
 	if (done)
 		goto out;
 	if (present) {
@@ -194,8 +207,10 @@ static int verify_with_grubby(struct splitlock_boot_plan *plan)
 			*next++ = '\0';
 		if (!startswith(line, "args=\""))
 			continue;
+		/* The options as written: quotes inside stay, the last one closes. */
 		line += strlen("args=\"");
-		line[strcspn(line, "\"")] = '\0';
+		if (strrchr(line, '"'))
+			*strrchr(line, '"') = '\0';
 		seen++;
 		if (!sl_plan_cmdline_ok(plan, line))
 			return sl_plan_fail(plan, -EBADMSG, "grubby --info=ALL shows a kernel "

@@ -46,6 +46,39 @@ test_grubby_info_disagreeing_restores_entries() {
 	expect_unchanged "$T/before"
 }
 
+# A quoted option with a space inside: grubby --info=ALL prints it as
+# written (args="... "acpi_osi=!Windows 2012" ..."), and grubby also edits
+# /etc/default/grub and /etc/kernel/cmdline.
+test_grubby_quoted_option() {
+	copy_fixture mode/fedora-bls
+	stub_env
+	sed -i 's/^options .*/& "acpi_osi=!Windows 2012"/' "$T/root"/boot/loader/entries/*.conf
+	mkdir -p "$T/root/etc/kernel"
+	echo 'root=UUID=abcd ro quiet' >"$T/root/etc/kernel/cmdline"
+	run "$SLCTL" --root "$T/root" mode warn --persist --run-tools
+	expect_rc 0
+	grep -q '"acpi_osi=!Windows 2012" split_lock_detect=warn$' \
+		"$T/root/boot/loader/entries/0123456789abcdef0123456789abcdef-6.8.9-300.fc40.x86_64.conf" ||
+		fail "entry: $(grep options "$T"/root/boot/loader/entries/*.conf)"
+	grep -qx 'GRUB_CMDLINE_LINUX="rhgb quiet split_lock_detect=warn"' "$T/root/etc/default/grub" ||
+		fail "grub: $(cat "$T/root/etc/default/grub")"
+}
+
+# grubby's view disagrees after it edited every file it edits: all of
+# them are put back, not only the entries.
+test_grubby_failure_restores_every_file_it_edits() {
+	copy_fixture mode/fedora-bls
+	stub_env
+	mkdir -p "$T/root/etc/kernel" "$T/root/boot/grub2"
+	echo 'root=UUID=abcd ro quiet' >"$T/root/etc/kernel/cmdline"
+	printf '# GRUB Environment Block\nkernelopts=root=UUID=abcd ro quiet\n' >"$T/root/boot/grub2/grubenv"
+	tree_hash "$T/root" >"$T/before"
+	STUB_INFO_STALE=1 run "$SLCTL" --root "$T/root" mode warn --persist --run-tools
+	expect_rc 1
+	expect_err "the previous configuration was restored"
+	expect_unchanged "$T/before"
+}
+
 test_rpm_ostree_waits_for_idle() {
 	copy_fixture mode/silverblue
 	stub_env
