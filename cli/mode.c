@@ -296,7 +296,7 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		}
 	}
 out:
-	splitlock_boot_plan_unref(plan);
+	splitlock_boot_plan_free(plan);
 	return ret;
 }
 

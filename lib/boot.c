@@ -436,7 +436,7 @@ static void free_command(struct sl_command *c)
 }
 
 _public_ struct splitlock_boot_plan *
-splitlock_boot_plan_unref(struct splitlock_boot_plan *plan)
+splitlock_boot_plan_free(struct splitlock_boot_plan *plan)
 {
 	if (!plan)
 		return NULL;

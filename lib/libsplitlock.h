@@ -326,9 +326,9 @@ int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *backend,
  */
 int splitlock_boot_plan_mode(struct splitlock_boot_plan *plan,
 			     enum splitlock_mode mode, unsigned ratelimit);
-/* Frees @plan; returns NULL. Since 0.1 (to become _free, see above). */
+/* Frees @plan; returns NULL. Since 0.1. */
 struct splitlock_boot_plan *
-splitlock_boot_plan_unref(struct splitlock_boot_plan *plan);
+splitlock_boot_plan_free(struct splitlock_boot_plan *plan);
 /* Since 0.1. */
 const char *splitlock_boot_plan_get_backend(const struct splitlock_boot_plan *plan);
 /* Unified diff of every file the plan writes; NULL when none. Since 0.1. */
@@ -532,13 +532,13 @@ struct splitlock_sysctld;
 
 /*
  * Every assignment of @key in the sysctl.d files, into *@result (one owner,
- * freed with splitlock_sysctld_unref()). A directory that cannot be read is
+ * freed with splitlock_sysctld_free()). A directory that cannot be read is
  * skipped. Since 0.1.
  */
 int splitlock_sysctld_resolve(struct splitlock_ctx *ctx, const char *key,
 			      struct splitlock_sysctld **result);
-/* Frees @r; returns NULL. Since 0.1 (to become _free, see above). */
-struct splitlock_sysctld *splitlock_sysctld_unref(struct splitlock_sysctld *r);
+/* Frees @r; returns NULL. Since 0.1. */
+struct splitlock_sysctld *splitlock_sysctld_free(struct splitlock_sysctld *r);
 /*
  * Number of assignments of the key, in the order they are applied.
  * Since 0.1.

@@ -118,7 +118,7 @@ _public_ int splitlock_mitigate_get_persisted(struct splitlock_ctx *ctx,
 	} else if (r == 0) {
 		r = -EBADMSG;
 	}
-	splitlock_sysctld_unref(res); /* @v was borrowed from it */
+	splitlock_sysctld_free(res); /* @v was borrowed from it */
 	if (r == -ENOMEM)
 		return r;
 	if (file) {
@@ -199,7 +199,7 @@ static int find_override(struct splitlock_mitigate_plan *plan, const char *want)
 		    dup_or_null(value, &plan->override_value) < 0)
 			r = -ENOMEM;
 	}
-	splitlock_sysctld_unref(res);
+	splitlock_sysctld_free(res);
 	return r;
 }
 
@@ -383,7 +383,7 @@ static int check_dropin(struct splitlock_mitigate_plan *plan, const char *want)
 			SPLITLOCK_SYSCTLD_DROPIN, ours);
 		r = 0;
 	}
-	splitlock_sysctld_unref(res);
+	splitlock_sysctld_free(res);
 	return r;
 }
 

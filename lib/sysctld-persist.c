@@ -56,14 +56,14 @@ static int read_back(struct splitlock_ctx *ctx, const char *key, const char *val
 		/* Another writer replaced our file since: the last one wins. */
 		if (sl_read_file(ctx, SPLITLOCK_SYSCTLD_DROPIN, SL_MAX_CONFIG_SIZE, &now,
 				 NULL) == 0 && !streq(now, text)) {
-			splitlock_sysctld_unref(res);
+			splitlock_sysctld_free(res);
 			return 0;
 		}
 		sl_err(ctx, "after writing, %s %s %s", SPLITLOCK_SYSCTLD_DROPIN,
 		       got ? "assigns" : "does not assign", key);
 		r = -EBADMSG;
 	}
-	splitlock_sysctld_unref(res);
+	splitlock_sysctld_free(res);
 	return r;
 }
 

@@ -278,14 +278,14 @@ _public_ int splitlock_sysctld_resolve(struct splitlock_ctx *ctx,
 			r = parse_file(ctx, files[i].path, want, result);
 	conf_files_free(files, n);
 	if (r < 0) {
-		splitlock_sysctld_unref(result);
+		splitlock_sysctld_free(result);
 		return r;
 	}
 	*out = result;
 	return 0;
 }
 
-_public_ struct splitlock_sysctld *splitlock_sysctld_unref(struct splitlock_sysctld *r)
+_public_ struct splitlock_sysctld *splitlock_sysctld_free(struct splitlock_sysctld *r)
 {
 	if (!r)
 		return NULL;

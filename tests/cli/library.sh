@@ -119,7 +119,7 @@ test_a_program_builds_against_the_installed_library() {
 		printf("boot plan: %s, %u files, diff %s\n", splitlock_boot_plan_get_backend(bp),
 		       splitlock_boot_plan_get_file_count(bp),
 		       strstr(splitlock_boot_plan_get_diff(bp), "split_lock_detect=fatal") ? "sets fatal" : "?");
-		splitlock_boot_plan_unref(bp);
+		splitlock_boot_plan_free(bp);
 
 		/* offenders from a saved log */
 		if (splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &rep) < 0)
