@@ -117,14 +117,6 @@ enum {
 /* Which of the interfaces above this kernel offers, as bits. Since 0.1. */
 int splitlock_kernel_interfaces(struct splitlock_ctx *ctx, unsigned *ifaces);
 
-/*
- * Counters of the patched kernel (/sys/kernel/split_lock/stats): the value
- * of @name (e.g. "ac_traps"). -ENOENT when the kernel or counter is absent.
- * Since 0.1.
- */
-int splitlock_kernel_stat(struct splitlock_ctx *ctx, const char *name,
-			  uint64_t *value);
-
 /* The counters every patched kernel reports in /sys/kernel/split_lock/stats. */
 enum splitlock_counter {
 	SPLITLOCK_COUNTER_AC_TRAPS,
