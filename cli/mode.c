@@ -111,9 +111,9 @@ static void print_arg(FILE *out, const char *arg)
 static void print_commands(FILE *out, const struct splitlock_boot_plan *plan,
 			   const char *indent)
 {
-	unsigned n = splitlock_boot_plan_get_command_count(plan);
+	size_t n = splitlock_boot_plan_get_command_count(plan);
 
-	for (unsigned i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const char *const *argv = splitlock_boot_plan_get_command(plan, i);
 
 		fputs(indent, out);
@@ -141,8 +141,8 @@ static void manual_steps(void)
 static void print_json_plan(const struct splitlock_boot_plan *plan, const char *value,
 			    bool dry_run, bool ran)
 {
-	unsigned nf = splitlock_boot_plan_get_file_count(plan);
-	unsigned nc = splitlock_boot_plan_get_command_count(plan);
+	size_t nf = splitlock_boot_plan_get_file_count(plan);
+	size_t nc = splitlock_boot_plan_get_command_count(plan);
 	struct json j;
 
 	json_init(&j, stdout);
@@ -152,12 +152,12 @@ static void print_json_plan(const struct splitlock_boot_plan *plan, const char *
 	json_bool(&j, "dry_run", dry_run);
 	json_bool(&j, "changed", !dry_run && (nf || nc));
 	json_array_begin(&j, "files");
-	for (unsigned i = 0; i < nf; i++)
+	for (size_t i = 0; i < nf; i++)
 		json_string(&j, NULL, splitlock_boot_plan_get_file(plan, i));
 	json_array_end(&j);
 	json_string(&j, "diff", splitlock_boot_plan_get_diff(plan));
 	json_array_begin(&j, "commands");
-	for (unsigned i = 0; i < nc; i++) {
+	for (size_t i = 0; i < nc; i++) {
 		const char *const *argv = splitlock_boot_plan_get_command(plan, i);
 
 		json_array_begin(&j, NULL);

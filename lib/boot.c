@@ -478,25 +478,25 @@ _public_ const char *splitlock_boot_plan_get_diff(const struct splitlock_boot_pl
 	return plan->diff;
 }
 
-_public_ unsigned splitlock_boot_plan_get_file_count(const struct splitlock_boot_plan *plan)
+_public_ size_t splitlock_boot_plan_get_file_count(const struct splitlock_boot_plan *plan)
 {
-	return (unsigned)plan->n_files;
+	return plan->n_files;
 }
 
 _public_ const char *splitlock_boot_plan_get_file(const struct splitlock_boot_plan *plan,
-						  unsigned index)
+						  size_t index)
 {
 	return index < plan->n_files ? plan->files[index].path : NULL;
 }
 
-_public_ unsigned
+_public_ size_t
 splitlock_boot_plan_get_command_count(const struct splitlock_boot_plan *plan)
 {
-	return (unsigned)plan->n_cmds;
+	return plan->n_cmds;
 }
 
 _public_ const char *const *
-splitlock_boot_plan_get_command(const struct splitlock_boot_plan *plan, unsigned index)
+splitlock_boot_plan_get_command(const struct splitlock_boot_plan *plan, size_t index)
 {
 	return index < plan->n_cmds ? (const char *const *)plan->cmds[index].argv : NULL;
 }

@@ -326,19 +326,19 @@ const char *splitlock_boot_plan_get_backend(const struct splitlock_boot_plan *pl
 /* Unified diff of every file the plan writes; NULL when none. Since 0.1. */
 const char *splitlock_boot_plan_get_diff(const struct splitlock_boot_plan *plan);
 /* Since 0.1. */
-unsigned splitlock_boot_plan_get_file_count(const struct splitlock_boot_plan *plan);
+size_t splitlock_boot_plan_get_file_count(const struct splitlock_boot_plan *plan);
 /* Path (under the root) of file @index, NULL past the end. Since 0.1. */
 const char *splitlock_boot_plan_get_file(const struct splitlock_boot_plan *plan,
-					 unsigned index);
+					 size_t index);
 /* Since 0.1. */
-unsigned splitlock_boot_plan_get_command_count(const struct splitlock_boot_plan *plan);
+size_t splitlock_boot_plan_get_command_count(const struct splitlock_boot_plan *plan);
 /*
  * argv of command @index as it runs inside the root, NULL past the end.
  * Since 0.1.
  */
 const char *const *
 splitlock_boot_plan_get_command(const struct splitlock_boot_plan *plan,
-				unsigned index);
+				size_t index);
 /*
  * Whether splitlock_boot_plan_apply() runs the commands (else prints them).
  * Since 0.1.
@@ -535,7 +535,7 @@ struct splitlock_sysctld *splitlock_sysctld_free(struct splitlock_sysctld *r);
  * Number of assignments of the key, in the order they are applied.
  * Since 0.1.
  */
-unsigned splitlock_sysctld_get_count(const struct splitlock_sysctld *r);
+size_t splitlock_sysctld_get_count(const struct splitlock_sysctld *r);
 /*
  * Assignment @index: file (path under the root, e.g. /etc/sysctl.d/x.conf),
  * line number, value. The last index is the winner. Any out pointer may be
@@ -543,7 +543,7 @@ unsigned splitlock_sysctld_get_count(const struct splitlock_sysctld *r);
  * Since 0.1.
  */
 int splitlock_sysctld_get_entry(const struct splitlock_sysctld *r,
-				unsigned index, const char **file,
+				size_t index, const char **file,
 				unsigned *line, const char **value);
 /*
  * The winning value and its file, or NULL when no file sets the key.

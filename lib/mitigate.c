@@ -176,7 +176,8 @@ static int find_override(struct splitlock_mitigate_plan *plan, const char *want)
 {
 	struct splitlock_sysctld *res = NULL;
 	const char *file, *value = NULL;
-	unsigned line = 0, n;
+	unsigned line = 0;
+	size_t n;
 	int r = splitlock_sysctld_resolve(plan->ctx, MITIGATE_KEY, &res);
 
 	free(plan->override_file);
@@ -186,7 +187,7 @@ static int find_override(struct splitlock_mitigate_plan *plan, const char *want)
 		return r;
 	file = splitlock_sysctld_get_override(res, SPLITLOCK_SYSCTLD_DROPIN);
 	n = splitlock_sysctld_get_count(res);
-	for (unsigned i = n; file && i-- > 0;) {
+	for (size_t i = n; file && i-- > 0;) {
 		const char *f;
 
 		splitlock_sysctld_get_entry(res, i, &f, &line, &value);
@@ -366,13 +367,13 @@ static int check_dropin(struct splitlock_mitigate_plan *plan, const char *want)
 	struct splitlock_sysctld *res = NULL;
 	_cleanup_free_ char *text = NULL;
 	const char *file, *value = NULL, *ours = NULL;
-	unsigned n;
+	size_t n;
 	int r = splitlock_sysctld_resolve(plan->ctx, MITIGATE_KEY, &res);
 
 	if (r < 0)
 		return r;
 	n = splitlock_sysctld_get_count(res);
-	for (unsigned i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		if (splitlock_sysctld_get_entry(res, i, &file, NULL, &value) == 0 &&
 		    streq(file, SPLITLOCK_SYSCTLD_DROPIN))
 			ours = value;

@@ -43,7 +43,7 @@ static int read_back(struct splitlock_ctx *ctx, const char *key, const char *val
 
 	if (r < 0)
 		return r;
-	for (unsigned i = 0; i < splitlock_sysctld_get_count(res); i++) {
+	for (size_t i = 0; i < splitlock_sysctld_get_count(res); i++) {
 		const char *file, *v;
 
 		if (splitlock_sysctld_get_entry(res, i, &file, NULL, &v) == 0 &&

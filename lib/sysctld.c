@@ -34,7 +34,7 @@ struct entry {
 
 struct splitlock_sysctld {
 	struct entry *entries;
-	unsigned count;
+	size_t count;
 };
 
 struct conf_file {
@@ -289,7 +289,7 @@ _public_ struct splitlock_sysctld *splitlock_sysctld_free(struct splitlock_sysct
 {
 	if (!r)
 		return NULL;
-	for (unsigned i = 0; i < r->count; i++) {
+	for (size_t i = 0; i < r->count; i++) {
 		free(r->entries[i].file);
 		free(r->entries[i].value);
 	}
@@ -298,13 +298,13 @@ _public_ struct splitlock_sysctld *splitlock_sysctld_free(struct splitlock_sysct
 	return NULL;
 }
 
-_public_ unsigned splitlock_sysctld_get_count(const struct splitlock_sysctld *r)
+_public_ size_t splitlock_sysctld_get_count(const struct splitlock_sysctld *r)
 {
 	return r->count;
 }
 
 _public_ int splitlock_sysctld_get_entry(const struct splitlock_sysctld *r,
-					 unsigned index, const char **file,
+					 size_t index, const char **file,
 					 unsigned *line, const char **value)
 {
 	if (index >= r->count)
@@ -334,7 +334,7 @@ _public_ const char *splitlock_sysctld_get_override(const struct splitlock_sysct
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
-	for (unsigned i = r->count; i-- > 0;) {
+	for (size_t i = r->count; i-- > 0;) {
 		const char *fbase = strrchr(r->entries[i].file, '/');
 
 		fbase = fbase ? fbase + 1 : r->entries[i].file;
