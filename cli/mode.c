@@ -238,6 +238,12 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		flags |= SPLITLOCK_BOOT_RUN_TOOLS;
 
 	r = splitlock_boot_plan_new(ctx, backend, flags, &plan);
+	if (r < 0) {
+		slctl_error("%s.", strerror(-r));
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	r = splitlock_boot_plan_get_refusal(plan);
 	if (r == -ENOENT || r == -ENOTUNIQ) {
 		slctl_error("%s.", splitlock_boot_plan_get_error(plan));
 		if (r == -ENOENT)

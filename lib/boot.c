@@ -379,16 +379,23 @@ _public_ int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *back
 	if (backend && !streq(backend, "auto")) {
 		plan->backend = find_backend(backend);
 		if (!plan->backend)
-			return sl_plan_fail(plan, -EINVAL, "'%s' is not a backend slctl knows", backend);
+			plan->refusal = sl_plan_fail(plan, -EINVAL, "'%s' is not a backend "
+						     "slctl knows", backend);
 		return 0;
 	}
+	/* A refusal is kept in the plan, as the mitigate plan does, so that
+	 * no object comes back together with an error. */
 	n = splitlock_boot_detect(ctx, names, ARRAY_SIZE(names));
 	if (n < 0)
-		return sl_plan_fail(plan, n, "cannot detect the bootloader: %s", strerror(-n));
-	if (n == 0)
-		return sl_plan_fail(plan, -ENOENT, "no supported bootloader configuration "
-				    "was found (grub, grubby, kernel-install, rpm-ostree, "
-				    "kernelstub, mkinitcpio, refind)");
+		plan->refusal = sl_plan_fail(plan, n, "cannot detect the bootloader: %s",
+					     strerror(-n));
+	else if (n == 0)
+		plan->refusal = sl_plan_fail(plan, -ENOENT, "no supported bootloader "
+					     "configuration was found (grub, grubby, "
+					     "kernel-install, rpm-ostree, kernelstub, "
+					     "mkinitcpio, refind)");
+	if (n <= 0)
+		return 0;
 	if (n > 1) {
 		char list[256] = "";
 
@@ -397,9 +404,10 @@ _public_ int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *back
 				sizeof(list) - strlen(list) - 1);
 			strncat(list, names[i], sizeof(list) - strlen(list) - 1);
 		}
-		return sl_plan_fail(plan, -ENOTUNIQ, "this system is configured for %s, "
-				    "and slctl cannot tell which one boots it; choose with "
-				    "--backend", list);
+		plan->refusal = sl_plan_fail(plan, -ENOTUNIQ, "this system is configured "
+					     "for %s, and slctl cannot tell which one boots "
+					     "it; choose with --backend", list);
+		return 0;
 	}
 	plan->backend = find_backend(names[0]);
 	return 0;
@@ -411,8 +419,8 @@ _public_ int splitlock_boot_plan_mode(struct splitlock_boot_plan *plan,
 	char value[32];
 	int r;
 
-	if (!plan->backend)
-		return plan->error ? -EINVAL : -ENOENT;
+	if (plan->refusal)
+		return plan->refusal;
 	if (mode != SPLITLOCK_MODE_UNKNOWN) {
 		r = splitlock_mode_format(mode, ratelimit, value, sizeof(value));
 		if (r < 0 || streq(value, "unknown"))
@@ -504,6 +512,11 @@ splitlock_boot_plan_get_command(const struct splitlock_boot_plan *plan, size_t i
 _public_ bool splitlock_boot_plan_runs_commands(const struct splitlock_boot_plan *plan)
 {
 	return plan->run_tools;
+}
+
+_public_ int splitlock_boot_plan_get_refusal(const struct splitlock_boot_plan *plan)
+{
+	return plan->refusal;
 }
 
 _public_ const char *splitlock_boot_plan_get_error(const struct splitlock_boot_plan *plan)
@@ -951,8 +964,8 @@ _public_ int splitlock_boot_plan_apply(struct splitlock_boot_plan *plan)
 	struct sl_tree_scan *before = NULL;
 	int r;
 
-	if (!plan->backend)
-		return -EINVAL;
+	if (plan->refusal)
+		return plan->refusal;
 	plan->outcome = SPLITLOCK_BOOT_UNCHANGED;
 	if (plan->n_files == 0 && plan->n_cmds == 0) {
 		plan->outcome = SPLITLOCK_BOOT_APPLIED;

@@ -302,13 +302,22 @@ enum {
 };
 
 /*
- * A plan for @backend (NULL or "auto": detect). -ENOENT: no backend
- * detected; -ENOTUNIQ: several; -EINVAL: unknown name. In those cases a
- * plan is still returned so that splitlock_boot_plan_get_error() explains.
+ * A plan for @backend (NULL or "auto": detect). Returns 0 and a plan
+ * whenever memory allows; a plan without a backend carries its refusal
+ * (see splitlock_boot_plan_get_refusal()).
  * Since 0.1.
  */
 int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *backend,
 			    unsigned flags, struct splitlock_boot_plan **plan);
+/*
+ * Why splitlock_boot_plan_new() chose no backend, 0 when it chose one:
+ * -ENOENT none detected, -ENOTUNIQ several, -EINVAL unknown name, or the
+ * error of reading the configuration; the sentence is in
+ * splitlock_boot_plan_get_error(). splitlock_boot_plan_mode() and
+ * splitlock_boot_plan_apply() return it.
+ * Since 1.0.
+ */
+int splitlock_boot_plan_get_refusal(const struct splitlock_boot_plan *plan);
 /*
  * Plan setting @mode (SPLITLOCK_MODE_UNKNOWN: remove the parameter so the
  * kernel's default applies). Changes nothing on disk. A refusal (symlink,
