@@ -126,6 +126,26 @@ static void print_commands(FILE *out, const struct splitlock_boot_plan *plan,
 	}
 }
 
+/*
+ * The library's sentences name no program and no option (other front ends
+ * link it too); what to do next with this one is added here, by errno.
+ */
+static const char *next_step(int r)
+{
+	switch (r) {
+	case -ESTALE:
+	case -EBUSY:
+		return "; run the command again";
+	case -EEXIST:
+	case -EUCLEAN:
+		return ", then run the command again";
+	case -ENOTUNIQ:
+		return "; choose one with --backend";
+	default:
+		return "";
+	}
+}
+
 static void manual_steps(void)
 {
 	fputs("To set the parameter by hand, add split_lock_detect=MODE to the kernel\n"
@@ -245,7 +265,7 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	}
 	r = splitlock_boot_plan_get_refusal(plan);
 	if (r == -ENOENT || r == -ENOTUNIQ) {
-		slctl_error("%s.", splitlock_boot_plan_get_error(plan));
+		slctl_error("%s%s.", splitlock_boot_plan_get_error(plan), next_step(r));
 		if (r == -ENOENT)
 			manual_steps();
 		ret = EXIT_UNSUPPORTED;
@@ -258,14 +278,16 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	}
 	r = splitlock_boot_plan_mode(plan, mode, rate);
 	if (r < 0) {
-		slctl_error("%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r));
+		slctl_error("%s%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r),
+			    next_step(r));
 		ret = EXIT_FAIL;
 		goto out;
 	}
 	if (!dry_run) {
 		r = splitlock_boot_plan_apply(plan);
 		if (r < 0) {
-			slctl_error("%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r));
+			slctl_error("%s%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r),
+				    next_step(r));
 			print_leftovers(ctx, plan);
 			ret = r == -EACCES || r == -EPERM ? EXIT_PRIVILEGE : EXIT_FAIL;
 			goto out;

@@ -222,8 +222,8 @@ int sl_plan_file(struct splitlock_boot_plan *plan, const char *path, char *new)
 	if (sl_is_symlink(plan->ctx, path)) {
 		free(new);
 		return sl_plan_fail(plan, -ELOOP,
-				    "%s is a symbolic link; slctl does not write through "
-				    "symlinks, edit its target or replace it with a file", path);
+				    "%s is a symbolic link; symlinks are not written "
+				    "through, edit its target or replace it with a file", path);
 	}
 	r = sl_read_file(plan->ctx, path, SL_MAX_CONFIG_SIZE, &old, &old_len);
 	if (r < 0 && r != -ENOENT) {
@@ -260,8 +260,8 @@ int sl_plan_delete(struct splitlock_boot_plan *plan, const char *path)
 	int r;
 
 	if (sl_is_symlink(plan->ctx, path))
-		return sl_plan_fail(plan, -ELOOP, "%s is a symbolic link; slctl does not "
-				    "remove symlinks, remove it yourself", path);
+		return sl_plan_fail(plan, -ELOOP, "%s is a symbolic link; symlinks are not "
+				    "removed, remove it yourself", path);
 	r = sl_read_file(plan->ctx, path, SL_MAX_CONFIG_SIZE, &old, &old_len);
 	if (r == -ENOENT)
 		return 0;
@@ -380,7 +380,7 @@ _public_ int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *back
 		plan->backend = find_backend(backend);
 		if (!plan->backend)
 			plan->refusal = sl_plan_fail(plan, -EINVAL, "'%s' is not a backend "
-						     "slctl knows", backend);
+						     "this library knows", backend);
 		return 0;
 	}
 	/* A refusal is kept in the plan, as the mitigate plan does, so that
@@ -405,8 +405,8 @@ _public_ int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *back
 			strncat(list, names[i], sizeof(list) - strlen(list) - 1);
 		}
 		plan->refusal = sl_plan_fail(plan, -ENOTUNIQ, "this system is configured "
-					     "for %s, and slctl cannot tell which one boots "
-					     "it; choose with --backend", list);
+					     "for %s, and this library cannot tell which "
+					     "one boots it", list);
 		return 0;
 	}
 	plan->backend = find_backend(names[0]);
@@ -432,8 +432,8 @@ _public_ int splitlock_boot_plan_mode(struct splitlock_boot_plan *plan,
 	r = plan->backend->plan(plan);
 	if (r == -EBADMSG && !plan->error)
 		return sl_plan_fail(plan, r, "a kernel command line in the %s configuration "
-				    "has an unbalanced double quote; slctl does not edit "
-				    "what it cannot split into words", plan->backend->name);
+				    "has an unbalanced double quote; what cannot be "
+				    "split into words is not edited", plan->backend->name);
 	return r;
 }
 
@@ -977,8 +977,8 @@ _public_ int splitlock_boot_plan_apply(struct splitlock_boot_plan *plan)
 	for (size_t i = 0; i < plan->n_files; i++)
 		if (!unchanged(plan->ctx, plan->files[i].path, plan->files[i].old,
 			       plan->files[i].old_len))
-			return sl_plan_fail(plan, -ESTALE, "%s changed while slctl was "
-					    "planning; run the command again",
+			return sl_plan_fail(plan, -ESTALE, "%s changed while the change "
+					    "was being planned",
 					    plan->files[i].path);
 	remember_previous(plan);
 	for (size_t i = 0; i < plan->n_snaps; i++) {

@@ -121,7 +121,7 @@ _public_ int splitlock_sysctld_persist(struct splitlock_ctx *ctx,
 	r = sl_lstat(ctx, SPLITLOCK_SYSCTLD_DROPIN, &st);
 	if (r == 0) {
 		if (S_ISLNK(st.st_mode)) {
-			sl_err(ctx, "%s is a symlink; slctl never writes through one",
+			sl_dbg(ctx, "%s is a symlink, which is never written through",
 			       SPLITLOCK_SYSCTLD_DROPIN);
 			return -ELOOP;
 		}
@@ -130,7 +130,8 @@ _public_ int splitlock_sysctld_persist(struct splitlock_ctx *ctx,
 		if (r < 0)
 			return r;
 		if (!startswith(old, DROPIN_HEADER)) {
-			sl_err(ctx, "%s was not written by slctl", SPLITLOCK_SYSCTLD_DROPIN);
+			sl_dbg(ctx, "%s was not written by this library",
+			       SPLITLOCK_SYSCTLD_DROPIN);
 			return -EEXIST;
 		}
 	} else if (r != -ENOENT) {
