@@ -37,6 +37,7 @@ warn)
 	run slinject ac 30
 	run slinject -t 3 ac 5
 	run slinject db 3
+	run slinject peek 1
 	;;
 seq|kconfig-default-seq)
 	run slinject write /proc/sys/kernel/split_lock_mitigate 0
@@ -53,6 +54,7 @@ off)
 	;;
 ratelimit)
 	run slinject db 25
+	run slinject ac 3
 	;;
 kconfig-mitigate-default-n)
 	run slinject ac 30

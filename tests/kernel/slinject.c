@@ -85,6 +85,28 @@ static int cmd_write(const char *path, const char *value)
 	return n < 0;
 }
 
+/*
+ * Read another process's /proc/PID/split_lock as an unprivileged user
+ * (nobody): the counters are private to the owner, like /proc/PID/io.
+ */
+static int cmd_peek(const char *pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/split_lock", pid);
+	if (setgid(65534) || setuid(65534)) {
+		printf("SLINJECT peek cannot drop privileges: %s\n", strerror(errno));
+		return 1;
+	}
+	fd = open(path, O_RDONLY);
+	printf("SLINJECT peek %s %s\n", path,
+	       fd < 0 ? (errno == EACCES ? "errno=EACCES" : strerror(errno)) : "readable");
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
 int main(int argc, char **argv)
 {
 	long threads = 0, errors = 0, count, i;
@@ -101,6 +123,8 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
+	if (argc == 2 && !strcmp(argv[0], "peek"))
+		return cmd_peek(argv[1]);
 	if (argc == 3 && !strcmp(argv[0], "write"))
 		return cmd_write(argv[1], argv[2]);
 	if (argc != 2 || (strcmp(argv[0], "ac") && strcmp(argv[0], "db"))) {
