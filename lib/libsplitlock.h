@@ -29,9 +29,8 @@
  *    Every exported symbol is in the version node LIBSPLITLOCK_1.
  *
  * Not yet conforming, to be changed before 1.0 is tagged (API-MIGRATION.md):
- * splitlock_boot_plan_new() returns a plan together with some errors;
- * the boot plan, sysctl.d result, offenders report and follower are freed
- * with _unref() although they have one owner; a follower borrows its report.
+ * the follower is freed with _unref() although it has one owner, and it
+ * borrows its report; the offenders report has no _ref().
  */
 #ifndef LIBSPLITLOCK_H
 #define LIBSPLITLOCK_H
