@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -160,15 +161,23 @@ static void format_when(int64_t mono, int64_t wall, char *buf, size_t size)
 
 /* ---- output ------------------------------------------------------------ */
 
-/* The comm for a terminal: bytes that are not printable as \xNN. */
+/*
+ * Text from a process for a terminal, escaped exactly as the table's cells
+ * are: libsmartcols runs every cell through util-linux's
+ * mbs_safe_encode_to_buffer() (lib/mbsalign.c), which in the C locale slctl
+ * runs in writes a byte that is not isprint() as \xNN, a backslash as \x5c
+ * only where an "x" follows (so that "\x1b" typed by a process cannot pass
+ * for an escaped byte), and copies the rest. A NUL, which would cut a cell,
+ * is '?' in both.
+ */
 static void printable(const char *s, size_t len, char *buf, size_t size)
 {
 	size_t o = 0;
 
 	for (size_t i = 0; i < len && o + 5 < size; i++) {
-		unsigned char c = (unsigned char)s[i];
+		unsigned char c = s[i] ? (unsigned char)s[i] : '?';
 
-		if (c < 0x20 || c >= 0x7f || c == '\\')
+		if (c < 0x20 || c >= 0x7f || (c == '\\' && i + 1 < len && s[i + 1] == 'x'))
 			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
 		else
 			buf[o++] = (char)c;
@@ -187,12 +196,19 @@ static void cell(const struct options *o, const struct splitlock_offender *of,
 	case COL_COMM:
 		/* libsmartcols escapes unsafe bytes itself; a NUL would cut. */
 		s = splitlock_offender_get_comm(of, &len);
+		if (!s) {
+			snprintf(buf, size, "-"); /* tasks of several names */
+			break;
+		}
 		for (size_t i = 0; i < len && i + 1 < size; i++)
 			buf[i] = s[i] ? s[i] : '?';
 		buf[len < size ? len : size - 1] = '\0';
 		break;
 	case COL_PID:
-		snprintf(buf, size, "%" PRIu32, splitlock_offender_get_pid(of));
+		if (splitlock_offender_get_pid(of))
+			snprintf(buf, size, "%" PRIu32, splitlock_offender_get_pid(of));
+		else
+			snprintf(buf, size, "-"); /* several tasks */
 		break;
 	case COL_TGID:
 		if (splitlock_offender_get_tgid(of))
@@ -267,24 +283,46 @@ static void print_unrecognized(const struct splitlock_offenders *r)
 		       splitlock_offenders_get_alignment_checks(r) == 1 ? "" : "s");
 }
 
-static int print_table(const struct options *o, const struct splitlock_offenders *r)
+/*
+ * libsmartcols holds every cell of a table until it prints: a few hundred
+ * bytes a row, gigabytes for a log of millions of tasks. Larger reports
+ * are printed in tables of TABLE_CHUNK rows whose columns are pinned to
+ * widths measured over all rows first, so that they line up as one table.
+ */
+#define TABLE_CHUNK 4096
+
+/* The width libsmartcols gives a cell in the C locale: its escaped form. */
+static size_t cell_width(const char *s)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		w += c < 0x20 || c >= 0x7f || (c == '\\' && s[i + 1] == 'x') ? 4 : 1;
+	}
+	return w;
+}
+
+static int print_rows(const struct options *o, const struct splitlock_offenders *r,
+		      size_t from, size_t to, const size_t *widths)
 {
 	struct libscols_table *tb = scols_new_table();
 	char buf[4096];
 
 	if (!tb)
 		return -ENOMEM;
-	scols_table_enable_noheadings(tb, o->noheadings);
+	scols_table_enable_noheadings(tb, o->noheadings || from > 0);
 	scols_table_enable_raw(tb, o->raw);
 	for (size_t i = 0; i < o->n_cols; i++) {
 		const struct column *c = &columns[o->cols[i]];
-
-		if (!scols_table_new_column(tb, c->name, c->whint, c->flags)) {
+		if (!scols_table_new_column(tb, c->name, widths ? (double)widths[i] : c->whint,
+					    c->flags)) {
 			scols_unref_table(tb);
 			return -ENOMEM;
 		}
 	}
-	for (size_t k = 0; k < shown(o, r); k++) {
+	for (size_t k = from; k < to; k++) {
 		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 
@@ -297,10 +335,37 @@ static int print_table(const struct options *o, const struct splitlock_offenders
 			scols_line_set_data(ln, i, buf);
 		}
 	}
-	if (splitlock_offenders_get_count(r) > 0)
-		scols_print_table(tb);
+	scols_print_table(tb);
 	scols_unref_table(tb);
+	return 0;
+}
 
+static int print_table(const struct options *o, const struct splitlock_offenders *r)
+{
+	size_t n = shown(o, r), widths[32] = { 0 };
+	char buf[4096];
+
+	if (n <= TABLE_CHUNK) {
+		if (n > 0 && print_rows(o, r, 0, n, NULL) < 0)
+			return -ENOMEM;
+	} else {
+		/* An absolute hint is the least width, as in one table. */
+		for (size_t i = 0; i < o->n_cols; i++)
+			widths[i] = columns[o->cols[i]].whint >= 1 ? (size_t)columns[o->cols[i]].whint : 1;
+		for (size_t i = 0; i < o->n_cols && !o->noheadings; i++)
+			if (strlen(columns[o->cols[i]].name) > widths[i])
+				widths[i] = strlen(columns[o->cols[i]].name);
+		for (size_t k = 0; k < n; k++)
+			for (size_t i = 0; i < o->n_cols; i++) {
+				cell(o, splitlock_offenders_get(r, k), o->cols[i], buf, sizeof(buf));
+				if (cell_width(buf) > widths[i])
+					widths[i] = cell_width(buf);
+			}
+		for (size_t k = 0; k < n; k += TABLE_CHUNK)
+			if (print_rows(o, r, k, k + TABLE_CHUNK < n ? k + TABLE_CHUNK : n, widths) < 0)
+				return -ENOMEM;
+	}
+	fflush(stdout);
 	printf("%s%" PRIu64 " event%s", splitlock_offenders_get_count(r) ? "\n" : "",
 	       splitlock_offenders_get_events(r),
 	       splitlock_offenders_get_events(r) == 1 ? "" : "s");
@@ -333,14 +398,26 @@ static void json_time(struct json *j, const char *key, int64_t usec, bool wall)
 	}
 }
 
+/* 0: the group holds several tasks, so no one pid. */
+static void json_pid(struct json *j, const char *key, uint32_t pid)
+{
+	if (pid)
+		json_uint(j, key, pid);
+	else
+		json_null(j, key);
+}
+
 static void json_offender(struct json *j, const struct splitlock_offender *of)
 {
 	size_t len;
 	const char *comm = splitlock_offender_get_comm(of, &len);
 
 	json_object_begin(j, NULL);
-	json_string_len(j, "comm", comm, len);
-	json_uint(j, "pid", splitlock_offender_get_pid(of));
+	if (comm)
+		json_string_len(j, "comm", comm, len);
+	else
+		json_null(j, "comm");
+	json_pid(j, "pid", splitlock_offender_get_pid(of));
 	if (splitlock_offender_get_tgid(of))
 		json_uint(j, "tgid", splitlock_offender_get_tgid(of));
 	else
@@ -404,60 +481,79 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 	json_finish(&j);
 }
 
-/* Label values: UTF-8 with \\, \" and \n escaped; other bytes as \xNN. */
+/*
+ * A label value is the name as the table shows it (printable(), which can
+ * be decoded back, so two names never share a value), then with Prometheus'
+ * own escapes for \\ and ". A NUL is \x00 here, not the table's '?', for
+ * the same reason.
+ */
 static void prom_label(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c == '\\')
+		if (c < 0x20 || c >= 0x7f || (c == '\\' && i + 1 < len && s[i + 1] == 'x'))
+			printf("\\\\x%02x", c);
+		else if (c == '\\')
 			fputs("\\\\", stdout);
 		else if (c == '"')
 			fputs("\\\"", stdout);
-		else if (c == '\n')
-			fputs("\\n", stdout);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\\\x%02x", c);
 		else
 			putchar(c);
 	}
 }
 
-static void print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
-			     const struct splitlock_offenders *r)
+/* By comm bytes, then kind: a series' groups (one per action) side by side. */
+static int compare_series(const void *a, const void *b)
+{
+	const struct splitlock_offender *x = *(const struct splitlock_offender *const *)a;
+	const struct splitlock_offender *y = *(const struct splitlock_offender *const *)b;
+	size_t xl, yl;
+	const char *xc = splitlock_offender_get_comm(x, &xl);
+	const char *yc = splitlock_offender_get_comm(y, &yl);
+	int c = memcmp(xc, yc, xl < yl ? xl : yl);
+
+	if (c)
+		return c;
+	if (xl != yl)
+		return xl < yl ? -1 : 1;
+	return (int)splitlock_offender_get_kind(x) - (int)splitlock_offender_get_kind(y);
+}
+
+static bool same_series(const struct splitlock_offender *x, const struct splitlock_offender *y)
+{
+	return compare_series(&x, &y) == 0;
+}
+
+static int print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
+			    const struct splitlock_offenders *r)
 {
 	size_t n = splitlock_offenders_get_count(r);
+	const struct splitlock_offender **by = malloc((n ? n : 1) * sizeof(*by));
 
+	if (!by)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		by[k] = splitlock_offenders_get(r, k);
+	/* One series per (comm, kind): sort once and sum neighbours, so that
+	 * the cost stays n log n however many offenders the log names. */
+	qsort(by, n, sizeof(*by), compare_series);
 	puts("# HELP splitlock_events_total Split-lock and bus-lock events in the kernel log, by command and kind.");
 	puts("# TYPE splitlock_events_total counter");
-	/* One series per (comm, kind): sum the report's finer groups. */
-	for (size_t k = 0; k < n; k++) {
-		const struct splitlock_offender *a = splitlock_offenders_get(r, k);
-		size_t alen, blen;
-		const char *acomm = splitlock_offender_get_comm(a, &alen);
+	for (size_t k = 0; k < n;) {
+		const struct splitlock_offender *a = by[k];
+		size_t len;
+		const char *comm = splitlock_offender_get_comm(a, &len);
 		uint64_t sum = 0;
-		bool first = true;
 
-		for (size_t m = 0; m < n; m++) {
-			const struct splitlock_offender *b = splitlock_offenders_get(r, m);
-			const char *bcomm = splitlock_offender_get_comm(b, &blen);
-
-			if (blen != alen || memcmp(acomm, bcomm, alen) ||
-			    splitlock_offender_get_kind(a) != splitlock_offender_get_kind(b))
-				continue;
-			if (m < k) {
-				first = false;
-				break;
-			}
-			sum += splitlock_offender_get_events(b);
-		}
-		if (!first)
-			continue;
+		for (; k < n && same_series(a, by[k]); k++)
+			sum += splitlock_offender_get_events(by[k]);
 		fputs("splitlock_events_total{comm=\"", stdout);
-		prom_label(acomm, alen);
+		prom_label(comm, len);
 		printf("\",kind=\"%s\"} %" PRIu64 "\n",
 		       splitlock_kind_name(splitlock_offender_get_kind(a)), sum);
 	}
+	free(by);
 	puts("# HELP splitlock_suppressed_total Events the kernel's rate limit kept out of the log.");
 	puts("# TYPE splitlock_suppressed_total counter");
 	printf("splitlock_suppressed_total %" PRIu64 "\n", splitlock_offenders_get_suppressed(r));
@@ -465,7 +561,7 @@ static void print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
 	puts("# TYPE splitlock_malformed_total counter");
 	printf("splitlock_malformed_total %" PRIu64 "\n", splitlock_offenders_get_malformed(r));
 	if (o->input)
-		return; /* a saved log says nothing about this machine's settings */
+		return 0; /* a saved log says nothing about this machine's settings */
 
 	{
 		struct splitlock_mode_info *info = NULL;
@@ -496,6 +592,7 @@ static void print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
 			printf("splitlock_mitigate %d\n", mitigate);
 		}
 	}
+	return 0;
 }
 
 /* ---- progress ---------------------------------------------------------- */
@@ -543,8 +640,11 @@ static int follow_event(const struct splitlock_offender *of,
 		json_object_begin(&j, NULL);
 		format_mono((int64_t)rec->usec, buf, sizeof(buf));
 		json_number(&j, "time", buf);
-		json_string_len(&j, "comm", comm, len);
-		json_uint(&j, "pid", splitlock_offender_get_pid(of));
+		if (comm)
+			json_string_len(&j, "comm", comm, len);
+		else
+			json_null(&j, "comm");
+		json_pid(&j, "pid", splitlock_offender_get_pid(of));
 		json_string(&j, "kind", splitlock_kind_name(splitlock_offender_get_kind(of)));
 		json_string(&j, "action", splitlock_action_name(splitlock_offender_get_action(of)));
 		json_bool(&j, "probe", splitlock_offender_is_probe(of));
@@ -556,23 +656,28 @@ static int follow_event(const struct splitlock_offender *of,
 		json_object_end(&j);
 		json_finish(&j);
 	} else {
-		char name[256];
+		const char *exe = splitlock_offender_get_exe(of);
+		char name[256], where[2048], path[16384];
 
-		printable(comm, len, name, sizeof(name));
+		/* Comm, object names in the address and the path all come from
+		 * the process: none reaches the terminal unescaped. */
+		printable(comm ? comm : "-", comm ? len : 1, name, sizeof(name));
+		printable(ip ? ip : "?", strlen(ip ? ip : "?"), where, sizeof(where));
+		printable(exe ? exe : "", exe ? strlen(exe) : 0, path, sizeof(path));
 		printf("[%5" PRIu64 ".%06" PRIu64 "] %s/%" PRIu32 " %s %s%s at %s%s%s\n",
 		       rec->usec / 1000000, rec->usec % 1000000, name,
 		       splitlock_offender_get_pid(of),
 		       splitlock_kind_name(splitlock_offender_get_kind(of)),
 		       splitlock_action_name(splitlock_offender_get_action(of)),
 		       splitlock_offender_is_probe(of) ? " (probe)" : "",
-		       ip ? ip : "?", splitlock_offender_get_exe(of) ? " exe " : "",
-		       splitlock_offender_get_exe(of) ?: "");
+		       where, exe ? " exe " : "", path);
 	}
 	fflush(stdout);
 	return 0;
 }
 
-static int follow(struct splitlock_offenders *r, const struct options *o)
+static int follow(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
+		  const struct options *o)
 {
 	struct splitlock_follow *f;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -594,6 +699,9 @@ static int follow(struct splitlock_offenders *r, const struct options *o)
 			      "namespace: a task that exits before its line is read stays unnamed.");
 	else if (err < 0)
 		slctl_warning("process events unavailable: %s.", strerror(-err));
+	/* The library's warnings say what a long follow forgets: show them. */
+	if (splitlock_get_log_priority(ctx) < LOG_WARNING)
+		splitlock_set_log_priority(ctx, LOG_WARNING);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	while (!stop) {
@@ -781,7 +889,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	if (ret != EXIT_OK)
 		goto out;
 	if (o.follow) {
-		ret = follow(r, &o);
+		ret = follow(ctx, r, &o);
 		goto out;
 	}
 	if (o.input) {
@@ -830,7 +938,11 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		print_json(ctx, &o, r);
 		break;
 	case FORMAT_PROMETHEUS:
-		print_prometheus(ctx, &o, r);
+		if (print_prometheus(ctx, &o, r) < 0) {
+			slctl_error("out of memory.");
+			ret = EXIT_FAIL;
+			goto out;
+		}
 		break;
 	default:
 		if (print_table(&o, r) < 0) {

@@ -13,6 +13,11 @@
 #include "offenders-internal.h"
 
 #define RECORD_MAX 16384
+/*
+ * Offenders a follower remembers (for their event counts): about 17 MiB at
+ * ~260 bytes each, however many tasks a machine runs in a year.
+ */
+#define FOLLOW_OFFENDERS_MAX 65536
 
 struct splitlock_follow {
 	struct splitlock_offenders *report;
@@ -35,6 +40,7 @@ _public_ int splitlock_follow_new(struct splitlock_offenders *report,
 		return -ENOMEM;
 	f->report = report;
 	f->conn_fd = -1;
+	sl_offenders_set_limit(report, FOLLOW_OFFENDERS_MAX);
 	f->raw = malloc(RECORD_MAX);
 	f->decoded = malloc(RECORD_MAX);
 	f->log_fd = sl_open(ctx, "/dev/kmsg", O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);

@@ -85,6 +85,9 @@ struct sl_procinfo {
 	/* /proc/PID/split_lock of the patched kernel; -1 when absent. */
 	int64_t kernel_ac_traps, kernel_db_traps;
 	bool from_connector; /* learned from the proc connector */
+	/* An exec seen whose new image could not be read (the process was
+	 * gone): events after it belong to no image we know. */
+	bool unresolved;
 };
 
 struct sl_proccache;
@@ -114,6 +117,8 @@ int sl_log_epoch(struct splitlock_ctx *ctx, int64_t *usec);
 
 /* offenders.c: the context a report reads with. */
 struct splitlock_ctx *sl_offenders_ctx(const struct splitlock_offenders *r);
+/* At most @limit offenders (0: any number); the older half goes first. */
+void sl_offenders_set_limit(struct splitlock_offenders *r, size_t limit);
 
 /* Unit and container from /proc/PID/cgroup text. */
 void sl_cgroup_parse(const char *text, char **unit, char **container);

@@ -11,24 +11,24 @@
 
 #include "offenders-internal.h"
 
+/*
+ * Kept small: a log names one offender per task (the kernel warns once per
+ * task), so a report of a big log holds millions of these. The key and the
+ * comm share one allocation, the addresses another.
+ */
 struct splitlock_offender {
 	struct splitlock_offender *next; /* hash chain */
-	uint64_t hash;
-	char *key;
-	size_t key_len;
-	size_t order; /* creation, for stable sorting */
-
-	char *comm;
-	size_t comm_len;
-	uint32_t pid, tgid;
-	enum splitlock_kind kind;
-	enum splitlock_action action;
+	char *key;                       /* key, then the comm and a NUL */
+	char *ipbuf;                     /* n_ips NUL-terminated strings */
+	char *exe, *cmdline, *unit, *container;
+	size_t order;                    /* creation, for stable sorting */
 	uint64_t events;
 	int64_t first_seen, last_seen, first_wall, last_wall;
-	size_t n_ips;
-	char *ips[SPLITLOCK_OFFENDER_MAX_IPS];
-	char *exe, *cmdline, *unit, *container;
 	int64_t kernel_traps; /* -1: the kernel does not count per process */
+	uint32_t hash, key_len, comm_len, ipbuf_len;
+	uint32_t pid, tgid;
+	uint8_t kind, action, n_ips;
+	bool comm_mixed;      /* tasks of several names: no comm */
 };
 
 struct splitlock_offenders {
@@ -48,6 +48,10 @@ struct splitlock_offenders {
 	bool sorted;
 	struct sl_proccache *procs;
 	char last_ip[512];
+	/* Following: at most this many offenders (0: no limit), and what
+	 * was forgotten to stay there. */
+	size_t limit;
+	uint64_t dropped, dropped_events;
 };
 
 _public_ int splitlock_offenders_new(struct splitlock_ctx *ctx,
@@ -80,9 +84,7 @@ _public_ int splitlock_offenders_new(struct splitlock_ctx *ctx,
 static void offender_free(struct splitlock_offender *o)
 {
 	free(o->key);
-	free(o->comm);
-	for (size_t i = 0; i < o->n_ips; i++)
-		free(o->ips[i]);
+	free(o->ipbuf);
 	free(o->exe);
 	free(o->cmdline);
 	free(o->unit);
@@ -118,14 +120,14 @@ _public_ void splitlock_offenders_set_boot_time(struct splitlock_offenders *r,
 	r->boot_wall = boot_wall_usec;
 }
 
-/* FNV-1a: offenders are few, keys short. */
-static uint64_t hash_bytes(const char *s, size_t n)
+/* FNV-1a: keys are short. */
+static uint32_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint32_t h = 2166136261u;
 
 	for (size_t i = 0; i < n; i++) {
 		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
+		h *= 16777619u;
 	}
 	return h;
 }
@@ -154,13 +156,15 @@ struct key {
 	size_t len;
 };
 
-static void key_add(struct key *k, const void *data, size_t n)
+static void key_add(struct key *k, const void *data, size_t size)
 {
+	uint16_t n = (uint16_t)(size < sizeof(k->buf) ? size : sizeof(k->buf));
+
 	/* Length-prefixed parts: no separator can be forged by a comm. */
 	if (k->len + sizeof(n) > sizeof(k->buf))
 		return;
 	if (k->len + sizeof(n) + n > sizeof(k->buf))
-		n = sizeof(k->buf) - k->len - sizeof(n);
+		n = (uint16_t)(sizeof(k->buf) - k->len - sizeof(n));
 	memcpy(k->buf + k->len, &n, sizeof(n));
 	k->len += sizeof(n);
 	memcpy(k->buf + k->len, data, n);
@@ -215,11 +219,56 @@ static char *strdup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+static int compare_order(const void *a, const void *b)
+{
+	const struct splitlock_offender *x = *(const struct splitlock_offender *const *)a;
+	const struct splitlock_offender *y = *(const struct splitlock_offender *const *)b;
+
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * A follower runs for months on a machine where every task may warn once:
+ * at the limit, the older half of the offenders is forgotten (their event
+ * counts start again if they come back), and the log callback says so.
+ */
+static void forget_oldest(struct splitlock_offenders *r)
+{
+	size_t half = r->n / 2;
+	uint64_t events = 0;
+
+	qsort(r->list, r->n, sizeof(*r->list), compare_order);
+	for (size_t i = 0; i < half; i++) {
+		events += r->list[i]->events;
+		offender_free(r->list[i]);
+	}
+	memmove(r->list, r->list + half, (r->n - half) * sizeof(*r->list));
+	r->n -= half;
+	memset(r->buckets, 0, r->n_buckets * sizeof(*r->buckets));
+	for (size_t i = 0; i < r->n; i++) {
+		struct splitlock_offender *o = r->list[i];
+
+		o->next = r->buckets[o->hash & (r->n_buckets - 1)];
+		r->buckets[o->hash & (r->n_buckets - 1)] = o;
+	}
+	r->sorted = false;
+	r->dropped += half;
+	r->dropped_events += events;
+	sl_warn(r->ctx, "following more than %zu offenders: forgot the %zu seen first "
+		"(%" PRIu64 " events; %" PRIu64 " offenders forgotten so far), whose "
+		"event counts start again if they return", r->limit, half, events, r->dropped);
+}
+
+void sl_offenders_set_limit(struct splitlock_offenders *r, size_t limit)
+{
+	r->limit = limit;
+}
+
 static int find_or_add(struct splitlock_offenders *r, const struct key *k,
 		       const struct splitlock_event *ev,
 		       const struct sl_procinfo *pi, struct splitlock_offender **out)
 {
-	uint64_t h = hash_bytes(k->buf, k->len);
+	uint32_t h = hash_bytes(k->buf, k->len);
 	struct splitlock_offender *o;
 
 	for (o = r->buckets[h & (r->n_buckets - 1)]; o; o = o->next)
@@ -228,6 +277,8 @@ static int find_or_add(struct splitlock_offenders *r, const struct key *k,
 			*out = o;
 			return 0;
 		}
+	if (r->limit && r->n >= r->limit)
+		forget_oldest(r);
 	if (r->n == r->allocated) {
 		size_t n = r->allocated ? r->allocated * 2 : 16;
 		struct splitlock_offender **l = realloc(r->list, n * sizeof(*l));
@@ -243,21 +294,20 @@ static int find_or_add(struct splitlock_offenders *r, const struct key *k,
 	if (!o)
 		return -ENOMEM;
 	o->hash = h;
-	o->key = malloc(k->len ? k->len : 1);
-	o->comm = malloc(ev->comm_len + 1);
-	if (!o->key || !o->comm) {
+	o->key = malloc(k->len + ev->comm_len + 1);
+	if (!o->key) {
 		offender_free(o);
 		return -ENOMEM;
 	}
 	memcpy(o->key, k->buf, k->len);
-	o->key_len = k->len;
-	memcpy(o->comm, ev->comm, ev->comm_len);
-	o->comm[ev->comm_len] = '\0';
-	o->comm_len = ev->comm_len;
+	o->key_len = (uint32_t)k->len;
+	memcpy(o->key + k->len, ev->comm, ev->comm_len);
+	o->key[k->len + ev->comm_len] = '\0';
+	o->comm_len = (uint32_t)ev->comm_len;
 	o->pid = pi && r->group == SPLITLOCK_GROUP_PROCESS ? pi->tgid : ev->pid;
 	o->tgid = pi ? pi->tgid : 0;
-	o->kind = ev->kind;
-	o->action = ev->action;
+	o->kind = (uint8_t)ev->kind;
+	o->action = (uint8_t)ev->action;
 	o->first_seen = o->last_seen = SPLITLOCK_TIME_UNKNOWN;
 	o->first_wall = o->last_wall = SPLITLOCK_TIME_UNKNOWN;
 	o->kernel_traps = -1;
@@ -277,16 +327,59 @@ static int find_or_add(struct splitlock_offenders *r, const struct key *k,
 	return 0;
 }
 
+static void merge_str(char **have, const char *s)
+{
+	if (*have && (!s || !streq(*have, s))) {
+		free(*have);
+		*have = NULL;
+	}
+}
+
+/*
+ * A group of several tasks (by comm, exe or unit, or unresolved ones
+ * merged) must not wear one task's labels: what its tasks do not share
+ * becomes unknown (no comm, pid 0, no exe...).
+ */
+static void merge_labels(struct splitlock_offenders *r, struct splitlock_offender *o,
+			 const struct splitlock_event *ev, const struct sl_procinfo *pi)
+{
+	uint32_t pid = pi && r->group == SPLITLOCK_GROUP_PROCESS ? pi->tgid : ev->pid;
+
+	if (o->pid != pid) {
+		o->pid = 0;
+		o->kernel_traps = -1;
+	}
+	if (o->tgid != (pi ? pi->tgid : 0))
+		o->tgid = 0;
+	/* A process's threads may name themselves apart; it keeps its first. */
+	if (r->group != SPLITLOCK_GROUP_PROCESS && !o->comm_mixed &&
+	    (o->comm_len != ev->comm_len ||
+	     memcmp(o->key + o->key_len, ev->comm, ev->comm_len) != 0))
+		o->comm_mixed = true;
+	merge_str(&o->exe, pi ? pi->exe : NULL);
+	merge_str(&o->cmdline, pi ? pi->cmdline : NULL);
+	merge_str(&o->unit, pi ? pi->unit : NULL);
+	merge_str(&o->container, pi ? pi->container : NULL);
+}
+
 static int add_ip(struct splitlock_offender *o, const char *text)
 {
-	for (size_t i = 0; i < o->n_ips; i++)
-		if (streq(o->ips[i], text))
+	size_t len = strlen(text);
+	char *b;
+
+	for (size_t i = 0, at = 0; i < o->n_ips; i++) {
+		if (streq(o->ipbuf + at, text))
 			return 0;
+		at += strlen(o->ipbuf + at) + 1;
+	}
 	if (o->n_ips >= SPLITLOCK_OFFENDER_MAX_IPS)
 		return 0;
-	o->ips[o->n_ips] = strdup(text);
-	if (!o->ips[o->n_ips])
+	b = realloc(o->ipbuf, o->ipbuf_len + len + 1);
+	if (!b)
 		return -ENOMEM;
+	memcpy(b + o->ipbuf_len, text, len + 1);
+	o->ipbuf = b;
+	o->ipbuf_len += (uint32_t)(len + 1);
 	o->n_ips++;
 	return 0;
 }
@@ -393,6 +486,8 @@ static int add_log_record(struct splitlock_offenders *r,
 	ret = find_or_add(r, &k, &ev, pi, &o);
 	if (ret < 0)
 		return ret;
+	if (o->events)
+		merge_labels(r, o, &ev, pi);
 	o->events++;
 	r->sorted = false;
 	if (lr->mono_usec != SPLITLOCK_TIME_UNKNOWN) {
@@ -562,14 +657,14 @@ _public_ const char *splitlock_offender_get_comm(const struct splitlock_offender
 						 size_t *len)
 {
 	if (len)
-		*len = o->comm_len;
-	return o->comm;
+		*len = o->comm_mixed ? 0 : o->comm_len;
+	return o->comm_mixed ? NULL : o->key + o->key_len;
 }
 
 _public_ uint32_t splitlock_offender_get_pid(const struct splitlock_offender *o) { return o->pid; }
 _public_ uint32_t splitlock_offender_get_tgid(const struct splitlock_offender *o) { return o->tgid; }
-_public_ enum splitlock_kind splitlock_offender_get_kind(const struct splitlock_offender *o) { return o->kind; }
-_public_ enum splitlock_action splitlock_offender_get_action(const struct splitlock_offender *o) { return o->action; }
+_public_ enum splitlock_kind splitlock_offender_get_kind(const struct splitlock_offender *o) { return (enum splitlock_kind)o->kind; }
+_public_ enum splitlock_action splitlock_offender_get_action(const struct splitlock_offender *o) { return (enum splitlock_action)o->action; }
 _public_ uint64_t splitlock_offender_get_events(const struct splitlock_offender *o) { return o->events; }
 _public_ int64_t splitlock_offender_get_first_seen(const struct splitlock_offender *o) { return o->first_seen; }
 _public_ int64_t splitlock_offender_get_last_seen(const struct splitlock_offender *o) { return o->last_seen; }
@@ -580,7 +675,13 @@ _public_ size_t splitlock_offender_get_ip_count(const struct splitlock_offender 
 _public_ const char *splitlock_offender_get_ip(const struct splitlock_offender *o,
 					       size_t index)
 {
-	return index < o->n_ips ? o->ips[index] : NULL;
+	const char *p = o->ipbuf;
+
+	if (index >= o->n_ips)
+		return NULL;
+	while (index--)
+		p += strlen(p) + 1;
+	return p;
 }
 
 _public_ int splitlock_offender_get_kernel_traps(const struct splitlock_offender *o,

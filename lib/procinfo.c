@@ -250,7 +250,7 @@ static const struct sl_procinfo *lookup_seen(const struct sl_proccache *c,
 		if (!best || p->start_usec > best->start_usec)
 			best = p;
 	}
-	return best;
+	return best && !best->unresolved ? best : NULL;
 }
 
 const struct sl_procinfo *sl_proccache_lookup(struct splitlock_ctx *ctx,
@@ -273,6 +273,15 @@ const struct sl_procinfo *sl_proccache_lookup(struct splitlock_ctx *ctx,
 		/* Gone: not cached, the TID may come back as a new process. */
 		info_clear(&p);
 		return lookup_seen(c, tid, event_usec);
+	}
+	/* Bounded: a follower looks up every task that ever warns. The
+	 * older half goes (a later event of one re-reads /proc). */
+	if (c->n_live >= CACHE_MAX) {
+		for (size_t i = 0; i < CACHE_MAX / 2; i++)
+			info_clear(&c->live[i]);
+		memmove(c->live, c->live + CACHE_MAX / 2,
+			(c->n_live - CACHE_MAX / 2) * sizeof(*c->live));
+		c->n_live -= CACHE_MAX / 2;
 	}
 	if (c->n_live == c->alloc_live) {
 		size_t n = c->alloc_live ? c->alloc_live * 2 : 16;
@@ -359,10 +368,17 @@ int sl_proccache_event(struct splitlock_ctx *ctx, struct sl_proccache *c,
 	}
 	if (ev->type != SPLITLOCK_PROC_EXEC)
 		return 0;
-	/* Read it now, while it is alive: it may be gone when its line comes. */
+	/*
+	 * Read it now, while it is alive: it may be gone when its line comes.
+	 * Gone already: remember that this image is unknown, or the events
+	 * after this exec would be reported under the one before it.
+	 */
 	if (lookup_live(ctx, ev->tgid, &p) < 0) {
 		info_clear(&p);
-		return 0;
+		p.tid = ev->pid;
+		p.tgid = ev->tgid;
+		p.kernel_ac_traps = p.kernel_db_traps = -1;
+		p.unresolved = true;
 	}
 	p.start_usec = (int64_t)(ev->timestamp_ns / 1000);
 	p.from_connector = true;

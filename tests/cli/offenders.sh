@@ -242,7 +242,9 @@ test_prometheus() {
 	expect_out 'splitlock_events_total{comm="GoW.exe",kind="split_lock"} 2'
 	expect_out 'splitlock_events_total{comm="CJobMgr::m_Work",kind="split_lock"} 1'
 	expect_out 'splitlock_events_total{comm="stress-ng",kind="bus_lock"} 2'
-	expect_out 'splitlock_events_total{comm="w\\x\ny z\\xff",kind="split_lock"} 1'
+	# The name as the table shows it (a typed "\x" as \x5cx), then
+	# Prometheus' escape for the backslash.
+	expect_out 'splitlock_events_total{comm="w\\x5cx\\x0ay z\\xff",kind="split_lock"} 1'
 	expect_out 'splitlock_suppressed_total 25'
 	expect_out 'splitlock_mode{mode="fatal"} 1'
 	expect_out '# TYPE splitlock_events_total counter'

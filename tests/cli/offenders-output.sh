@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Output that holds up: whatever a process put in its name reaches the
+# terminal the same way through every output, and no two series or groups
+# that are different things come out as one.
+. "$(dirname "$0")/../lib.sh"
+
+P="x86/split lock detection: "
+
+# Names as the kernel's log escapes them (\xNN); the record decoder turns
+# them back into the bytes the process chose.
+HOSTILE=(
+	'csi\x1b[31mred'            # colour escape
+	'osc\x1b]0;pwned\x07'       # sets the terminal's title
+	'bad\xff\xfeutf8'           # not UTF-8
+	'e\xc3\xa9'                 # UTF-8, escaped as in the table (C locale)
+	'fake\x5cx1besc'            # a literal "\x1b" typed by the process
+	'back\x5cslash'             # a backslash before no "x"
+	'cr\x0dline\x7fdel'         # carriage return, DEL
+)
+
+hostile_root() {
+	local i=0 c
+	mkdir -p "$T/root/dev" "$T/root/proc"
+	for c in "${HOSTILE[@]}"; do
+		printf '4,%d,%d,-;%s#AC: %s/%d took a split_lock trap at address: 0x1\n' \
+			$i $((5000000 + i)) "$P" "$c" $((100 + i))
+		i=$((i + 1))
+	done >"$T/root/dev/kmsg"
+}
+
+test_follow_escapes_names_exactly_as_the_table() {
+	hostile_root
+	# PID and COMM of each task, as the table prints them.
+	run "$SLCTL" --root "$T/root" offenders -o PID,COMM -n
+	expect_rc 0
+	grep -E '^ *10[0-9] ' <<<"$out" | sed -E 's/^ *([0-9]+) (.*[^ ]) *$/\1 \2/' | sort >"$T/table"
+	[ "$(wc -l <"$T/table")" -eq ${#HOSTILE[@]} ] || fail "table: $out"
+	run timeout -s INT 3 "$SLCTL" --root "$T/root" offenders --follow --since boot
+	expect_rc 124
+	sed -E 's/^\[[^]]*\] (.*)\/([0-9]+) split_lock warn at .*/\2 \1/' <<<"$out" | sort >"$T/follow"
+	diff "$T/table" "$T/follow" >&2 || fail "--follow names differ from the table's"
+	# Nothing a terminal would act on, and the two look-alikes stay apart.
+	! LC_ALL=C grep -q '[^ -~]' "$T/follow" || fail "raw control or non-ASCII bytes: $(cat -v "$T/follow")"
+	grep -qxF '104 fake\x5cx1besc' "$T/follow" || fail "typed \\x1b: $(cat "$T/follow")"
+	grep -qxF '100 csi\x1b[31mred' "$T/follow" || fail "escape byte: $(cat "$T/follow")"
+	grep -qxF '105 back\slash' "$T/follow" || fail "backslash: $(cat "$T/follow")"
+}
+
+test_prometheus_never_prints_two_identical_series() {
+	# Each pair escaped to one label before: a byte and the same text typed
+	# by the process, a newline and a typed "\n", a quote and its escape.
+	local c i=0
+	for c in 'p\xff' 'p\x5cxff' 'n\x0a' 'n\x5cn' 'q"' 'q\x5c"' 'z\x00' 'z?'; do
+		printf '4,%d,%d,-;%s#AC: %s/%d took a split_lock trap at address: 0x1\n' \
+			$i $((5000000 + i)) "$P" "$c" $((100 + i))
+		i=$((i + 1))
+	done >"$T/log"
+	# A second event of the same name (another task) joins its series.
+	printf '4,9,6000000,-;%s#AC: %s/200 took a split_lock trap at address: 0x1\n' "$P" 'p\xff' >>"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --format prometheus
+	expect_rc 0
+	grep '^splitlock_events_total{' <<<"$out" >"$T/series"
+	[ "$(wc -l <"$T/series")" -eq 8 ] || fail "expected 8 series: $(cat "$T/series")"
+	[ -z "$(sed 's/}.*//' "$T/series" | sort | uniq -d)" ] || fail "duplicate series: $(cat "$T/series")"
+	grep -qxF 'splitlock_events_total{comm="p\\xff",kind="split_lock"} 2' "$T/series" ||
+		fail "the byte: $(cat "$T/series")"
+	grep -qxF 'splitlock_events_total{comm="p\\x5cxff",kind="split_lock"} 1' "$T/series" ||
+		fail "the typed text: $(cat "$T/series")"
+	grep -qxF 'splitlock_events_total{comm="q\"",kind="split_lock"} 1' "$T/series" ||
+		fail "the quote: $(cat "$T/series")"
+	! LC_ALL=C grep -q '[^ -~]' "$T/series" || fail "raw bytes in a label: $(cat -v "$T/series")"
+}
+
+test_group_by_unit_and_exe_never_wear_one_tasks_labels() {
+	# Once-per-task warnings of three tasks, two of them named alike.
+	{
+		printf '4,1,5000000,-;%s#AC: game/100 took a split_lock trap at address: 0x1\n' "$P"
+		printf '4,2,5000001,-;%s#AC: game/101 took a split_lock trap at address: 0x2\n' "$P"
+		printf '4,3,5000002,-;%s#AC: tool/102 took a split_lock trap at address: 0x3\n' "$P"
+	} >"$T/log"
+	# A saved log names no unit: one group of unknown unit, of no one task.
+	run "$SLCTL" offenders --input "$T/log" --group-by unit --json
+	expect_rc 0
+	expect_json '.offenders | length' 1
+	expect_json '.offenders[0] | [.comm, .pid, .events, .unit] | @json' '[null,null,3,null]'
+	# No executable either: by name, each name's group without one pid.
+	run "$SLCTL" offenders --input "$T/log" --group-by exe --json
+	expect_json '[.offenders[] | [.comm, .pid, .events]] | @json' '[["game",null,2],["tool",102,1]]'
+	run "$SLCTL" offenders --input "$T/log" --group-by comm -o COMM,PID,EVENTS
+	grep -Eq '^game +- +2$' <<<"$out" || fail "merged row: $out"
+	grep -Eq '^tool +102 +1$' <<<"$out" || fail "single row: $out"
+	run "$SLCTL" offenders --input "$T/log" --group-by unit -o COMM,PID,EVENTS
+	grep -Eq '^- +- +3$' <<<"$out" || fail "unit row: $out"
+}
+
+test_huge_table_lines_up_as_one_table() {
+	# More tasks than one table chunk, the longest name last: every row's
+	# columns stay where the header puts them.
+	local i
+	for ((i = 0; i < 9000; i++)); do
+		printf '4,%d,%d,-;%s#AC: %s/%d took a split_lock trap at address: 0x%x\n' \
+			$i $((1000000 + i)) "$P" "${HOSTILE[i % ${#HOSTILE[@]}]}" $((100 + i)) $i
+	done >"$T/log"
+	printf '4,9000,2000000,-;%s#AC: %s/99999 took a split_lock trap at address: 0x1\n' \
+		"$P" 'a-much-longer\x1bname' >>"$T/log"
+	run "$SLCTL" offenders --input "$T/log" -o COMM,PID,EVENTS
+	expect_rc 0
+	grep -q '^COMM ' <<<"$out" || fail "no header: $(head -2 <<<"$out")"
+	[ "$(grep -c '^COMM ' <<<"$out")" -eq 1 ] || fail "the header is repeated"
+	# The end of the PID column: the header's, on every one of 9001 rows.
+	awk -v want=9001 'NR == 1 { end = index($0, "PID") + 2; next }
+		/^$/ { exit } { n++; if (substr($0, end, 1) !~ /[0-9]/ || substr($0, end + 1, 1) != " ") bad++ }
+		END { if (n != want || bad) { print n " rows, " bad " misaligned"; exit 1 } }' <<<"$out" ||
+		fail "rows do not line up"
+	grep -qF 'a-much-longer\x1bname' <<<"$out" || fail "the long name"
+}
+
+lines_at_least() { [ "$(wc -l <"$1")" -ge "$2" ]; }
+
+test_follow_memory_is_bounded_and_says_what_it_forgot() {
+	# 70 000 tasks warn once each, then the first and the last again: the
+	# follower keeps 65 536 offenders, so the first was forgotten (its
+	# count starts again) and the last was not.
+	local pid
+	mkdir -p "$T/root/dev" "$T/root/proc"
+	awk -v p="$P" 'BEGIN {
+		for (i = 0; i < 70000; i++)
+			printf "4,%d,%d,-;%s#AC: t%d/%d took a split_lock trap at address: 0x1\n", i, 1000000 + i, p, i, 100 + i
+		printf "4,70000,3000000,-;%s#AC: t0/100 took a split_lock trap at address: 0x1\n", p
+		printf "4,70001,3000001,-;%s#AC: t69999/70099 took a split_lock trap at address: 0x1\n", p
+	}' >"$T/root/dev/kmsg"
+	("$SLCTL" --root "$T/root" offenders --follow --since boot --format json >"$T/out" 2>"$T/err" &
+	 pid=$!
+	 for ((i = 0; i < 1200; i++)); do lines_at_least "$T/out" 70002 && break; sleep 0.1; done
+	 kill -INT $pid; wait $pid)
+	[ "$(wc -l <"$T/out")" -eq 70002 ] || fail "expected 70002 events, got $(wc -l <"$T/out")"
+	grep -q 'following more than 65536 offenders: forgot the 32768 seen first (32768 events' "$T/err" ||
+		fail "no word of what was forgotten: $(cat "$T/err")"
+	[ "$(tail -2 "$T/out" | jq -r '"\(.comm) \(.events)"' | tr '\n' ' ')" = "t0 1 t69999 2 " ] ||
+		fail "counts after forgetting: $(tail -2 "$T/out")"
+}
+
+run_tests
