@@ -48,13 +48,13 @@ _public_ int splitlock_follow_new(struct splitlock_offenders *report,
 		int r = f->log_fd < 0 && f->raw && f->decoded ? f->log_fd : -ENOMEM;
 
 		f->log_fd = -1;
-		splitlock_follow_unref(f);
+		splitlock_follow_free(f);
 		return r;
 	}
 	if (fstat(f->log_fd, &st) < 0) {
 		int r = -errno;
 
-		splitlock_follow_unref(f);
+		splitlock_follow_free(f);
 		return r;
 	}
 	f->is_device = S_ISCHR(st.st_mode);
@@ -73,7 +73,7 @@ _public_ int splitlock_follow_new(struct splitlock_offenders *report,
 	return 0;
 }
 
-_public_ struct splitlock_follow *splitlock_follow_unref(struct splitlock_follow *f)
+_public_ struct splitlock_follow *splitlock_follow_free(struct splitlock_follow *f)
 {
 	if (!f)
 		return NULL;

@@ -29,8 +29,7 @@
  *    Every exported symbol is in the version node LIBSPLITLOCK_1.
  *
  * Not yet conforming, to be changed before 1.0 is tagged (API-MIGRATION.md):
- * the follower is freed with _unref() although it has one owner, and it
- * borrows its report; the offenders report has no _ref().
+ * a follower borrows its report, and the offenders report has no _ref().
  */
 #ifndef LIBSPLITLOCK_H
 #define LIBSPLITLOCK_H
@@ -995,7 +994,7 @@ struct splitlock_follow;
 int splitlock_follow_new(struct splitlock_offenders *report, bool from_start,
 			 struct splitlock_follow **follow);
 /* Frees @f and closes its descriptors; returns NULL. Since 0.1. */
-struct splitlock_follow *splitlock_follow_unref(struct splitlock_follow *f);
+struct splitlock_follow *splitlock_follow_free(struct splitlock_follow *f);
 /*
  * Descriptors to poll() for POLLIN: the log (-1 when it is a regular file,
  * which cannot be polled: call splitlock_follow_process() now and then)

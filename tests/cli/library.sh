@@ -141,7 +141,7 @@ test_a_program_builds_against_the_installed_library() {
 		if (splitlock_follow_process(fol, on_event, &events) < 0)
 			return 20;
 		printf("followed: %d events\n", events);
-		splitlock_follow_unref(fol);
+		splitlock_follow_free(fol);
 		splitlock_offenders_unref(rep);
 
 		printf("logged: %s\n", logged ? "yes" : "no");
