@@ -640,15 +640,6 @@ int splitlock_kmsg_parse_record(const char *text, size_t len, char *buf,
 /* ---- offenders ------------------------------------------------------------ */
 
 /*
- * Totals of the running boot's kernel log: detector events (split-lock and
- * bus-lock traps, fatal-mode kills) and the sum of the kernel's "callbacks
- * suppressed" counts for the detector's rate limits.
- * Since 0.1.
- */
-int splitlock_offenders_count(struct splitlock_ctx *ctx, uint64_t *events,
-			      uint64_t *suppressed);
-
-/*
  * One line of the detector, parsed. Every form printed since 5.7:
  *   #AC: COMM/TID took a split_lock trap at address: 0xIP      (warn)
  *   #AC: COMM/TID fatal split_lock trap at address: 0xIP       (guest, fatal)
