@@ -810,8 +810,6 @@ uint64_t splitlock_offenders_get_events(const struct splitlock_offenders *report
  * Since 0.1.
  */
 uint64_t splitlock_offenders_get_suppressed(const struct splitlock_offenders *report);
-/* The address text of the event added last, or NULL. Since 0.1. */
-const char *splitlock_offenders_get_last_ip(const struct splitlock_offenders *report);
 /* Detector-like lines that did not parse (skipped). Since 0.1. */
 uint64_t splitlock_offenders_get_malformed(const struct splitlock_offenders *report);
 /*
