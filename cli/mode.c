@@ -111,9 +111,9 @@ static void print_arg(FILE *out, const char *arg)
 static void print_commands(FILE *out, const struct splitlock_boot_plan *plan,
 			   const char *indent)
 {
-	unsigned n = splitlock_boot_plan_get_command_count(plan);
+	size_t n = splitlock_boot_plan_get_command_count(plan);
 
-	for (unsigned i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const char *const *argv = splitlock_boot_plan_get_command(plan, i);
 
 		fputs(indent, out);
@@ -123,6 +123,26 @@ static void print_commands(FILE *out, const struct splitlock_boot_plan *plan,
 			print_arg(out, argv[k]);
 		}
 		fputc('\n', out);
+	}
+}
+
+/*
+ * The library's sentences name no program and no option (other front ends
+ * link it too); what to do next with this one is added here, by errno.
+ */
+static const char *next_step(int r)
+{
+	switch (r) {
+	case -ESTALE:
+	case -EBUSY:
+		return "; run the command again";
+	case -EEXIST:
+	case -EUCLEAN:
+		return ", then run the command again";
+	case -ENOTUNIQ:
+		return "; choose one with --backend";
+	default:
+		return "";
 	}
 }
 
@@ -141,8 +161,8 @@ static void manual_steps(void)
 static void print_json_plan(const struct splitlock_boot_plan *plan, const char *value,
 			    bool dry_run, bool ran)
 {
-	unsigned nf = splitlock_boot_plan_get_file_count(plan);
-	unsigned nc = splitlock_boot_plan_get_command_count(plan);
+	size_t nf = splitlock_boot_plan_get_file_count(plan);
+	size_t nc = splitlock_boot_plan_get_command_count(plan);
 	struct json j;
 
 	json_init(&j, stdout);
@@ -152,12 +172,12 @@ static void print_json_plan(const struct splitlock_boot_plan *plan, const char *
 	json_bool(&j, "dry_run", dry_run);
 	json_bool(&j, "changed", !dry_run && (nf || nc));
 	json_array_begin(&j, "files");
-	for (unsigned i = 0; i < nf; i++)
+	for (size_t i = 0; i < nf; i++)
 		json_string(&j, NULL, splitlock_boot_plan_get_file(plan, i));
 	json_array_end(&j);
 	json_string(&j, "diff", splitlock_boot_plan_get_diff(plan));
 	json_array_begin(&j, "commands");
-	for (unsigned i = 0; i < nc; i++) {
+	for (size_t i = 0; i < nc; i++) {
 		const char *const *argv = splitlock_boot_plan_get_command(plan, i);
 
 		json_array_begin(&j, NULL);
@@ -238,8 +258,14 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		flags |= SPLITLOCK_BOOT_RUN_TOOLS;
 
 	r = splitlock_boot_plan_new(ctx, backend, flags, &plan);
+	if (r < 0) {
+		slctl_error("%s.", strerror(-r));
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	r = splitlock_boot_plan_get_refusal(plan);
 	if (r == -ENOENT || r == -ENOTUNIQ) {
-		slctl_error("%s.", splitlock_boot_plan_get_error(plan));
+		slctl_error("%s%s.", splitlock_boot_plan_get_error(plan), next_step(r));
 		if (r == -ENOENT)
 			manual_steps();
 		ret = EXIT_UNSUPPORTED;
@@ -252,14 +278,16 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	}
 	r = splitlock_boot_plan_mode(plan, mode, rate);
 	if (r < 0) {
-		slctl_error("%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r));
+		slctl_error("%s%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r),
+			    next_step(r));
 		ret = EXIT_FAIL;
 		goto out;
 	}
 	if (!dry_run) {
 		r = splitlock_boot_plan_apply(plan);
 		if (r < 0) {
-			slctl_error("%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r));
+			slctl_error("%s%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r),
+				    next_step(r));
 			print_leftovers(ctx, plan);
 			ret = r == -EACCES || r == -EPERM ? EXIT_PRIVILEGE : EXIT_FAIL;
 			goto out;
@@ -296,7 +324,7 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		}
 	}
 out:
-	splitlock_boot_plan_unref(plan);
+	splitlock_boot_plan_free(plan);
 	return ret;
 }
 

@@ -723,7 +723,7 @@ static int follow(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 			break;
 		}
 	}
-	splitlock_follow_unref(f);
+	splitlock_follow_free(f);
 	if (ret < 0) {
 		slctl_error("reading the kernel log failed: %s.", strerror(-ret));
 		return slctl_exit_for(ret);

@@ -192,7 +192,7 @@ static int edit_value(struct splitlock_boot_plan *plan, const char *path,
 		if (!token && sl_cmdline_count(v, vlen, NULL) == 0)
 			return 0;
 		return sl_plan_fail(plan, -EBADMSG, "%s line %u: %s is not one quoted "
-				    "string, and slctl only edits such values",
+				    "string, and only such values are edited",
 				    path, a->line, a->is_default ? "GRUB_CMDLINE_LINUX_DEFAULT"
 								 : "GRUB_CMDLINE_LINUX");
 	}
@@ -257,7 +257,7 @@ static int check_result(struct splitlock_boot_plan *plan, struct defaults *d,
 		return sl_plan_fail(plan, -EBADMSG, "after the edit the GRUB defaults would "
 				    "still not give exactly %s (a file sourced later assigns "
 				    "GRUB_CMDLINE_LINUX or GRUB_CMDLINE_LINUX_DEFAULT again); "
-				    "slctl changed nothing",
+				    "nothing was changed",
 				    plan->token[0] ? plan->token : "no " SL_PARAM "= parameter");
 	return 0;
 }
@@ -281,7 +281,7 @@ static int grub_plan(struct splitlock_boot_plan *plan)
 		return sl_plan_fail(plan, r, "cannot read the GRUB defaults: %s", strerror(-r));
 	r = sl_grub_eval(d.files, d.n, &res);
 	if (r == -EBADMSG) {
-		r = sl_plan_fail(plan, r, "%s; slctl changed nothing", res.error);
+		r = sl_plan_fail(plan, r, "%s; nothing was changed", res.error);
 		goto out;
 	}
 	if (r < 0)
@@ -296,7 +296,7 @@ static int grub_plan(struct splitlock_boot_plan *plan)
 			defaults_index = i;
 		if (streq(d.paths[i], DROPIN) && !startswith(d.texts[i], DROPIN_HEADER)) {
 			r = sl_plan_fail(plan, -EEXIST, "%s exists but was not written by "
-					 "slctl; move it away and run this again", DROPIN);
+					 "this library; move it away", DROPIN);
 			goto out;
 		}
 	}

@@ -103,7 +103,7 @@ static int refuse_variables(const struct entries *e, char **why)
 	for (size_t i = 0; i < e->n; i++)
 		if (strchr(e->options[i], '$')) {
 			if (asprintf(why, "%s takes its options from a variable (%s) in "
-				     "grubenv, which slctl does not edit; slctl changed nothing",
+				     "grubenv, which is not edited; nothing was changed",
 				     e->paths[i], e->options[i]) < 0)
 				*why = NULL;
 			return -EBADMSG;

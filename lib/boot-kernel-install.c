@@ -164,14 +164,14 @@ static int add_command(struct splitlock_boot_plan *plan, const char *entry,
 	if (!have_file(ctx, image, sizeof(image), "/boot/vmlinuz-%s", version) &&
 	    !have_file(ctx, image, sizeof(image), "/usr/lib/modules/%s/vmlinuz", version))
 		return sl_plan_fail(plan, -ENOENT, "the kernel image of %s (entry %s) "
-				    "is not in /boot or /usr/lib/modules; slctl changed nothing",
+				    "is not in /boot or /usr/lib/modules; nothing was changed",
 				    version, entry);
 	if (!have_file(ctx, initrd, sizeof(initrd), "/boot/initrd.img-%s", version) &&
 	    !have_file(ctx, initrd, sizeof(initrd), "/boot/initramfs-%s.img", version) &&
 	    !have_file(ctx, initrd, sizeof(initrd), "/usr/lib/modules/%s/initrd", version))
 		return sl_plan_fail(plan, -ENOENT, "no initrd found for kernel %s; "
 				    "kernel-install would write an entry without one, "
-				    "so slctl changed nothing", version);
+				    "so nothing was changed", version);
 	cmd = sl_plan_command(plan);
 	if (!cmd)
 		return -ENOMEM;
@@ -204,8 +204,8 @@ static int ki_plan(struct splitlock_boot_plan *plan)
 	int n, r;
 
 	if (sl_is_symlink(ctx, CMDLINE))
-		return sl_plan_fail(plan, -ELOOP, CMDLINE " is a symbolic link; slctl does "
-				    "not write through symlinks, replace it with a file");
+		return sl_plan_fail(plan, -ELOOP, CMDLINE " is a symbolic link; symlinks are not "
+				    "written through, replace it with a file");
 	n = machine_entries(ctx, &entries);
 	if (n < 0)
 		return sl_plan_fail(plan, n, "cannot list the boot entries: %s", strerror(-n));
@@ -218,7 +218,7 @@ static int ki_plan(struct splitlock_boot_plan *plan)
 		options = entry_field(text, "options");
 		if (options && strchr(options, '$')) {
 			r = sl_plan_fail(plan, -EBADMSG, "%s takes its options from a "
-					 "variable (%s), which slctl cannot edit; slctl changed nothing",
+					 "variable (%s), which is not edited; nothing was changed",
 					 entries[i], options);
 			goto fail;
 		}
@@ -255,7 +255,7 @@ static int ki_plan(struct splitlock_boot_plan *plan)
 			goto fail;
 		version = entry_field(text, "version");
 		if (!version) {
-			r = sl_plan_fail(plan, -EBADMSG, "%s has no version line; slctl changed nothing",
+			r = sl_plan_fail(plan, -EBADMSG, "%s has no version line; nothing was changed",
 					 entries[i]);
 			goto fail;
 		}

@@ -68,7 +68,7 @@ static int stub_read(struct splitlock_ctx *ctx, char **cmdline, char **source)
 	r = parse_options(json, cmdline);
 	if (r == -EBADMSG) {
 		free(*source);
-		*source = strdup(CONFIG " has no user kernel_options list slctl can read");
+		*source = strdup(CONFIG " has no user kernel_options list this library can read");
 	}
 	return r;
 }

@@ -201,8 +201,8 @@ static int plan_source(struct splitlock_boot_plan *plan, const char *path, const
 	int r;
 
 	if (sl_is_symlink(plan->ctx, path))
-		return sl_plan_fail(plan, -ELOOP, "%s is a symbolic link; slctl does not "
-				    "write through symlinks", path);
+		return sl_plan_fail(plan, -ELOOP, "%s is a symbolic link; symlinks are not "
+				    "written through", path);
 	r = sl_read_file(plan->ctx, path, 64 * 1024, &text, NULL);
 	if (r == -ENOENT && !token)
 		return 0;

@@ -157,7 +157,7 @@ static int refind_plan(struct splitlock_boot_plan *plan)
 	r = edit(text, plan->token, &new, &first, &bad);
 	if (r == -EBADMSG)
 		return sl_plan_fail(plan, r, CONF " line %u is not a \"TITLE\" \"OPTIONS\" "
-				    "line; slctl changed nothing", bad);
+				    "line; nothing was changed", bad);
 	if (r < 0)
 		return r;
 	return sl_plan_file(plan, CONF, new);

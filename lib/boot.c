@@ -222,8 +222,8 @@ int sl_plan_file(struct splitlock_boot_plan *plan, const char *path, char *new)
 	if (sl_is_symlink(plan->ctx, path)) {
 		free(new);
 		return sl_plan_fail(plan, -ELOOP,
-				    "%s is a symbolic link; slctl does not write through "
-				    "symlinks, edit its target or replace it with a file", path);
+				    "%s is a symbolic link; symlinks are not written "
+				    "through, edit its target or replace it with a file", path);
 	}
 	r = sl_read_file(plan->ctx, path, SL_MAX_CONFIG_SIZE, &old, &old_len);
 	if (r < 0 && r != -ENOENT) {
@@ -260,8 +260,8 @@ int sl_plan_delete(struct splitlock_boot_plan *plan, const char *path)
 	int r;
 
 	if (sl_is_symlink(plan->ctx, path))
-		return sl_plan_fail(plan, -ELOOP, "%s is a symbolic link; slctl does not "
-				    "remove symlinks, remove it yourself", path);
+		return sl_plan_fail(plan, -ELOOP, "%s is a symbolic link; symlinks are not "
+				    "removed, remove it yourself", path);
 	r = sl_read_file(plan->ctx, path, SL_MAX_CONFIG_SIZE, &old, &old_len);
 	if (r == -ENOENT)
 		return 0;
@@ -379,16 +379,23 @@ _public_ int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *back
 	if (backend && !streq(backend, "auto")) {
 		plan->backend = find_backend(backend);
 		if (!plan->backend)
-			return sl_plan_fail(plan, -EINVAL, "'%s' is not a backend slctl knows", backend);
+			plan->refusal = sl_plan_fail(plan, -EINVAL, "'%s' is not a backend "
+						     "this library knows", backend);
 		return 0;
 	}
+	/* A refusal is kept in the plan, as the mitigate plan does, so that
+	 * no object comes back together with an error. */
 	n = splitlock_boot_detect(ctx, names, ARRAY_SIZE(names));
 	if (n < 0)
-		return sl_plan_fail(plan, n, "cannot detect the bootloader: %s", strerror(-n));
-	if (n == 0)
-		return sl_plan_fail(plan, -ENOENT, "no supported bootloader configuration "
-				    "was found (grub, grubby, kernel-install, rpm-ostree, "
-				    "kernelstub, mkinitcpio, refind)");
+		plan->refusal = sl_plan_fail(plan, n, "cannot detect the bootloader: %s",
+					     strerror(-n));
+	else if (n == 0)
+		plan->refusal = sl_plan_fail(plan, -ENOENT, "no supported bootloader "
+					     "configuration was found (grub, grubby, "
+					     "kernel-install, rpm-ostree, kernelstub, "
+					     "mkinitcpio, refind)");
+	if (n <= 0)
+		return 0;
 	if (n > 1) {
 		char list[256] = "";
 
@@ -397,9 +404,10 @@ _public_ int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *back
 				sizeof(list) - strlen(list) - 1);
 			strncat(list, names[i], sizeof(list) - strlen(list) - 1);
 		}
-		return sl_plan_fail(plan, -ENOTUNIQ, "this system is configured for %s, "
-				    "and slctl cannot tell which one boots it; choose with "
-				    "--backend", list);
+		plan->refusal = sl_plan_fail(plan, -ENOTUNIQ, "this system is configured "
+					     "for %s, and this library cannot tell which "
+					     "one boots it", list);
+		return 0;
 	}
 	plan->backend = find_backend(names[0]);
 	return 0;
@@ -411,8 +419,8 @@ _public_ int splitlock_boot_plan_mode(struct splitlock_boot_plan *plan,
 	char value[32];
 	int r;
 
-	if (!plan->backend)
-		return plan->error ? -EINVAL : -ENOENT;
+	if (plan->refusal)
+		return plan->refusal;
 	if (mode != SPLITLOCK_MODE_UNKNOWN) {
 		r = splitlock_mode_format(mode, ratelimit, value, sizeof(value));
 		if (r < 0 || streq(value, "unknown"))
@@ -424,8 +432,8 @@ _public_ int splitlock_boot_plan_mode(struct splitlock_boot_plan *plan,
 	r = plan->backend->plan(plan);
 	if (r == -EBADMSG && !plan->error)
 		return sl_plan_fail(plan, r, "a kernel command line in the %s configuration "
-				    "has an unbalanced double quote; slctl does not edit "
-				    "what it cannot split into words", plan->backend->name);
+				    "has an unbalanced double quote; what cannot be "
+				    "split into words is not edited", plan->backend->name);
 	return r;
 }
 
@@ -436,7 +444,7 @@ static void free_command(struct sl_command *c)
 }
 
 _public_ struct splitlock_boot_plan *
-splitlock_boot_plan_unref(struct splitlock_boot_plan *plan)
+splitlock_boot_plan_free(struct splitlock_boot_plan *plan)
 {
 	if (!plan)
 		return NULL;
@@ -478,25 +486,25 @@ _public_ const char *splitlock_boot_plan_get_diff(const struct splitlock_boot_pl
 	return plan->diff;
 }
 
-_public_ unsigned splitlock_boot_plan_get_file_count(const struct splitlock_boot_plan *plan)
+_public_ size_t splitlock_boot_plan_get_file_count(const struct splitlock_boot_plan *plan)
 {
-	return (unsigned)plan->n_files;
+	return plan->n_files;
 }
 
 _public_ const char *splitlock_boot_plan_get_file(const struct splitlock_boot_plan *plan,
-						  unsigned index)
+						  size_t index)
 {
 	return index < plan->n_files ? plan->files[index].path : NULL;
 }
 
-_public_ unsigned
+_public_ size_t
 splitlock_boot_plan_get_command_count(const struct splitlock_boot_plan *plan)
 {
-	return (unsigned)plan->n_cmds;
+	return plan->n_cmds;
 }
 
 _public_ const char *const *
-splitlock_boot_plan_get_command(const struct splitlock_boot_plan *plan, unsigned index)
+splitlock_boot_plan_get_command(const struct splitlock_boot_plan *plan, size_t index)
 {
 	return index < plan->n_cmds ? (const char *const *)plan->cmds[index].argv : NULL;
 }
@@ -504,6 +512,11 @@ splitlock_boot_plan_get_command(const struct splitlock_boot_plan *plan, unsigned
 _public_ bool splitlock_boot_plan_runs_commands(const struct splitlock_boot_plan *plan)
 {
 	return plan->run_tools;
+}
+
+_public_ int splitlock_boot_plan_get_refusal(const struct splitlock_boot_plan *plan)
+{
+	return plan->refusal;
 }
 
 _public_ const char *splitlock_boot_plan_get_error(const struct splitlock_boot_plan *plan)
@@ -951,8 +964,8 @@ _public_ int splitlock_boot_plan_apply(struct splitlock_boot_plan *plan)
 	struct sl_tree_scan *before = NULL;
 	int r;
 
-	if (!plan->backend)
-		return -EINVAL;
+	if (plan->refusal)
+		return plan->refusal;
 	plan->outcome = SPLITLOCK_BOOT_UNCHANGED;
 	if (plan->n_files == 0 && plan->n_cmds == 0) {
 		plan->outcome = SPLITLOCK_BOOT_APPLIED;
@@ -964,8 +977,8 @@ _public_ int splitlock_boot_plan_apply(struct splitlock_boot_plan *plan)
 	for (size_t i = 0; i < plan->n_files; i++)
 		if (!unchanged(plan->ctx, plan->files[i].path, plan->files[i].old,
 			       plan->files[i].old_len))
-			return sl_plan_fail(plan, -ESTALE, "%s changed while slctl was "
-					    "planning; run the command again",
+			return sl_plan_fail(plan, -ESTALE, "%s changed while the change "
+					    "was being planned",
 					    plan->files[i].path);
 	remember_previous(plan);
 	for (size_t i = 0; i < plan->n_snaps; i++) {

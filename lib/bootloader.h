@@ -61,6 +61,7 @@ struct splitlock_boot_plan {
 	size_t n_snaps;
 	char *diff;
 	char *error;               /* one sentence about the last failure */
+	int refusal;               /* why no backend was chosen; 0 when one was */
 	enum splitlock_boot_outcome outcome;
 	struct sl_leftover *leftovers;
 	size_t n_leftovers;

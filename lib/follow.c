@@ -48,13 +48,13 @@ _public_ int splitlock_follow_new(struct splitlock_offenders *report,
 		int r = f->log_fd < 0 && f->raw && f->decoded ? f->log_fd : -ENOMEM;
 
 		f->log_fd = -1;
-		splitlock_follow_unref(f);
+		splitlock_follow_free(f);
 		return r;
 	}
 	if (fstat(f->log_fd, &st) < 0) {
 		int r = -errno;
 
-		splitlock_follow_unref(f);
+		splitlock_follow_free(f);
 		return r;
 	}
 	f->is_device = S_ISCHR(st.st_mode);
@@ -73,7 +73,7 @@ _public_ int splitlock_follow_new(struct splitlock_offenders *report,
 	return 0;
 }
 
-_public_ struct splitlock_follow *splitlock_follow_unref(struct splitlock_follow *f)
+_public_ struct splitlock_follow *splitlock_follow_free(struct splitlock_follow *f)
 {
 	if (!f)
 		return NULL;
@@ -111,16 +111,17 @@ static int one_record(struct splitlock_follow *f, const char *text, size_t len,
 {
 	struct splitlock_kmsg_record rec;
 	const struct splitlock_offender *o = NULL;
+	const char *ip = NULL;
 	int r;
 
 	if (len == 0 || text[0] == ' ')
 		return 0;
 	if (splitlock_kmsg_parse_record(text, len, f->decoded, &rec) < 0)
 		return 0;
-	r = splitlock_offenders_add_record(f->report, &rec, &o);
+	r = sl_offenders_add_record(f->report, &rec, &o, &ip);
 	if (r <= 0)
 		return r;
-	return fn ? fn(o, &rec, splitlock_offenders_get_last_ip(f->report), data) : 0;
+	return fn ? fn(o, &rec, ip, data) : 0;
 }
 
 static int process_device(struct splitlock_follow *f, splitlock_follow_fn fn,

@@ -189,7 +189,7 @@ static int quote_error(struct sh *s, char q, size_t from)
 	const char *rest = memchr(s->t + from, q, s->len - from);
 
 	if (rest)
-		return fail(s, "the value spans several lines; slctl only edits one-line values");
+		return fail(s, "the value spans several lines; only one-line values are edited");
 	return fail(s, "unbalanced %c quote", q);
 }
 
@@ -235,7 +235,7 @@ static int word(struct sh *s)
 				if (c == '\\' && s->pos + 1 < s->len &&
 				    strchr("$`\"\\\n", t[s->pos + 1])) {
 					if (t[s->pos + 1] == '\n')
-						return fail(s, "the value spans several lines; slctl only edits one-line values");
+						return fail(s, "the value spans several lines; only one-line values are edited");
 					r = put(s, t + s->pos + 1, 1);
 					s->pos += 2;
 				} else if (c == '$') {
@@ -253,7 +253,7 @@ static int word(struct sh *s)
 			s->quote = s->parts == 1 ? '"' : 'x';
 		} else if (c == '\\') {
 			if (s->pos + 1 >= s->len || t[s->pos + 1] == '\n')
-				return fail(s, "the value spans several lines; slctl only edits one-line values");
+				return fail(s, "the value spans several lines; only one-line values are edited");
 			r = put(s, t + s->pos + 1, 1);
 			s->pos += 2;
 			s->quote = 'x';
@@ -360,7 +360,7 @@ static int eval_file(struct sh *s, size_t index, struct sl_grub_result *res)
 		ours = is_default || (name_end - name == 18 &&
 				      memcmp(t + name, "GRUB_CMDLINE_LINUX", 18) == 0);
 		if (ours && s->unknown)
-			return fail(s, "%.*s uses %s, which slctl cannot evaluate",
+			return fail(s, "%.*s uses %s, which this library cannot evaluate",
 				    (int)(name_end - name), t + name, s->unknown);
 		if (ours) {
 			r = add_assign(res, index, s->line, is_default, vstart,

@@ -81,17 +81,6 @@ static int stat_value(char *text, const char *name, uint64_t *value)
 	return -ENOENT;
 }
 
-_public_ int splitlock_kernel_stat(struct splitlock_ctx *ctx, const char *name,
-				   uint64_t *value)
-{
-	_cleanup_free_ char *text = NULL;
-	int r = sl_read_file(ctx, STATS_PATH, 64 * 1024, &text, NULL);
-
-	if (r < 0)
-		return r;
-	return stat_value(text, name, value);
-}
-
 _public_ int splitlock_kernel_counters(struct splitlock_ctx *ctx,
 				       int64_t values[SPLITLOCK_COUNTER_MAX])
 {

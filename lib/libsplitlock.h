@@ -29,9 +29,7 @@
  *    Every exported symbol is in the version node LIBSPLITLOCK_1.
  *
  * Not yet conforming, to be changed before 1.0 is tagged (API-MIGRATION.md):
- * splitlock_boot_plan_new() returns a plan together with some errors;
- * the boot plan, sysctl.d result, offenders report and follower are freed
- * with _unref() although they have one owner; a follower borrows its report.
+ * a follower borrows its report, and the offenders report has no _ref().
  */
 #ifndef LIBSPLITLOCK_H
 #define LIBSPLITLOCK_H
@@ -116,14 +114,6 @@ enum {
 
 /* Which of the interfaces above this kernel offers, as bits. Since 0.1. */
 int splitlock_kernel_interfaces(struct splitlock_ctx *ctx, unsigned *ifaces);
-
-/*
- * Counters of the patched kernel (/sys/kernel/split_lock/stats): the value
- * of @name (e.g. "ac_traps"). -ENOENT when the kernel or counter is absent.
- * Since 0.1.
- */
-int splitlock_kernel_stat(struct splitlock_ctx *ctx, const char *name,
-			  uint64_t *value);
 
 /* The counters every patched kernel reports in /sys/kernel/split_lock/stats. */
 enum splitlock_counter {
@@ -310,13 +300,22 @@ enum {
 };
 
 /*
- * A plan for @backend (NULL or "auto": detect). -ENOENT: no backend
- * detected; -ENOTUNIQ: several; -EINVAL: unknown name. In those cases a
- * plan is still returned so that splitlock_boot_plan_get_error() explains.
+ * A plan for @backend (NULL or "auto": detect). Returns 0 and a plan
+ * whenever memory allows; a plan without a backend carries its refusal
+ * (see splitlock_boot_plan_get_refusal()).
  * Since 0.1.
  */
 int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *backend,
 			    unsigned flags, struct splitlock_boot_plan **plan);
+/*
+ * Why splitlock_boot_plan_new() chose no backend, 0 when it chose one:
+ * -ENOENT none detected, -ENOTUNIQ several, -EINVAL unknown name, or the
+ * error of reading the configuration; the sentence is in
+ * splitlock_boot_plan_get_error(). splitlock_boot_plan_mode() and
+ * splitlock_boot_plan_apply() return it.
+ * Since 1.0.
+ */
+int splitlock_boot_plan_get_refusal(const struct splitlock_boot_plan *plan);
 /*
  * Plan setting @mode (SPLITLOCK_MODE_UNKNOWN: remove the parameter so the
  * kernel's default applies). Changes nothing on disk. A refusal (symlink,
@@ -326,27 +325,27 @@ int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *backend,
  */
 int splitlock_boot_plan_mode(struct splitlock_boot_plan *plan,
 			     enum splitlock_mode mode, unsigned ratelimit);
-/* Frees @plan; returns NULL. Since 0.1 (to become _free, see above). */
+/* Frees @plan; returns NULL. Since 0.1. */
 struct splitlock_boot_plan *
-splitlock_boot_plan_unref(struct splitlock_boot_plan *plan);
+splitlock_boot_plan_free(struct splitlock_boot_plan *plan);
 /* Since 0.1. */
 const char *splitlock_boot_plan_get_backend(const struct splitlock_boot_plan *plan);
 /* Unified diff of every file the plan writes; NULL when none. Since 0.1. */
 const char *splitlock_boot_plan_get_diff(const struct splitlock_boot_plan *plan);
 /* Since 0.1. */
-unsigned splitlock_boot_plan_get_file_count(const struct splitlock_boot_plan *plan);
+size_t splitlock_boot_plan_get_file_count(const struct splitlock_boot_plan *plan);
 /* Path (under the root) of file @index, NULL past the end. Since 0.1. */
 const char *splitlock_boot_plan_get_file(const struct splitlock_boot_plan *plan,
-					 unsigned index);
+					 size_t index);
 /* Since 0.1. */
-unsigned splitlock_boot_plan_get_command_count(const struct splitlock_boot_plan *plan);
+size_t splitlock_boot_plan_get_command_count(const struct splitlock_boot_plan *plan);
 /*
  * argv of command @index as it runs inside the root, NULL past the end.
  * Since 0.1.
  */
 const char *const *
 splitlock_boot_plan_get_command(const struct splitlock_boot_plan *plan,
-				unsigned index);
+				size_t index);
 /*
  * Whether splitlock_boot_plan_apply() runs the commands (else prints them).
  * Since 0.1.
@@ -532,18 +531,18 @@ struct splitlock_sysctld;
 
 /*
  * Every assignment of @key in the sysctl.d files, into *@result (one owner,
- * freed with splitlock_sysctld_unref()). A directory that cannot be read is
+ * freed with splitlock_sysctld_free()). A directory that cannot be read is
  * skipped. Since 0.1.
  */
 int splitlock_sysctld_resolve(struct splitlock_ctx *ctx, const char *key,
 			      struct splitlock_sysctld **result);
-/* Frees @r; returns NULL. Since 0.1 (to become _free, see above). */
-struct splitlock_sysctld *splitlock_sysctld_unref(struct splitlock_sysctld *r);
+/* Frees @r; returns NULL. Since 0.1. */
+struct splitlock_sysctld *splitlock_sysctld_free(struct splitlock_sysctld *r);
 /*
  * Number of assignments of the key, in the order they are applied.
  * Since 0.1.
  */
-unsigned splitlock_sysctld_get_count(const struct splitlock_sysctld *r);
+size_t splitlock_sysctld_get_count(const struct splitlock_sysctld *r);
 /*
  * Assignment @index: file (path under the root, e.g. /etc/sysctl.d/x.conf),
  * line number, value. The last index is the winner. Any out pointer may be
@@ -551,7 +550,7 @@ unsigned splitlock_sysctld_get_count(const struct splitlock_sysctld *r);
  * Since 0.1.
  */
 int splitlock_sysctld_get_entry(const struct splitlock_sysctld *r,
-				unsigned index, const char **file,
+				size_t index, const char **file,
 				unsigned *line, const char **value);
 /*
  * The winning value and its file, or NULL when no file sets the key.
@@ -639,15 +638,6 @@ int splitlock_kmsg_parse_record(const char *text, size_t len, char *buf,
 				struct splitlock_kmsg_record *rec);
 
 /* ---- offenders ------------------------------------------------------------ */
-
-/*
- * Totals of the running boot's kernel log: detector events (split-lock and
- * bus-lock traps, fatal-mode kills) and the sum of the kernel's "callbacks
- * suppressed" counts for the detector's rate limits.
- * Since 0.1.
- */
-int splitlock_offenders_count(struct splitlock_ctx *ctx, uint64_t *events,
-			      uint64_t *suppressed);
 
 /*
  * One line of the detector, parsed. Every form printed since 5.7:
@@ -820,8 +810,6 @@ uint64_t splitlock_offenders_get_events(const struct splitlock_offenders *report
  * Since 0.1.
  */
 uint64_t splitlock_offenders_get_suppressed(const struct splitlock_offenders *report);
-/* The address text of the event added last, or NULL. Since 0.1. */
-const char *splitlock_offenders_get_last_ip(const struct splitlock_offenders *report);
 /* Detector-like lines that did not parse (skipped). Since 0.1. */
 uint64_t splitlock_offenders_get_malformed(const struct splitlock_offenders *report);
 /*
@@ -995,7 +983,7 @@ struct splitlock_follow;
 int splitlock_follow_new(struct splitlock_offenders *report, bool from_start,
 			 struct splitlock_follow **follow);
 /* Frees @f and closes its descriptors; returns NULL. Since 0.1. */
-struct splitlock_follow *splitlock_follow_unref(struct splitlock_follow *f);
+struct splitlock_follow *splitlock_follow_free(struct splitlock_follow *f);
 /*
  * Descriptors to poll() for POLLIN: the log (-1 when it is a regular file,
  * which cannot be polled: call splitlock_follow_process() now and then)

@@ -50,15 +50,15 @@ static int open_lock_dir(struct splitlock_ctx *ctx, char **why)
 	}
 	r = fstatat(fd, "slctl", &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 	if (r == 0 && S_ISLNK(st.st_mode))
-		r = refuse(why, -ELOOP, SL_LOCK_DIR " is a symbolic link; slctl takes its "
-			   "lock only in a directory of its own");
+		r = refuse(why, -ELOOP, SL_LOCK_DIR " is a symbolic link; the lock is taken "
+			   "only in a directory of its own");
 	else if (r == 0 && !S_ISDIR(st.st_mode))
 		r = refuse(why, -ENOTDIR, SL_LOCK_DIR " is not a directory");
 	else if (r == 0 && ((st.st_uid != 0 && st.st_uid != geteuid()) ||
 			    (st.st_mode & 07777) != 0700))
 		r = refuse(why, -EUCLEAN, SL_LOCK_DIR " has owner uid %u and mode %04o; "
-			   "slctl takes its lock only in a directory of root's with mode "
-			   "0700, remove it and run the command again",
+			   "the lock is taken only in a directory of root's with mode "
+			   "0700, remove it",
 			   (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 	else if (r < 0)
 		r = refuse(why, r, "cannot inspect " SL_LOCK_DIR ": %s", strerror(-r));
@@ -76,8 +76,8 @@ static int open_lock_dir(struct splitlock_ctx *ctx, char **why)
 
 		if (fstat(r, &now) < 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
 			close(r);
-			return refuse(why, -ESTALE, SL_LOCK_DIR " changed while slctl "
-				      "checked it; run the command again");
+			return refuse(why, -ESTALE, SL_LOCK_DIR " changed while it was "
+				      "being checked");
 		}
 	}
 	return r;
@@ -105,8 +105,8 @@ int sl_lock(struct splitlock_ctx *ctx, char **why)
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		close(fd);
 		if (r == -EBUSY)
-			return refuse(why, r, "another slctl is changing the boot "
-				      "configuration (it holds " SL_LOCK_FILE "); try again");
+			return refuse(why, r, "another process is changing the boot "
+				      "configuration (it holds " SL_LOCK_FILE ")");
 		return refuse(why, r, "cannot lock " SL_LOCK_FILE ": %s", strerror(-r));
 	}
 	return fd;

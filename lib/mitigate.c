@@ -118,7 +118,7 @@ _public_ int splitlock_mitigate_get_persisted(struct splitlock_ctx *ctx,
 	} else if (r == 0) {
 		r = -EBADMSG;
 	}
-	splitlock_sysctld_unref(res); /* @v was borrowed from it */
+	splitlock_sysctld_free(res); /* @v was borrowed from it */
 	if (r == -ENOMEM)
 		return r;
 	if (file) {
@@ -176,7 +176,8 @@ static int find_override(struct splitlock_mitigate_plan *plan, const char *want)
 {
 	struct splitlock_sysctld *res = NULL;
 	const char *file, *value = NULL;
-	unsigned line = 0, n;
+	unsigned line = 0;
+	size_t n;
 	int r = splitlock_sysctld_resolve(plan->ctx, MITIGATE_KEY, &res);
 
 	free(plan->override_file);
@@ -186,7 +187,7 @@ static int find_override(struct splitlock_mitigate_plan *plan, const char *want)
 		return r;
 	file = splitlock_sysctld_get_override(res, SPLITLOCK_SYSCTLD_DROPIN);
 	n = splitlock_sysctld_get_count(res);
-	for (unsigned i = n; file && i-- > 0;) {
+	for (size_t i = n; file && i-- > 0;) {
 		const char *f;
 
 		splitlock_sysctld_get_entry(res, i, &f, &line, &value);
@@ -199,7 +200,7 @@ static int find_override(struct splitlock_mitigate_plan *plan, const char *want)
 		    dup_or_null(value, &plan->override_value) < 0)
 			r = -ENOMEM;
 	}
-	splitlock_sysctld_unref(res);
+	splitlock_sysctld_free(res);
 	return r;
 }
 
@@ -366,13 +367,13 @@ static int check_dropin(struct splitlock_mitigate_plan *plan, const char *want)
 	struct splitlock_sysctld *res = NULL;
 	_cleanup_free_ char *text = NULL;
 	const char *file, *value = NULL, *ours = NULL;
-	unsigned n;
+	size_t n;
 	int r = splitlock_sysctld_resolve(plan->ctx, MITIGATE_KEY, &res);
 
 	if (r < 0)
 		return r;
 	n = splitlock_sysctld_get_count(res);
-	for (unsigned i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		if (splitlock_sysctld_get_entry(res, i, &file, NULL, &value) == 0 &&
 		    streq(file, SPLITLOCK_SYSCTLD_DROPIN))
 			ours = value;
@@ -383,7 +384,7 @@ static int check_dropin(struct splitlock_mitigate_plan *plan, const char *want)
 			SPLITLOCK_SYSCTLD_DROPIN, ours);
 		r = 0;
 	}
-	splitlock_sysctld_unref(res);
+	splitlock_sysctld_free(res);
 	return r;
 }
 

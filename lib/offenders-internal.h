@@ -117,6 +117,15 @@ int sl_log_epoch(struct splitlock_ctx *ctx, int64_t *usec);
 
 /* offenders.c: the context a report reads with. */
 struct splitlock_ctx *sl_offenders_ctx(const struct splitlock_offenders *r);
+/*
+ * splitlock_offenders_add_record() that also gives the address text of the
+ * event (NULL when it has none), valid until the next record; the follower
+ * passes it to its callback, so the report needs no "last" getter.
+ */
+int sl_offenders_add_record(struct splitlock_offenders *r,
+			    const struct splitlock_kmsg_record *rec,
+			    const struct splitlock_offender **offender,
+			    const char **ip);
 /* At most @limit offenders (0: any number); the older half goes first. */
 void sl_offenders_set_limit(struct splitlock_offenders *r, size_t limit);
 

@@ -513,9 +513,9 @@ static int add_log_record(struct splitlock_offenders *r,
 	return 1;
 }
 
-_public_ int splitlock_offenders_add_record(struct splitlock_offenders *r,
-					    const struct splitlock_kmsg_record *rec,
-					    const struct splitlock_offender **offender)
+int sl_offenders_add_record(struct splitlock_offenders *r,
+			    const struct splitlock_kmsg_record *rec,
+			    const struct splitlock_offender **offender, const char **ip)
 {
 	struct sl_log_record lr = {
 		.rec = *rec,
@@ -523,8 +523,20 @@ _public_ int splitlock_offenders_add_record(struct splitlock_offenders *r,
 		.mono_usec = rec->usec > INT64_MAX ? SPLITLOCK_TIME_UNKNOWN : (int64_t)rec->usec,
 		.wall_usec = SPLITLOCK_TIME_UNKNOWN,
 	};
+	int ret;
 
-	return add_log_record(r, &lr, offender);
+	r->last_ip[0] = '\0';
+	ret = add_log_record(r, &lr, offender);
+	if (ip)
+		*ip = ret > 0 && r->last_ip[0] ? r->last_ip : NULL;
+	return ret;
+}
+
+_public_ int splitlock_offenders_add_record(struct splitlock_offenders *r,
+					    const struct splitlock_kmsg_record *rec,
+					    const struct splitlock_offender **offender)
+{
+	return sl_offenders_add_record(r, rec, offender, NULL);
 }
 
 static int kmsg_cb(const struct splitlock_kmsg_record *rec, void *data)
@@ -578,11 +590,6 @@ _public_ int splitlock_offenders_proc_event(struct splitlock_offenders *r,
 					    const struct splitlock_proc_event *ev)
 {
 	return sl_proccache_event(r->ctx, r->procs, ev);
-}
-
-_public_ const char *splitlock_offenders_get_last_ip(const struct splitlock_offenders *r)
-{
-	return r->last_ip[0] ? r->last_ip : NULL;
 }
 
 _public_ uint64_t splitlock_offenders_get_events(const struct splitlock_offenders *r)

@@ -43,7 +43,7 @@ static int read_back(struct splitlock_ctx *ctx, const char *key, const char *val
 
 	if (r < 0)
 		return r;
-	for (unsigned i = 0; i < splitlock_sysctld_get_count(res); i++) {
+	for (size_t i = 0; i < splitlock_sysctld_get_count(res); i++) {
 		const char *file, *v;
 
 		if (splitlock_sysctld_get_entry(res, i, &file, NULL, &v) == 0 &&
@@ -56,14 +56,14 @@ static int read_back(struct splitlock_ctx *ctx, const char *key, const char *val
 		/* Another writer replaced our file since: the last one wins. */
 		if (sl_read_file(ctx, SPLITLOCK_SYSCTLD_DROPIN, SL_MAX_CONFIG_SIZE, &now,
 				 NULL) == 0 && !streq(now, text)) {
-			splitlock_sysctld_unref(res);
+			splitlock_sysctld_free(res);
 			return 0;
 		}
 		sl_err(ctx, "after writing, %s %s %s", SPLITLOCK_SYSCTLD_DROPIN,
 		       got ? "assigns" : "does not assign", key);
 		r = -EBADMSG;
 	}
-	splitlock_sysctld_unref(res);
+	splitlock_sysctld_free(res);
 	return r;
 }
 
@@ -121,7 +121,7 @@ _public_ int splitlock_sysctld_persist(struct splitlock_ctx *ctx,
 	r = sl_lstat(ctx, SPLITLOCK_SYSCTLD_DROPIN, &st);
 	if (r == 0) {
 		if (S_ISLNK(st.st_mode)) {
-			sl_err(ctx, "%s is a symlink; slctl never writes through one",
+			sl_dbg(ctx, "%s is a symlink, which is never written through",
 			       SPLITLOCK_SYSCTLD_DROPIN);
 			return -ELOOP;
 		}
@@ -130,7 +130,8 @@ _public_ int splitlock_sysctld_persist(struct splitlock_ctx *ctx,
 		if (r < 0)
 			return r;
 		if (!startswith(old, DROPIN_HEADER)) {
-			sl_err(ctx, "%s was not written by slctl", SPLITLOCK_SYSCTLD_DROPIN);
+			sl_dbg(ctx, "%s was not written by this library",
+			       SPLITLOCK_SYSCTLD_DROPIN);
 			return -EEXIST;
 		}
 	} else if (r != -ENOENT) {

@@ -10,12 +10,12 @@
  *  - '.' and '/' are equivalent separators in keys, a leading '-' only
  *    silences errors, and keys may be shell globs.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <sys/stat.h>
 
+#include "dir-list.h"
 #include "internal.h"
 #include "linereader.h"
 
@@ -34,7 +34,7 @@ struct entry {
 
 struct splitlock_sysctld {
 	struct entry *entries;
-	unsigned count;
+	size_t count;
 };
 
 struct conf_file {
@@ -71,63 +71,67 @@ static bool is_masked(struct splitlock_ctx *ctx, const char *path)
 	return false;
 }
 
+static bool is_conf_name(const char *name, void *data)
+{
+	size_t len = strlen(name);
+
+	(void)data;
+	return name[0] != '.' && len >= 6 && streq(name + len - 5, ".conf");
+}
+
 /* All *.conf names, each from the highest-priority directory holding it. */
 static int list_conf_files(struct splitlock_ctx *ctx, struct conf_file **out,
 			   size_t *count)
 {
 	struct conf_file *files = NULL;
 	size_t n = 0, cap = 0;
+	int r = 0;
 
-	for (size_t d = 0; d < ARRAY_SIZE(sysctld_dirs); d++) {
+	for (size_t d = 0; d < ARRAY_SIZE(sysctld_dirs) && r >= 0; d++) {
 		int fd = sl_open_dir(ctx, sysctld_dirs[d]);
-		DIR *dir;
-		struct dirent *de;
+		char **names = NULL;
+		int m;
 
 		if (fd < 0)
 			continue;
-		dir = fdopendir(fd);
-		if (!dir) {
-			close(fd);
-			continue;
-		}
-		while ((de = readdir(dir))) {
-			size_t len = strlen(de->d_name);
+		/* An unreadable directory is skipped, as systemd-sysctl does. */
+		m = dir_list(fd, is_conf_name, NULL, &names);
+		if (m == -ENOMEM)
+			r = m;
+		for (int k = 0; k < m && r >= 0; k++) {
 			bool seen = false;
 			char *path;
 
-			if (de->d_name[0] == '.' || len < 6 ||
-			    !streq(de->d_name + len - 5, ".conf"))
-				continue;
 			for (size_t i = 0; i < n && !seen; i++)
-				seen = streq(files[i].name, de->d_name);
+				seen = streq(files[i].name, names[k]);
 			if (seen)
 				continue;
-			if (asprintf(&path, "%s/%s", sysctld_dirs[d], de->d_name) < 0)
-				goto oom;
 			if (n == cap) {
 				struct conf_file *bigger;
 
 				cap = cap ? cap * 2 : 16;
 				bigger = realloc(files, cap * sizeof(*files));
 				if (!bigger) {
-					free(path);
-					goto oom;
+					r = -ENOMEM;
+					break;
 				}
 				files = bigger;
 			}
+			if (asprintf(&path, "%s/%s", sysctld_dirs[d], names[k]) < 0) {
+				r = -ENOMEM;
+				break;
+			}
 			files[n].path = path;
-			files[n].name = strdup(de->d_name);
+			files[n].name = names[k];
+			names[k] = NULL; /* moved into files[n] */
 			files[n].masked = is_masked(ctx, path);
 			n++;
-			if (!files[n - 1].name)
-				goto oom;
-			continue;
-oom:
-			closedir(dir);
-			conf_files_free(files, n);
-			return -ENOMEM;
 		}
-		closedir(dir);
+		dir_list_free(names, m > 0 ? (size_t)m : 0);
+	}
+	if (r < 0) {
+		conf_files_free(files, n);
+		return r;
 	}
 	if (n)
 		qsort(files, n, sizeof(*files), cmp_conf);
@@ -278,18 +282,18 @@ _public_ int splitlock_sysctld_resolve(struct splitlock_ctx *ctx,
 			r = parse_file(ctx, files[i].path, want, result);
 	conf_files_free(files, n);
 	if (r < 0) {
-		splitlock_sysctld_unref(result);
+		splitlock_sysctld_free(result);
 		return r;
 	}
 	*out = result;
 	return 0;
 }
 
-_public_ struct splitlock_sysctld *splitlock_sysctld_unref(struct splitlock_sysctld *r)
+_public_ struct splitlock_sysctld *splitlock_sysctld_free(struct splitlock_sysctld *r)
 {
 	if (!r)
 		return NULL;
-	for (unsigned i = 0; i < r->count; i++) {
+	for (size_t i = 0; i < r->count; i++) {
 		free(r->entries[i].file);
 		free(r->entries[i].value);
 	}
@@ -298,13 +302,13 @@ _public_ struct splitlock_sysctld *splitlock_sysctld_unref(struct splitlock_sysc
 	return NULL;
 }
 
-_public_ unsigned splitlock_sysctld_get_count(const struct splitlock_sysctld *r)
+_public_ size_t splitlock_sysctld_get_count(const struct splitlock_sysctld *r)
 {
 	return r->count;
 }
 
 _public_ int splitlock_sysctld_get_entry(const struct splitlock_sysctld *r,
-					 unsigned index, const char **file,
+					 size_t index, const char **file,
 					 unsigned *line, const char **value)
 {
 	if (index >= r->count)
@@ -334,7 +338,7 @@ _public_ const char *splitlock_sysctld_get_override(const struct splitlock_sysct
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
-	for (unsigned i = r->count; i-- > 0;) {
+	for (size_t i = r->count; i-- > 0;) {
 		const char *fbase = strrchr(r->entries[i].file, '/');
 
 		fbase = fbase ? fbase + 1 : r->entries[i].file;

@@ -116,10 +116,10 @@ test_a_program_builds_against_the_installed_library() {
 		if (splitlock_boot_plan_new(ctx, "grub", 0, &bp) < 0 ||
 		    splitlock_boot_plan_mode(bp, SPLITLOCK_MODE_FATAL, 0) < 0)
 			return 16;
-		printf("boot plan: %s, %u files, diff %s\n", splitlock_boot_plan_get_backend(bp),
+		printf("boot plan: %s, %zu files, diff %s\n", splitlock_boot_plan_get_backend(bp),
 		       splitlock_boot_plan_get_file_count(bp),
 		       strstr(splitlock_boot_plan_get_diff(bp), "split_lock_detect=fatal") ? "sets fatal" : "?");
-		splitlock_boot_plan_unref(bp);
+		splitlock_boot_plan_free(bp);
 
 		/* offenders from a saved log */
 		if (splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &rep) < 0)
@@ -141,7 +141,7 @@ test_a_program_builds_against_the_installed_library() {
 		if (splitlock_follow_process(fol, on_event, &events) < 0)
 			return 20;
 		printf("followed: %d events\n", events);
-		splitlock_follow_unref(fol);
+		splitlock_follow_free(fol);
 		splitlock_offenders_unref(rep);
 
 		printf("logged: %s\n", logged ? "yes" : "no");

@@ -74,7 +74,7 @@ test_grub_variable_it_cannot_evaluate() {
 	snapshot
 	run "$SLCTL" --root "$T/root" mode fatal --persist --run-tools
 	expect_rc 1
-	expect_err 'uses $EXTRA_ARGS, which slctl cannot evaluate'
+	expect_err 'uses $EXTRA_ARGS, which this library cannot evaluate'
 	expect_one_sentence
 	expect_unchanged "$T/before"
 }
@@ -178,7 +178,7 @@ test_ambiguous_backends_refused() {
 	run "$SLCTL" --root "$T/root" mode warn --persist
 	expect_rc 4
 	expect_err "grub and refind"
-	expect_err "--backend"
+	expect_err "cannot tell which one boots it; choose one with --backend."
 	expect_unchanged "$T/before"
 }
 

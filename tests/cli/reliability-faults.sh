@@ -192,7 +192,7 @@ test_twenty_concurrent_mode_writers() {
 			lost=$((lost + 1))
 			# A loser says why, in one sentence, and changes nothing itself:
 			# it found the lock taken, or the files changed since it read them.
-			grep -qxE "slctl: (another slctl is changing the boot configuration \(it holds /run/slctl/lock\); try again|/etc/default/grub(\.d/zz-slctl\.cfg)? changed while slctl was planning; run the command again)\." \
+			grep -qxE "slctl: (another process is changing the boot configuration \(it holds /run/slctl/lock\)|/etc/default/grub(\.d/zz-slctl\.cfg)? changed while the change was being planned); run the command again\." \
 				"$T/err.$((i + 1))" || fail "writer $((i + 1)): $(cat "$T/err.$((i + 1))")"
 			[ "$(wc -l <"$T/err.$((i + 1))")" -eq 1 ] || fail "writer $((i + 1)): more than one line"
 		fi

@@ -168,7 +168,7 @@ test_lock_directory_others_can_write_is_refused() {
 		expect_one_sentence
 		case $how in
 		symlink) expect_err "/run/slctl is a symbolic link" ;;
-		*) expect_err "slctl takes its lock only in a directory of root's with mode 0700" ;;
+		*) expect_err "the lock is taken only in a directory of root's with mode 0700, remove it, then run the command again." ;;
 		esac
 		[ "$(tree_hash "$T/root")" = "$before" ] || fail "$how: tree changed"
 	done
