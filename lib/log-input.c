@@ -7,30 +7,28 @@
  * (journalctl short*), log-format-journal-json.c (journalctl -o json*).
  *
  * Speed matters: logs of millions of records are scanned at close to grep's
- * pace because records are found by searching the buffer for text every
- * detector line holds ("_lock", "alignment check"); only the lines around
- * a hit are split off and parsed. journalctl's byte-array MESSAGEs hide the
- * text, so that format is parsed line by line. Memory is one fixed buffer.
+ * pace because records are found by searching the buffer, in one pass
+ * (needle-scan.c), for text every detector line holds ("#", "callbacks
+ * suppressed", "alignment check"); only the lines around a hit are split
+ * off and parsed. journalctl's byte-array MESSAGEs hide the text, so a
+ * journal line holding an array is parsed too. Memory is one fixed buffer.
  */
 #include <errno.h>
 #include <time.h>
 
 #include "log-format.h"
+#include "needle-scan.h"
 
 #define INPUT_BUF SL_INPUT_BUF
 #define PROGRESS_STEP (8ull << 20)
 
 /*
  * Text that every detector line holds, even one cut short: '#' of "#AC:"
- * and "#DB:" (searched with memchr(), the fastest scan there is, and rare
- * in kernel logs), the rate limits' "callbacks suppressed" and fatal
- * mode's "alignment check". Long needles let memmem() skip ahead: a short
- * one like "_lock" scans three times slower.
+ * and "#DB:" (rare in kernel logs), the rate limits' "callbacks
+ * suppressed" and fatal mode's "alignment check". Needles whose first and
+ * last bytes seldom stand at that distance keep the candidates few.
  */
-static const struct needle {
-	const char *text;
-	size_t len;
-} needles[] = {
+static const struct sl_needle needles[] = {
 	{ "#", 1 },
 	{ "callbacks suppressed", 20 },
 	{ "alignment check", 15 },
@@ -41,7 +39,7 @@ static const struct needle {
  * journalctl writes a MESSAGE that is not printable UTF-8 as an array of
  * byte values, which hides the text: a line with any array is parsed.
  */
-static const struct needle journal_needles[] = {
+static const struct sl_needle journal_needles[] = {
 	{ "#", 1 },
 	{ "callbacks suppressed", 20 },
 	{ "alignment check", 15 },
@@ -51,15 +49,13 @@ static const struct needle journal_needles[] = {
 #define N_JOURNAL_NEEDLES (sizeof(journal_needles) / sizeof(journal_needles[0]))
 
 /* journalctl text: its "-- Boot ID --" lines start a new boot. */
-static const struct needle journal_text_needles[] = {
+static const struct sl_needle journal_text_needles[] = {
 	{ "#", 1 },
 	{ "callbacks suppressed", 20 },
 	{ "alignment check", 15 },
 	{ "-- Boot ", 8 },
 };
 #define N_JOURNAL_TEXT_NEEDLES (sizeof(journal_text_needles) / sizeof(journal_text_needles[0]))
-#define N_MAX_NEEDLES N_JOURNAL_NEEDLES
-_Static_assert(N_JOURNAL_TEXT_NEEDLES <= N_MAX_NEEDLES, "scan_region holds N_MAX_NEEDLES hits");
 
 bool sl_maybe_detector(const char *s, size_t len)
 {
@@ -161,19 +157,10 @@ static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 	}
 }
 
-static const char *find(const char *p, const char *end, const char *needle,
-			size_t n)
-{
-	if (n == 1)
-		return memchr(p, needle[0], (size_t)(end - p));
-	return memmem(p, (size_t)(end - p), needle, n);
-}
-
 /* Complete lines in [p, end): hand over those that may matter. */
 static int scan_region(struct sl_reader *rd, const char *p, const char *end)
 {
-	const char *next[N_MAX_NEEDLES] = { NULL };
-	const struct needle *set = needles;
+	const struct sl_needle *set = needles;
 	size_t n_set = N_NEEDLES;
 
 	if (rd->format == SPLITLOCK_INPUT_JOURNAL) {
@@ -200,20 +187,10 @@ static int scan_region(struct sl_reader *rd, const char *p, const char *end)
 	}
 
 	while (p < end) {
-		const char *hit = end, *ls, *le;
+		const char *hit = sl_needle_find(p, end, set, n_set), *ls, *le;
 		int r;
 
-		/* Each needle's next hit is searched for once, not per line. */
-		for (size_t i = 0; i < n_set; i++) {
-			if (!next[i] || next[i] < p) {
-				next[i] = find(p, end, set[i].text, set[i].len);
-				if (!next[i])
-					next[i] = end;
-			}
-			if (next[i] < hit)
-				hit = next[i];
-		}
-		if (hit >= end)
+		if (!hit)
 			break;
 		ls = memrchr(p, rd->sep, (size_t)(hit - p));
 		ls = ls ? ls + 1 : p;

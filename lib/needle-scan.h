@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef SLCTL_NEEDLE_SCAN_H
+#define SLCTL_NEEDLE_SCAN_H
+
+#include <stddef.h>
+
+struct sl_needle {
+	const char *text;
+	size_t len; /* >= 1 */
+};
+
+/*
+ * The earliest place in [p, end) where any of the n needles starts, or NULL.
+ * One pass over the buffer whatever n is; see needle-scan.c.
+ */
+const char *sl_needle_find(const char *p, const char *end,
+			   const struct sl_needle *set, size_t n);
+
+#endif

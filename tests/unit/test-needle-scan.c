@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The one-pass search for the first of several needles (lib/needle-scan.c). */
+#include "needle-scan.h"
+#include "test.h"
+
+/* What the scanner must agree with: the earliest memmem() of any needle. */
+static const char *naive(const char *p, const char *end,
+			 const struct sl_needle *set, size_t n)
+{
+	const char *best = NULL;
+
+	for (size_t k = 0; k < n; k++) {
+		const char *hit = memmem(p, (size_t)(end - p), set[k].text, set[k].len);
+
+		if (hit && (!best || hit < best))
+			best = hit;
+	}
+	return best;
+}
+
+static const struct sl_needle set[] = {
+	{ "#", 1 },
+	{ "callbacks suppressed", 20 },
+	{ "alignment check", 15 },
+	{ "\":[", 3 },
+};
+#define N (sizeof(set) / sizeof(set[0]))
+
+TEST(finds_each_needle_at_every_offset_and_length)
+{
+	char buf[160];
+
+	for (size_t k = 0; k < N; k++)
+		for (size_t len = set[k].len; len <= sizeof(buf); len += 7)
+			for (size_t at = 0; at + set[k].len <= len; at++) {
+				memset(buf, 'x', sizeof(buf));
+				memcpy(buf + at, set[k].text, set[k].len);
+				CHECK(sl_needle_find(buf, buf + len, set, N) == buf + at);
+			}
+}
+
+TEST(a_needle_cut_by_the_end_is_not_found)
+{
+	char buf[64];
+
+	memset(buf, 'x', sizeof(buf));
+	memcpy(buf + 50, "alignment check", 14);
+	CHECK(sl_needle_find(buf, buf + 64, set, N) == NULL);
+	memcpy(buf + 40, "callbacks suppressed", 20);
+	CHECK(sl_needle_find(buf, buf + 59, set, N) == NULL);
+	CHECK(sl_needle_find(buf, buf + 60, set, N) == buf + 40);
+}
+
+TEST(the_earliest_of_overlapping_needles_wins)
+{
+	const char text[] = "................................"
+			    "alignment check ....# callbacks suppressed";
+	const char *end = text + sizeof(text) - 1;
+
+	CHECK(sl_needle_find(text, end, set, N) == text + 32);
+	CHECK(sl_needle_find(text + 33, end, set, N) == strchr(text, '#'));
+}
+
+TEST(agrees_with_memmem_on_random_text)
+{
+	static char buf[4096];
+	/* Letters of the needles, so partial matches are everywhere. */
+	static const char alphabet[] = "#\":[ aclignmentsupr";
+	unsigned seed = 12345;
+
+	for (int round = 0; round < 2000; round++) {
+		size_t len = (size_t)(seed % sizeof(buf));
+
+		for (size_t i = 0; i < len; i++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[i] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+		}
+		/* Plant a needle now and then, the rest is noise. */
+		if (round % 3 == 0 && len > 40) {
+			const struct sl_needle *nd = &set[round % N];
+
+			memcpy(buf + (seed >> 8) % (len - 20), nd->text, nd->len);
+		}
+		for (size_t start = 0; start < len; start += 1 + len / 5)
+			CHECK(sl_needle_find(buf + start, buf + len, set, N) ==
+			      naive(buf + start, buf + len, set, N));
+		seed = seed * 1103515245u + 12345u;
+	}
+}
+
+TEST(empty_buffer_and_no_needles)
+{
+	const char text[] = "#";
+
+	CHECK(sl_needle_find(text, text, set, N) == NULL);
+	CHECK(sl_needle_find(text, text + 1, set, 0) == NULL);
+	CHECK(sl_needle_find(text, text + 1, set, 1) == text);
+}
