@@ -32,6 +32,8 @@ struct splitlock_offender {
 };
 
 struct splitlock_offenders {
+	/* The caller and its follower may both hold the report. */
+	int refcount;
 	struct splitlock_ctx *ctx;
 	enum splitlock_group group;
 	unsigned flags;
@@ -71,6 +73,7 @@ _public_ int splitlock_offenders_new(struct splitlock_ctx *ctx,
 		free(r);
 		return -ENOMEM;
 	}
+	r->refcount = 1;
 	r->ctx = splitlock_ref(ctx);
 	r->group = group;
 	r->flags = flags;
@@ -93,10 +96,20 @@ static void offender_free(struct splitlock_offender *o)
 }
 
 _public_ struct splitlock_offenders *
+splitlock_offenders_ref(struct splitlock_offenders *r)
+{
+	if (r)
+		r->refcount++;
+	return r;
+}
+
+_public_ struct splitlock_offenders *
 splitlock_offenders_unref(struct splitlock_offenders *r)
 {
 	if (!r)
 		return NULL;
+	if (--r->refcount > 0)
+		return r;
 	for (size_t i = 0; i < r->n; i++)
 		offender_free(r->list[i]);
 	free(r->list);

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The report fed record by record, times, cgroups. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "libsplitlock.h"
@@ -44,6 +48,69 @@ TEST(report_counts_only_kernel_records)
 	CHECK_STR(splitlock_offender_get_ip(o, 1), "0x20");
 	CHECK(splitlock_offenders_unref(r) == NULL);
 	splitlock_unref(ctx);
+}
+
+static void append(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+	CHECK(fd >= 0);
+	CHECK_INT(write(fd, text, strlen(text)), strlen(text));
+	close(fd);
+}
+
+struct followed {
+	int calls;
+	uint64_t events;
+};
+
+static int count_followed(const struct splitlock_offender *o,
+			  const struct splitlock_kmsg_record *r, const char *ip, void *data)
+{
+	struct followed *seen = data;
+	size_t len;
+
+	(void)r;
+	(void)ip;
+	seen->calls++;
+	seen->events = splitlock_offender_get_events(o);
+	CHECK_STR(splitlock_offender_get_comm(o, &len), "game");
+	return 0;
+}
+
+/* The follower holds the report: its owner may let go of it first. */
+TEST(follower_outlives_the_callers_report)
+{
+	char root[] = "/tmp/slctl-follow-XXXXXX", dir[64], kmsg[128];
+	struct splitlock_ctx *ctx;
+	struct splitlock_offenders *r;
+	struct splitlock_follow *f = NULL;
+	struct followed seen = { 0 };
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(dir, sizeof(dir), "%s/dev", root);
+	CHECK_INT(mkdir(dir, 0755), 0);
+	snprintf(kmsg, sizeof(kmsg), "%s/kmsg", dir);
+	append(kmsg, "4,1,1000000,-;#AC: game/500 took a split_lock trap at address: 0x10\n");
+	ctx = splitlock_new(root);
+	CHECK(ctx != NULL);
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &r), 0);
+	CHECK_INT(splitlock_follow_new(r, true, &f), 0);
+	CHECK_INT(splitlock_follow_process(f, count_followed, &seen), 0);
+	CHECK_INT(seen.calls, 1);
+	/* The follower's reference keeps the report, the report's the context. */
+	CHECK(splitlock_offenders_unref(r) == r);
+	CHECK(splitlock_unref(ctx) == ctx);
+
+	append(kmsg, "4,2,2000000,-;#AC: game/500 took a split_lock trap at address: 0x20\n");
+	CHECK_INT(splitlock_follow_process(f, count_followed, &seen), 0);
+	CHECK_INT(seen.calls, 2);
+	CHECK_INT(seen.events, 2);
+	CHECK(splitlock_follow_free(f) == NULL);
+
+	CHECK_INT(unlink(kmsg), 0);
+	CHECK_INT(rmdir(dir), 0);
+	CHECK_INT(rmdir(root), 0);
 }
 
 TEST(time_parse_forms)
