@@ -47,6 +47,8 @@ struct splitlock_offenders {
 	size_t n_buckets;
 	struct splitlock_offender **list;
 	size_t n, allocated;
+	/* Not r->n: that shrinks when offenders are forgotten. */
+	size_t next_order;
 	bool sorted;
 	struct sl_proccache *procs;
 	char last_ip[512];
@@ -332,7 +334,7 @@ static int find_or_add(struct splitlock_offenders *r, const struct key *k,
 		o->unit = strdup_or_null(pi->unit);
 		o->container = strdup_or_null(pi->container);
 	}
-	o->order = r->n;
+	o->order = r->next_order++;
 	o->next = r->buckets[h & (r->n_buckets - 1)];
 	r->buckets[h & (r->n_buckets - 1)] = o;
 	r->list[r->n++] = o;

@@ -113,6 +113,46 @@ TEST(follower_outlives_the_callers_report)
 	CHECK_INT(rmdir(root), 0);
 }
 
+static void add_event(struct splitlock_offenders *r, const char *comm, uint32_t pid,
+		      uint64_t usec)
+{
+	char msg[128];
+	struct splitlock_kmsg_record k;
+
+	snprintf(msg, sizeof(msg), "#AC: %s/%u took a split_lock trap at address: 0x10",
+		 comm, pid);
+	k = rec(0, usec, msg);
+	CHECK_INT(splitlock_offenders_add_record(r, &k, NULL), 1);
+}
+
+static const char *comm_at(const struct splitlock_offenders *r, size_t i)
+{
+	const struct splitlock_offender *o = splitlock_offenders_get(r, i);
+	size_t len;
+
+	return o ? splitlock_offender_get_comm(o, &len) : NULL;
+}
+
+/* A follower at its limit forgets the offenders seen first, and only those. */
+TEST(forgetting_keeps_the_newest_and_their_order)
+{
+	struct splitlock_ctx *ctx = splitlock_new("/");
+	struct splitlock_offenders *r;
+	const char *comms[] = { "a", "b", "c", "d", "e", "f", "g" };
+
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &r), 0);
+	sl_offenders_set_limit(r, 4);
+	/* a..d fill it; e makes it forget a and b; f fills it; g forgets c, d. */
+	for (uint32_t i = 0; i < 7; i++)
+		add_event(r, comms[i], 100 + i, 1000 * (i + 1));
+	CHECK_INT(splitlock_offenders_get_count(r), 3);
+	CHECK_STR(comm_at(r, 0), "e");
+	CHECK_STR(comm_at(r, 1), "f");
+	CHECK_STR(comm_at(r, 2), "g");
+	splitlock_offenders_unref(r);
+	splitlock_unref(ctx);
+}
+
 TEST(time_parse_forms)
 {
 	int64_t now = 1796083200LL * 1000000, boot = now - 3600LL * 1000000, t;
