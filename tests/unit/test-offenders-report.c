@@ -133,6 +133,74 @@ static const char *comm_at(const struct splitlock_offenders *r, size_t i)
 	return o ? splitlock_offender_get_comm(o, &len) : NULL;
 }
 
+/* Most events first, ties earliest first, after every record added. */
+TEST(added_records_reorder_offenders)
+{
+	struct splitlock_ctx *ctx = splitlock_new("/");
+	struct splitlock_offenders *r;
+	const struct splitlock_offenders *report;
+
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &r), 0);
+	report = r;
+	add_event(r, "a", 1, 1000);
+	add_event(r, "b", 2, 2000);
+	add_event(r, "c", 3, 3000);
+	CHECK_STR(comm_at(report, 0), "a");
+	CHECK_STR(comm_at(report, 2), "c");
+	/* c passes a and b... */
+	add_event(r, "c", 3, 4000);
+	CHECK_STR(comm_at(report, 0), "c");
+	CHECK_STR(comm_at(report, 1), "a");
+	CHECK_STR(comm_at(report, 2), "b");
+	/* ...b ties with c and, seen earlier, goes before it... */
+	add_event(r, "b", 2, 5000);
+	CHECK_STR(comm_at(report, 0), "b");
+	CHECK_STR(comm_at(report, 1), "c");
+	CHECK_STR(comm_at(report, 2), "a");
+	/* ...and a, last, passes both. */
+	add_event(r, "a", 1, 6000);
+	add_event(r, "a", 1, 7000);
+	CHECK_STR(comm_at(report, 0), "a");
+	CHECK_STR(comm_at(report, 1), "b");
+	CHECK_STR(comm_at(report, 2), "c");
+	CHECK(splitlock_offenders_get(report, 3) == NULL);
+	splitlock_offenders_unref(r);
+	splitlock_unref(ctx);
+}
+
+/* The same order however the events come: many offenders, a known sequence. */
+TEST(order_holds_over_many_records)
+{
+	struct splitlock_ctx *ctx = splitlock_new("/");
+	struct splitlock_offenders *r;
+	uint32_t x = 12345;
+	bool ordered = true;
+
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &r), 0);
+	for (uint64_t i = 1; i <= 3000 && ordered; i++) {
+		char comm[16];
+
+		x = x * 1103515245u + 12345u;
+		/* Skewed: low numbers come more often, so counts differ and tie. */
+		snprintf(comm, sizeof(comm), "t%u", (x >> 16) % 64 % ((x >> 8) % 64 + 1));
+		add_event(r, comm, 7, i * 1000);
+		for (size_t j = 1; j < splitlock_offenders_get_count(r); j++) {
+			const struct splitlock_offender *a = splitlock_offenders_get(r, j - 1);
+			const struct splitlock_offender *b = splitlock_offenders_get(r, j);
+			uint64_t ea = splitlock_offender_get_events(a);
+			uint64_t eb = splitlock_offender_get_events(b);
+
+			if (ea < eb || (ea == eb && splitlock_offender_get_first_seen(a) >
+						   splitlock_offender_get_first_seen(b)))
+				ordered = false;
+		}
+	}
+	CHECK(ordered);
+	CHECK(splitlock_offenders_get_count(r) > 20);
+	splitlock_offenders_unref(r);
+	splitlock_unref(ctx);
+}
+
 /* A follower at its limit forgets the offenders seen first, and only those. */
 TEST(forgetting_keeps_the_newest_and_their_order)
 {
