@@ -931,12 +931,18 @@ enum splitlock_proc_event_type {
 	SPLITLOCK_PROC_EXIT,
 };
 
+/*
+ * An event as the decoder hands it to its callback: valid only during the
+ * callback, @comm included (copy what is kept).
+ * Since 0.1; @comm a pointer and a length since 1.0 (was char comm[16]).
+ */
 struct splitlock_proc_event {
 	enum splitlock_proc_event_type type;
 	uint32_t pid, tgid;            /* the task (child for FORK) */
 	uint32_t parent_pid, parent_tgid; /* FORK */
 	uint64_t timestamp_ns;         /* CLOCK_MONOTONIC of the event */
-	char comm[16];                 /* COMM, terminated */
+	const char *comm;   /* COMM, terminated; points into the decoded buffer */
+	size_t comm_len;    /* 0, comm "", for the other events */
 };
 
 /*
