@@ -245,7 +245,9 @@ static int compare(const void *a, const void *b)
 
 static void sort(struct splitlock_offenders *r)
 {
-	qsort(r->list, r->n, sizeof(*r->list), compare);
+	/* An empty report has no list yet, and qsort() takes no NULL. */
+	if (r->n > 1)
+		qsort(r->list, r->n, sizeof(*r->list), compare);
 }
 
 /* Where @o stands in the list, which is in the report's order. */

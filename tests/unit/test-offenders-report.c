@@ -201,6 +201,23 @@ TEST(order_holds_over_many_records)
 	splitlock_unref(ctx);
 }
 
+/* Reading sorts what it read: also nothing at all. */
+TEST(an_empty_log_gives_an_empty_report)
+{
+	struct splitlock_ctx *ctx = splitlock_new("/");
+	struct splitlock_offenders *r;
+	int fd = open("/dev/null", O_RDONLY);
+
+	CHECK(fd >= 0);
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &r), 0);
+	CHECK_INT(splitlock_offenders_read_input(r, fd, SPLITLOCK_INPUT_KMSG, NULL, NULL), 0);
+	CHECK_INT(splitlock_offenders_get_count(r), 0);
+	CHECK(splitlock_offenders_get(r, 0) == NULL);
+	close(fd);
+	splitlock_offenders_unref(r);
+	splitlock_unref(ctx);
+}
+
 /* A follower at its limit forgets the offenders seen first, and only those. */
 TEST(forgetting_keeps_the_newest_and_their_order)
 {
