@@ -38,7 +38,7 @@ _public_ int splitlock_follow_new(struct splitlock_offenders *report,
 
 	if (!f)
 		return -ENOMEM;
-	f->report = report;
+	f->report = splitlock_offenders_ref(report);
 	f->conn_fd = -1;
 	sl_offenders_set_limit(report, FOLLOW_OFFENDERS_MAX);
 	f->raw = malloc(RECORD_MAX);
@@ -82,6 +82,7 @@ _public_ struct splitlock_follow *splitlock_follow_free(struct splitlock_follow 
 	splitlock_proc_connector_close(f->conn_fd);
 	free(f->raw);
 	free(f->decoded);
+	splitlock_offenders_unref(f->report);
 	free(f);
 	return NULL;
 }

@@ -18,18 +18,17 @@
  *    is borrowed from the object asked and lives as long as it does; a
  *    "char **" out parameter receives malloc'ed memory the caller frees.
  *    Objects with _free() have one owner. Objects with _ref()/_unref() are
- *    counted: the context, and every object holds a reference on the
- *    context it was made with, so the caller may drop its own at any time.
- *    _free() and _unref() accept NULL and return NULL.
+ *    counted: the context and the offenders report. Every object holds a
+ *    reference on the context it was made with, and a follower on its
+ *    report, so the caller may drop its own at any time. _free() and
+ *    _unref() accept NULL; _free() returns NULL, _unref() returns NULL
+ *    when it freed the object.
  *  - Messages: the library never prints. Sentences for users come in plan
  *    objects (..._get_error()) or through the log function (see
  *    splitlock_set_log_fn()), and name no program and no option.
  *  - Versions: "Since X" names the libsplitlock release that added the
  *    function (0.1: the first release; 1.0: the frozen LIBSPLITLOCK_1 ABI).
  *    Every exported symbol is in the version node LIBSPLITLOCK_1.
- *
- * Not yet conforming, to be changed before 1.0 is tagged (API-MIGRATION.md):
- * a follower borrows its report, and the offenders report has no _ref().
  */
 #ifndef LIBSPLITLOCK_H
 #define LIBSPLITLOCK_H
@@ -750,8 +749,16 @@ struct splitlock_offender;
 int splitlock_offenders_new(struct splitlock_ctx *ctx, enum splitlock_group group,
 			    unsigned flags, struct splitlock_offenders **report);
 /*
- * Frees @report and the offenders it handed out; returns NULL.
- * Since 0.1 (to become _unref of a counted report, see above).
+ * Takes a reference on @report (a follower holds one on the report it adds
+ * to); returns @report. Accepts NULL.
+ * Since 1.0.
+ */
+struct splitlock_offenders *
+splitlock_offenders_ref(struct splitlock_offenders *report);
+/*
+ * Drops a reference; at the last one, frees @report and the offenders it
+ * handed out and returns NULL, else returns @report. Accepts NULL.
+ * Since 0.1 (reference counted since 1.0).
  */
 struct splitlock_offenders *
 splitlock_offenders_unref(struct splitlock_offenders *report);
@@ -924,12 +931,18 @@ enum splitlock_proc_event_type {
 	SPLITLOCK_PROC_EXIT,
 };
 
+/*
+ * An event as the decoder hands it to its callback: valid only during the
+ * callback, @comm included (copy what is kept).
+ * Since 0.1; @comm a pointer and a length since 1.0 (was char comm[16]).
+ */
 struct splitlock_proc_event {
 	enum splitlock_proc_event_type type;
 	uint32_t pid, tgid;            /* the task (child for FORK) */
 	uint32_t parent_pid, parent_tgid; /* FORK */
 	uint64_t timestamp_ns;         /* CLOCK_MONOTONIC of the event */
-	char comm[16];                 /* COMM, terminated */
+	const char *comm;   /* COMM, terminated; points into the decoded buffer */
+	size_t comm_len;    /* 0, comm "", for the other events */
 };
 
 /*
@@ -977,8 +990,8 @@ int splitlock_offenders_proc_event(struct splitlock_offenders *report,
 struct splitlock_follow;
 
 /*
- * A follower adding to @report, into *@follow. It borrows @report, which
- * must outlive it. The log's open errors; -ENOMEM. Since 0.1.
+ * A follower adding to @report, into *@follow. It takes a reference on
+ * @report. The log's open errors; -ENOMEM. Since 0.1.
  */
 int splitlock_follow_new(struct splitlock_offenders *report, bool from_start,
 			 struct splitlock_follow **follow);

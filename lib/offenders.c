@@ -32,6 +32,8 @@ struct splitlock_offender {
 };
 
 struct splitlock_offenders {
+	/* The caller and its follower may both hold the report. */
+	int refcount;
 	struct splitlock_ctx *ctx;
 	enum splitlock_group group;
 	unsigned flags;
@@ -45,7 +47,8 @@ struct splitlock_offenders {
 	size_t n_buckets;
 	struct splitlock_offender **list;
 	size_t n, allocated;
-	bool sorted;
+	/* Not r->n: that shrinks when offenders are forgotten. */
+	size_t next_order;
 	struct sl_proccache *procs;
 	char last_ip[512];
 	/* Following: at most this many offenders (0: no limit), and what
@@ -71,11 +74,11 @@ _public_ int splitlock_offenders_new(struct splitlock_ctx *ctx,
 		free(r);
 		return -ENOMEM;
 	}
+	r->refcount = 1;
 	r->ctx = splitlock_ref(ctx);
 	r->group = group;
 	r->flags = flags;
 	r->since = r->until = r->boot_wall = SPLITLOCK_TIME_UNKNOWN;
-	r->sorted = true;
 	sl_alignment_rule_init(&r->alignment, true);
 	*report = r;
 	return 0;
@@ -93,10 +96,20 @@ static void offender_free(struct splitlock_offender *o)
 }
 
 _public_ struct splitlock_offenders *
+splitlock_offenders_ref(struct splitlock_offenders *r)
+{
+	if (r)
+		r->refcount++;
+	return r;
+}
+
+_public_ struct splitlock_offenders *
 splitlock_offenders_unref(struct splitlock_offenders *r)
 {
 	if (!r)
 		return NULL;
+	if (--r->refcount > 0)
+		return r;
 	for (size_t i = 0; i < r->n; i++)
 		offender_free(r->list[i]);
 	free(r->list);
@@ -219,6 +232,55 @@ static char *strdup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+/* The report's order: most events first, ties earliest first. */
+static int compare(const void *a, const void *b)
+{
+	const struct splitlock_offender *x = *(const struct splitlock_offender *const *)a;
+	const struct splitlock_offender *y = *(const struct splitlock_offender *const *)b;
+
+	if (x->events != y->events)
+		return x->events > y->events ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void sort(struct splitlock_offenders *r)
+{
+	/* An empty report has no list yet, and qsort() takes no NULL. */
+	if (r->n > 1)
+		qsort(r->list, r->n, sizeof(*r->list), compare);
+}
+
+/* Where @o stands in the list, which is in the report's order. */
+static size_t position(const struct splitlock_offenders *r,
+		       const struct splitlock_offender *o)
+{
+	size_t lo = 0, hi = r->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (compare(&r->list[mid], &o) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The offender at @i gained an event: an insertion step moves it forward
+ * past those it now outranks, which keeps the list in order at
+ * O(distance) per event.
+ */
+static void move_forward(struct splitlock_offenders *r, size_t i)
+{
+	struct splitlock_offender *o = r->list[i];
+
+	for (; i > 0 && compare(&o, &r->list[i - 1]) < 0; i--)
+		r->list[i] = r->list[i - 1];
+	r->list[i] = o;
+}
+
 static int compare_order(const void *a, const void *b)
 {
 	const struct splitlock_offender *x = *(const struct splitlock_offender *const *)a;
@@ -251,7 +313,7 @@ static void forget_oldest(struct splitlock_offenders *r)
 		o->next = r->buckets[o->hash & (r->n_buckets - 1)];
 		r->buckets[o->hash & (r->n_buckets - 1)] = o;
 	}
-	r->sorted = false;
+	sort(r);
 	r->dropped += half;
 	r->dropped_events += events;
 	sl_warn(r->ctx, "following more than %zu offenders: forgot the %zu seen first "
@@ -319,7 +381,7 @@ static int find_or_add(struct splitlock_offenders *r, const struct key *k,
 		o->unit = strdup_or_null(pi->unit);
 		o->container = strdup_or_null(pi->container);
 	}
-	o->order = r->n;
+	o->order = r->next_order++;
 	o->next = r->buckets[h & (r->n_buckets - 1)];
 	r->buckets[h & (r->n_buckets - 1)] = o;
 	r->list[r->n++] = o;
@@ -426,8 +488,14 @@ static bool in_window(struct splitlock_offenders *r, int64_t wall, bool *undated
 	return true;
 }
 
+/*
+ * @keep_sorted: keep the list in the report's order as the record is
+ * added. Reading a whole log leaves that out and sorts once at the end:
+ * among many offenders of equal counts, each event would move one past
+ * all the others again.
+ */
 static int add_log_record(struct splitlock_offenders *r,
-			  const struct sl_log_record *lr,
+			  const struct sl_log_record *lr, bool keep_sorted,
 			  const struct splitlock_offender **result)
 {
 	const struct splitlock_kmsg_record *rec = &lr->rec;
@@ -437,6 +505,7 @@ static int add_log_record(struct splitlock_offenders *r,
 	struct key k;
 	int64_t wall = lr->wall_usec;
 	bool undated;
+	size_t at = 0;
 	int type, ret;
 
 	if (!sl_maybe_detector(rec->message, rec->message_len))
@@ -486,10 +555,13 @@ static int add_log_record(struct splitlock_offenders *r,
 	ret = find_or_add(r, &k, &ev, pi, &o);
 	if (ret < 0)
 		return ret;
+	if (keep_sorted)
+		at = position(r, o);
 	if (o->events)
 		merge_labels(r, o, &ev, pi);
 	o->events++;
-	r->sorted = false;
+	if (keep_sorted)
+		move_forward(r, at);
 	if (lr->mono_usec != SPLITLOCK_TIME_UNKNOWN) {
 		if (o->first_seen == SPLITLOCK_TIME_UNKNOWN || lr->mono_usec < o->first_seen)
 			o->first_seen = lr->mono_usec;
@@ -513,9 +585,9 @@ static int add_log_record(struct splitlock_offenders *r,
 	return 1;
 }
 
-int sl_offenders_add_record(struct splitlock_offenders *r,
-			    const struct splitlock_kmsg_record *rec,
-			    const struct splitlock_offender **offender, const char **ip)
+static int add_kmsg_record(struct splitlock_offenders *r,
+			   const struct splitlock_kmsg_record *rec, bool keep_sorted,
+			   const struct splitlock_offender **offender, const char **ip)
 {
 	struct sl_log_record lr = {
 		.rec = *rec,
@@ -526,10 +598,17 @@ int sl_offenders_add_record(struct splitlock_offenders *r,
 	int ret;
 
 	r->last_ip[0] = '\0';
-	ret = add_log_record(r, &lr, offender);
+	ret = add_log_record(r, &lr, keep_sorted, offender);
 	if (ip)
 		*ip = ret > 0 && r->last_ip[0] ? r->last_ip : NULL;
 	return ret;
+}
+
+int sl_offenders_add_record(struct splitlock_offenders *r,
+			    const struct splitlock_kmsg_record *rec,
+			    const struct splitlock_offender **offender, const char **ip)
+{
+	return add_kmsg_record(r, rec, true, offender, ip);
 }
 
 _public_ int splitlock_offenders_add_record(struct splitlock_offenders *r,
@@ -541,7 +620,7 @@ _public_ int splitlock_offenders_add_record(struct splitlock_offenders *r,
 
 static int kmsg_cb(const struct splitlock_kmsg_record *rec, void *data)
 {
-	int r = splitlock_offenders_add_record(data, rec, NULL);
+	int r = add_kmsg_record(data, rec, false, NULL, NULL);
 
 	return r < 0 ? r : 0;
 }
@@ -549,15 +628,19 @@ static int kmsg_cb(const struct splitlock_kmsg_record *rec, void *data)
 _public_ int splitlock_offenders_read_kmsg(struct splitlock_offenders *r)
 {
 	int64_t boot;
+	int ret;
 
 	if (r->boot_wall == SPLITLOCK_TIME_UNKNOWN && sl_log_epoch(r->ctx, &boot) == 0)
 		r->boot_wall = boot;
-	return splitlock_kmsg_foreach(r->ctx, kmsg_cb, r);
+	ret = splitlock_kmsg_foreach(r->ctx, kmsg_cb, r);
+	/* Also after an error: what was read before it is in the report. */
+	sort(r);
+	return ret;
 }
 
 static int input_cb(const struct sl_log_record *lr, void *data)
 {
-	int r = add_log_record(data, lr, NULL);
+	int r = add_log_record(data, lr, false, NULL);
 
 	return r < 0 ? r : 0;
 }
@@ -577,6 +660,7 @@ _public_ int splitlock_offenders_read_input(struct splitlock_offenders *r, int f
 	sl_alignment_rule_init(&r->alignment, true);
 	r->flags = flags;
 	r->format = format;
+	sort(r);
 	return ret;
 }
 
@@ -630,34 +714,15 @@ _public_ uint64_t splitlock_offenders_get_undated(const struct splitlock_offende
 	return r->undated;
 }
 
-static int compare(const void *a, const void *b)
-{
-	const struct splitlock_offender *x = *(const struct splitlock_offender *const *)a;
-	const struct splitlock_offender *y = *(const struct splitlock_offender *const *)b;
-
-	if (x->events != y->events)
-		return x->events > y->events ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
 _public_ size_t splitlock_offenders_get_count(const struct splitlock_offenders *r)
 {
 	return r->n;
 }
 
 _public_ const struct splitlock_offender *
-splitlock_offenders_get(const struct splitlock_offenders *cr, size_t index)
+splitlock_offenders_get(const struct splitlock_offenders *r, size_t index)
 {
-	/* Sorting on demand does not change what the report holds. */
-	struct splitlock_offenders *r = (struct splitlock_offenders *)cr;
-
-	if (index >= r->n)
-		return NULL;
-	if (!r->sorted) {
-		qsort(r->list, r->n, sizeof(*r->list), compare);
-		r->sorted = true;
-	}
-	return r->list[index];
+	return index < r->n ? r->list[index] : NULL;
 }
 
 _public_ const char *splitlock_offender_get_comm(const struct splitlock_offender *o,

@@ -31,8 +31,13 @@ static int decode_one(const struct cn_msg *cn, size_t avail,
 		      splitlock_proc_event_fn fn, void *data)
 {
 	struct proc_event pe;
-	struct splitlock_proc_event ev = { 0 };
+	/* The kernel's comm may fill its 16 bytes: one more for the NUL. */
+	char comm[17] = "";
+	struct splitlock_proc_event ev = { .comm = comm };
 	size_t len;
+
+	_Static_assert(sizeof(comm) > sizeof(pe.event_data.comm.comm),
+		       "room for the kernel's comm and a NUL");
 
 	if (avail < sizeof(*cn))
 		return -EBADMSG;
@@ -67,8 +72,9 @@ static int decode_one(const struct cn_msg *cn, size_t avail,
 		ev.type = SPLITLOCK_PROC_COMM;
 		ev.pid = (uint32_t)pe.event_data.comm.process_pid;
 		ev.tgid = (uint32_t)pe.event_data.comm.process_tgid;
-		memcpy(ev.comm, pe.event_data.comm.comm, sizeof(ev.comm) - 1);
-		ev.comm[sizeof(ev.comm) - 1] = '\0';
+		ev.comm_len = strnlen(pe.event_data.comm.comm, sizeof(pe.event_data.comm.comm));
+		memcpy(comm, pe.event_data.comm.comm, ev.comm_len);
+		comm[ev.comm_len] = '\0';
 		break;
 	case PROC_EVENT_EXIT:
 		/* Older kernels lack parent_pid/tgid at the end: not needed. */

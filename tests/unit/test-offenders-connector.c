@@ -11,6 +11,7 @@
 
 struct seen {
 	struct splitlock_proc_event ev[8];
+	char comm[8][32]; /* the event's comm is the decoder's, until it returns */
 	int n;
 };
 
@@ -18,8 +19,13 @@ static int collect(const struct splitlock_proc_event *ev, void *data)
 {
 	struct seen *s = data;
 
-	if (s->n < 8)
-		s->ev[s->n++] = *ev;
+	if (s->n < 8) {
+		CHECK_INT(strlen(ev->comm), ev->comm_len);
+		snprintf(s->comm[s->n], sizeof(s->comm[s->n]), "%s", ev->comm);
+		s->ev[s->n] = *ev;
+		s->ev[s->n].comm = s->comm[s->n];
+		s->n++;
+	}
 	return 0;
 }
 
@@ -97,8 +103,26 @@ TEST(decodes_fork_comm_exit_in_one_datagram)
 	CHECK_INT(s.ev[0].parent_pid, 10);
 	CHECK_INT(s.ev[1].type, SPLITLOCK_PROC_COMM);
 	CHECK_STR(s.ev[1].comm, "CPU 0/KVM");
+	CHECK_INT(s.ev[1].comm_len, 9);
+	CHECK_STR(s.ev[0].comm, "");
+	CHECK_INT(s.ev[0].comm_len, 0);
 	CHECK_INT(s.ev[2].type, SPLITLOCK_PROC_EXIT);
 	CHECK_INT(s.ev[2].pid, 11);
+}
+
+/* The kernel's 16 bytes of comm, none of them NUL: all kept, terminated. */
+TEST(decodes_a_comm_that_fills_its_field)
+{
+	static unsigned char buf[256] __attribute__((aligned(4)));
+	struct proc_event comm = { .what = PROC_EVENT_COMM };
+	struct seen s = { 0 };
+	size_t len;
+
+	memcpy(comm.event_data.comm.comm, "0123456789abcdef", 16);
+	len = put(buf, 0, &comm);
+	CHECK_INT(splitlock_proc_connector_decode(buf, len, collect, &s), 1);
+	CHECK_INT(s.ev[0].comm_len, 16);
+	CHECK_STR(s.ev[0].comm, "0123456789abcdef");
 }
 
 TEST(rejects_truncated_and_foreign_bytes)

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The report fed record by record, times, cgroups. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "libsplitlock.h"
@@ -43,6 +47,194 @@ TEST(report_counts_only_kernel_records)
 	CHECK_INT(splitlock_offender_get_ip_count(o), 2);
 	CHECK_STR(splitlock_offender_get_ip(o, 1), "0x20");
 	CHECK(splitlock_offenders_unref(r) == NULL);
+	splitlock_unref(ctx);
+}
+
+static void append(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+	CHECK(fd >= 0);
+	CHECK_INT(write(fd, text, strlen(text)), strlen(text));
+	close(fd);
+}
+
+struct followed {
+	int calls;
+	uint64_t events;
+};
+
+static int count_followed(const struct splitlock_offender *o,
+			  const struct splitlock_kmsg_record *r, const char *ip, void *data)
+{
+	struct followed *seen = data;
+	size_t len;
+
+	(void)r;
+	(void)ip;
+	seen->calls++;
+	seen->events = splitlock_offender_get_events(o);
+	CHECK_STR(splitlock_offender_get_comm(o, &len), "game");
+	return 0;
+}
+
+/* The follower holds the report: its owner may let go of it first. */
+TEST(follower_outlives_the_callers_report)
+{
+	char root[] = "/tmp/slctl-follow-XXXXXX", dir[64], kmsg[128];
+	struct splitlock_ctx *ctx;
+	struct splitlock_offenders *r;
+	struct splitlock_follow *f = NULL;
+	struct followed seen = { 0 };
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(dir, sizeof(dir), "%s/dev", root);
+	CHECK_INT(mkdir(dir, 0755), 0);
+	snprintf(kmsg, sizeof(kmsg), "%s/kmsg", dir);
+	append(kmsg, "4,1,1000000,-;#AC: game/500 took a split_lock trap at address: 0x10\n");
+	ctx = splitlock_new(root);
+	CHECK(ctx != NULL);
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &r), 0);
+	CHECK_INT(splitlock_follow_new(r, true, &f), 0);
+	CHECK_INT(splitlock_follow_process(f, count_followed, &seen), 0);
+	CHECK_INT(seen.calls, 1);
+	/* The follower's reference keeps the report, the report's the context. */
+	CHECK(splitlock_offenders_unref(r) == r);
+	CHECK(splitlock_unref(ctx) == ctx);
+
+	append(kmsg, "4,2,2000000,-;#AC: game/500 took a split_lock trap at address: 0x20\n");
+	CHECK_INT(splitlock_follow_process(f, count_followed, &seen), 0);
+	CHECK_INT(seen.calls, 2);
+	CHECK_INT(seen.events, 2);
+	CHECK(splitlock_follow_free(f) == NULL);
+
+	CHECK_INT(unlink(kmsg), 0);
+	CHECK_INT(rmdir(dir), 0);
+	CHECK_INT(rmdir(root), 0);
+}
+
+static void add_event(struct splitlock_offenders *r, const char *comm, uint32_t pid,
+		      uint64_t usec)
+{
+	char msg[128];
+	struct splitlock_kmsg_record k;
+
+	snprintf(msg, sizeof(msg), "#AC: %s/%u took a split_lock trap at address: 0x10",
+		 comm, pid);
+	k = rec(0, usec, msg);
+	CHECK_INT(splitlock_offenders_add_record(r, &k, NULL), 1);
+}
+
+static const char *comm_at(const struct splitlock_offenders *r, size_t i)
+{
+	const struct splitlock_offender *o = splitlock_offenders_get(r, i);
+	size_t len;
+
+	return o ? splitlock_offender_get_comm(o, &len) : NULL;
+}
+
+/* Most events first, ties earliest first, after every record added. */
+TEST(added_records_reorder_offenders)
+{
+	struct splitlock_ctx *ctx = splitlock_new("/");
+	struct splitlock_offenders *r;
+	const struct splitlock_offenders *report;
+
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &r), 0);
+	report = r;
+	add_event(r, "a", 1, 1000);
+	add_event(r, "b", 2, 2000);
+	add_event(r, "c", 3, 3000);
+	CHECK_STR(comm_at(report, 0), "a");
+	CHECK_STR(comm_at(report, 2), "c");
+	/* c passes a and b... */
+	add_event(r, "c", 3, 4000);
+	CHECK_STR(comm_at(report, 0), "c");
+	CHECK_STR(comm_at(report, 1), "a");
+	CHECK_STR(comm_at(report, 2), "b");
+	/* ...b ties with c and, seen earlier, goes before it... */
+	add_event(r, "b", 2, 5000);
+	CHECK_STR(comm_at(report, 0), "b");
+	CHECK_STR(comm_at(report, 1), "c");
+	CHECK_STR(comm_at(report, 2), "a");
+	/* ...and a, last, passes both. */
+	add_event(r, "a", 1, 6000);
+	add_event(r, "a", 1, 7000);
+	CHECK_STR(comm_at(report, 0), "a");
+	CHECK_STR(comm_at(report, 1), "b");
+	CHECK_STR(comm_at(report, 2), "c");
+	CHECK(splitlock_offenders_get(report, 3) == NULL);
+	splitlock_offenders_unref(r);
+	splitlock_unref(ctx);
+}
+
+/* The same order however the events come: many offenders, a known sequence. */
+TEST(order_holds_over_many_records)
+{
+	struct splitlock_ctx *ctx = splitlock_new("/");
+	struct splitlock_offenders *r;
+	uint32_t x = 12345;
+	bool ordered = true;
+
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &r), 0);
+	for (uint64_t i = 1; i <= 3000 && ordered; i++) {
+		char comm[16];
+
+		x = x * 1103515245u + 12345u;
+		/* Skewed: low numbers come more often, so counts differ and tie. */
+		snprintf(comm, sizeof(comm), "t%u", (x >> 16) % 64 % ((x >> 8) % 64 + 1));
+		add_event(r, comm, 7, i * 1000);
+		for (size_t j = 1; j < splitlock_offenders_get_count(r); j++) {
+			const struct splitlock_offender *a = splitlock_offenders_get(r, j - 1);
+			const struct splitlock_offender *b = splitlock_offenders_get(r, j);
+			uint64_t ea = splitlock_offender_get_events(a);
+			uint64_t eb = splitlock_offender_get_events(b);
+
+			if (ea < eb || (ea == eb && splitlock_offender_get_first_seen(a) >
+						   splitlock_offender_get_first_seen(b)))
+				ordered = false;
+		}
+	}
+	CHECK(ordered);
+	CHECK(splitlock_offenders_get_count(r) > 20);
+	splitlock_offenders_unref(r);
+	splitlock_unref(ctx);
+}
+
+/* Reading sorts what it read: also nothing at all. */
+TEST(an_empty_log_gives_an_empty_report)
+{
+	struct splitlock_ctx *ctx = splitlock_new("/");
+	struct splitlock_offenders *r;
+	int fd = open("/dev/null", O_RDONLY);
+
+	CHECK(fd >= 0);
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &r), 0);
+	CHECK_INT(splitlock_offenders_read_input(r, fd, SPLITLOCK_INPUT_KMSG, NULL, NULL), 0);
+	CHECK_INT(splitlock_offenders_get_count(r), 0);
+	CHECK(splitlock_offenders_get(r, 0) == NULL);
+	close(fd);
+	splitlock_offenders_unref(r);
+	splitlock_unref(ctx);
+}
+
+/* A follower at its limit forgets the offenders seen first, and only those. */
+TEST(forgetting_keeps_the_newest_and_their_order)
+{
+	struct splitlock_ctx *ctx = splitlock_new("/");
+	struct splitlock_offenders *r;
+	const char *comms[] = { "a", "b", "c", "d", "e", "f", "g" };
+
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &r), 0);
+	sl_offenders_set_limit(r, 4);
+	/* a..d fill it; e makes it forget a and b; f fills it; g forgets c, d. */
+	for (uint32_t i = 0; i < 7; i++)
+		add_event(r, comms[i], 100 + i, 1000 * (i + 1));
+	CHECK_INT(splitlock_offenders_get_count(r), 3);
+	CHECK_STR(comm_at(r, 0), "e");
+	CHECK_STR(comm_at(r, 1), "f");
+	CHECK_STR(comm_at(r, 2), "g");
+	splitlock_offenders_unref(r);
 	splitlock_unref(ctx);
 }
 
