@@ -10,6 +10,7 @@
 #include <stdarg.h>
 
 #include "bootloader.h"
+#include "message.h"
 
 static const struct sl_boot_backend *const backends[] = {
 	&sl_boot_rpm_ostree,
@@ -100,15 +101,11 @@ _public_ int splitlock_boot_read(struct splitlock_ctx *ctx, const char *backend,
 int sl_plan_fail(struct splitlock_boot_plan *plan, int err, const char *format, ...)
 {
 	va_list ap;
-	char *msg = NULL;
 
-	/* Format first: the arguments may include the previous message. */
+	/* message_vset() formats first: the arguments may include the previous message. */
 	va_start(ap, format);
-	if (vasprintf(&msg, format, ap) < 0)
-		msg = NULL;
+	message_vset(&plan->error, format, ap);
 	va_end(ap);
-	free(plan->error);
-	plan->error = msg;
 	return err;
 }
 
