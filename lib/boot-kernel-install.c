@@ -189,9 +189,9 @@ static int add_command(struct splitlock_boot_plan *plan, const char *entry,
 	 * rewrites the very entry that was checked (it runs inside the root).
 	 */
 	if (r == 0)
-		r = sl_cmd_env(cmd, "BOOT_ROOT=%s", boot_root(ctx));
+		r = sl_cmd_env(cmd, "BOOT_ROOT", boot_root(ctx));
 	if (r == 0 && sl_read_line(ctx, "/etc/machine-id", token, sizeof(token)) == 0 && *token)
-		r = sl_cmd_env(cmd, "MACHINE_ID=%s", token);
+		r = sl_cmd_env(cmd, "MACHINE_ID", token);
 	return r;
 }
 

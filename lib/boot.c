@@ -318,30 +318,22 @@ int sl_cmd_arg(struct sl_command *cmd, const char *arg)
 
 int sl_cmd_argf(struct sl_command *cmd, const char *format, ...)
 {
-	_cleanup_free_ char *s = NULL;
 	va_list ap;
+	char *s;
 	int r;
 
 	va_start(ap, format);
 	r = vasprintf(&s, format, ap);
 	va_end(ap);
-	if (r < 0)
-		return -ENOMEM;
-	return sl_cmd_arg(cmd, s);
+	return strv_push(&cmd->argv, &cmd->argc, r < 0 ? NULL : s);
 }
 
-int sl_cmd_env(struct sl_command *cmd, const char *format, ...)
+int sl_cmd_env(struct sl_command *cmd, const char *name, const char *value)
 {
-	char *s = NULL;
-	va_list ap;
-	int r;
+	char *s;
 
-	va_start(ap, format);
-	r = vasprintf(&s, format, ap);
-	va_end(ap);
-	if (r < 0)
-		return -ENOMEM;
-	return strv_push(&cmd->env, &cmd->envc, s);
+	return strv_push(&cmd->env, &cmd->envc,
+			 asprintf(&s, "%s=%s", name, value) < 0 ? NULL : s);
 }
 
 int sl_plan_snapshot(struct splitlock_boot_plan *plan, const char *path)

@@ -115,7 +115,8 @@ int sl_plan_delete(struct splitlock_boot_plan *plan, const char *path);
 struct sl_command *sl_plan_command(struct splitlock_boot_plan *plan);
 int sl_cmd_arg(struct sl_command *cmd, const char *arg);
 int sl_cmd_argf(struct sl_command *cmd, const char *format, ...) _printf_(2, 3);
-int sl_cmd_env(struct sl_command *cmd, const char *format, ...) _printf_(2, 3);
+/* NAME=VALUE in the command's environment. */
+int sl_cmd_env(struct sl_command *cmd, const char *name, const char *value);
 int sl_plan_snapshot(struct splitlock_boot_plan *plan, const char *path);
 /* Run a command (first of plan-independent tools), output captured. */
 int sl_boot_run_commands(struct splitlock_boot_plan *plan);
