@@ -4,12 +4,12 @@
  * backups and checks. The backends (boot-*.c) only know their files and
  * tools; everything about safety lives here once.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 
 #include "bootloader.h"
+#include "dir-list.h"
 #include "message.h"
 
 static const struct sl_boot_backend *const backends[] = {
@@ -143,52 +143,35 @@ void sl_strv_free(char **v)
 	free(v);
 }
 
-static int cmp_str(const void *a, const void *b)
+/* Hidden names are editors' and package managers' leftovers, never read. */
+static bool has_suffix(const char *name, void *data)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *suffix = data;
+	size_t len = strlen(name), slen = strlen(suffix);
+
+	return name[0] != '.' && len > slen && streq(name + len - slen, suffix);
 }
 
 int sl_list_dir(struct splitlock_ctx *ctx, const char *dir, const char *suffix,
 		char ***names)
 {
-	int fd = sl_open_dir(ctx, dir);
-	size_t n = 0, slen = suffix ? strlen(suffix) : 0;
-	char **v = calloc(1, sizeof(*v));
-	struct dirent *de;
-	DIR *d;
+	int fd = sl_open_dir(ctx, dir), n = 0;
+	char **v = NULL, **terminated;
 
-	if (!v) {
-		if (fd >= 0)
-			close(fd);
+	*names = NULL;
+	if (fd >= 0)
+		n = dir_list(fd, has_suffix, (void *)(suffix ? suffix : ""), &v);
+	else if (fd != -ENOENT && fd != -ENOTDIR)
+		return fd;
+	if (n < 0)
+		return n;
+	terminated = realloc(v, ((size_t)n + 1) * sizeof(*v));
+	if (!terminated) {
+		dir_list_free(v, (size_t)n);
 		return -ENOMEM;
 	}
-	*names = v;
-	if (fd < 0)
-		return fd == -ENOENT || fd == -ENOTDIR ? 0 : fd;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		char **bigger;
-
-		if (de->d_name[0] == '.' || len <= slen ||
-		    (slen && strcmp(de->d_name + len - slen, suffix) != 0))
-			continue;
-		bigger = realloc(v, (n + 2) * sizeof(*v));
-		if (!bigger)
-			break;
-		v = bigger;
-		v[n] = strdup(de->d_name);
-		if (v[n])
-			n++;
-		v[n] = NULL;
-	}
-	closedir(d);
-	qsort(v, n, sizeof(*v), cmp_str);
-	*names = v;
+	terminated[n] = NULL;
+	*names = terminated;
 	return 0;
 }
 

@@ -130,7 +130,10 @@ bool sl_plan_cmdline_ok(const struct splitlock_boot_plan *plan, const char *cmdl
 bool sl_have_tool(struct splitlock_ctx *ctx, const char *name);
 bool sl_exists(struct splitlock_ctx *ctx, const char *path);
 bool sl_is_symlink(struct splitlock_ctx *ctx, const char *path);
-/* Sorted names in @dir ending in @suffix (NULL-terminated, malloc'ed). */
+/*
+ * Sorted names in @dir ending in @suffix, not hidden (NULL-terminated,
+ * malloc'ed; none when @dir is missing). On error *@names is NULL.
+ */
 int sl_list_dir(struct splitlock_ctx *ctx, const char *dir, const char *suffix,
 		char ***names);
 void sl_strv_free(char **v);
