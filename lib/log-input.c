@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "log-format.h"
+#include "name-table.h"
 
 #define INPUT_BUF SL_INPUT_BUF
 #define PROGRESS_STEP (8ull << 20)
@@ -417,30 +418,20 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 	return 0;
 }
 
-static const char *const format_names[] = {
-	[SPLITLOCK_INPUT_AUTO] = "auto",
-	[SPLITLOCK_INPUT_KMSG] = "kmsg",
-	[SPLITLOCK_INPUT_KMSG_NUL] = "kmsg-nul",
-	[SPLITLOCK_INPUT_DMESG] = "dmesg",
-	[SPLITLOCK_INPUT_JOURNAL] = "journal",
-	[SPLITLOCK_INPUT_SYSLOG] = "syslog",
-	[SPLITLOCK_INPUT_JOURNAL_TEXT] = "journal-text",
+static const struct name_table format_names[] = {
+	{ SPLITLOCK_INPUT_AUTO, "auto" },
+	{ SPLITLOCK_INPUT_KMSG, "kmsg" },
+	{ SPLITLOCK_INPUT_KMSG_NUL, "kmsg-nul" },
+	{ SPLITLOCK_INPUT_DMESG, "dmesg" },
+	{ SPLITLOCK_INPUT_JOURNAL, "journal" },
+	{ SPLITLOCK_INPUT_SYSLOG, "syslog" },
+	{ SPLITLOCK_INPUT_JOURNAL_TEXT, "journal-text" },
 };
 
-_public_ int splitlock_input_format_parse(const char *name,
-					  enum splitlock_input_format *format)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(format_names); i++)
-		if (streq(name, format_names[i])) {
-			*format = (enum splitlock_input_format)i;
-			return 0;
-		}
-	return -EINVAL;
-}
+_public_ DEFINE_NAME_TABLE_PARSE(splitlock_input_format_parse, format_names,
+				 enum splitlock_input_format)
 
 _public_ const char *splitlock_input_format_name(enum splitlock_input_format format)
 {
-	if ((size_t)format < ARRAY_SIZE(format_names))
-		return format_names[format];
-	return "unknown";
+	return NAME_TABLE_NAME_OR(format_names, format, "unknown");
 }
