@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Saved kernel logs: finding the lines that matter, and /dev/kmsg records
- * (one a line with " KEY=VALUE" continuation lines, or NUL-separated).
- * Each other format has its own line parser: log-format-dmesg.c (dmesg
- * text), log-format-syslog.c (rsyslog, syslog-ng), log-format-journal-text.c
- * (journalctl short*), log-format-journal-json.c (journalctl -o json*).
+ * Saved kernel logs: finding the lines that matter and the format they
+ * are in. Each format has its own line parser: log-format-kmsg.c
+ * (/dev/kmsg records), log-format-dmesg.c (dmesg text), log-format-syslog.c
+ * (rsyslog, syslog-ng), log-format-journal-text.c (journalctl short*),
+ * log-format-journal-json.c (journalctl -o json*).
  *
  * Speed matters: logs of millions of records are scanned at close to grep's
  * pace because records are found by searching the buffer for text every
@@ -123,26 +123,6 @@ static void count_lines_to(struct sl_reader *rd, const char *pos)
 	rd->line = rd->lines + 1;
 }
 
-/* ---- /dev/kmsg records -------------------------------------------------- */
-
-static int kmsg_line(struct sl_reader *rd, const char *line, size_t len)
-{
-	struct sl_log_record r = { .facility_known = true,
-				   .wall_usec = SPLITLOCK_TIME_UNKNOWN };
-
-	/* Continuation lines carry the record's dictionary. */
-	if (len == 0 || line[0] == ' ')
-		return 0;
-	if (splitlock_kmsg_parse_record(line, len, rd->decoded, &r.rec) < 0) {
-		sl_reader_unrecognized(rd, line, len);
-		return 0;
-	}
-	r.line = rd->line;
-	r.mono_usec = r.rec.usec > INT64_MAX ? SPLITLOCK_TIME_UNKNOWN
-					     : (int64_t)r.rec.usec;
-	return rd->fn(&r, rd->data);
-}
-
 /* ---- scanning ------------------------------------------------------------ */
 
 static int handle_line(struct sl_reader *rd, const char *line, size_t len)
@@ -158,7 +138,7 @@ static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 	case SPLITLOCK_INPUT_JOURNAL_TEXT:
 		return sl_journal_text_line(rd, line, len);
 	default:
-		return kmsg_line(rd, line, len);
+		return sl_kmsg_line(rd, line, len);
 	}
 }
 
