@@ -16,9 +16,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "name-table.h"
 #include "slctl.h"
 
 enum format { FORMAT_TABLE, FORMAT_JSON, FORMAT_PROMETHEUS };
+
+static const struct name_table format_names[] = {
+	{ FORMAT_TABLE, "table" },
+	{ FORMAT_JSON, "json" },
+	{ FORMAT_PROMETHEUS, "prometheus" },
+};
+
+static DEFINE_NAME_TABLE_PARSE(format_parse, format_names, enum format)
 
 /* The column catalogue, as util-linux tools keep it. */
 enum {
@@ -787,13 +796,7 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 			o->follow = true;
 			break;
 		case 'F':
-			if (streq(optarg, "table"))
-				o->format = FORMAT_TABLE;
-			else if (streq(optarg, "json"))
-				o->format = FORMAT_JSON;
-			else if (streq(optarg, "prometheus"))
-				o->format = FORMAT_PROMETHEUS;
-			else
+			if (format_parse(optarg, &o->format) < 0)
 				return slctl_usage_error("offenders", "unknown format '%s'.", optarg);
 			break;
 		case 'o':

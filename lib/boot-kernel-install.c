@@ -95,6 +95,17 @@ static char *entry_field(const char *text, const char *key)
 	return NULL;
 }
 
+/* @key's value in the entry file @path, or NULL when it has no such line. */
+static int read_entry_field(struct splitlock_ctx *ctx, const char *path,
+			    const char *key, char **value)
+{
+	_cleanup_free_ char *text = NULL;
+	int r = sl_read_file(ctx, path, SL_MAX_CONFIG_SIZE, &text, NULL);
+
+	*value = r < 0 ? NULL : entry_field(text, key);
+	return r;
+}
+
 static int ki_detect(struct splitlock_ctx *ctx)
 {
 	char **entries = NULL;
@@ -153,14 +164,20 @@ static bool have_file(struct splitlock_ctx *ctx, char *buf, size_t size,
 	return sl_access(ctx, buf, F_OK) == 0;
 }
 
-static int add_command(struct splitlock_boot_plan *plan, const char *entry,
-		       const char *version)
+/* kernel-install add for the kernel of @entry, with its image and initrd. */
+static int add_command(struct splitlock_boot_plan *plan, const char *entry)
 {
 	struct splitlock_ctx *ctx = plan->ctx;
 	char image[512], initrd[512], token[128];
+	_cleanup_free_ char *version = NULL;
 	struct sl_command *cmd;
-	int r;
+	int r = read_entry_field(ctx, entry, "version", &version);
 
+	if (r < 0)
+		return r;
+	if (!version)
+		return sl_plan_fail(plan, -EBADMSG, "%s has no version line; nothing was changed",
+				    entry);
 	if (!have_file(ctx, image, sizeof(image), "/boot/vmlinuz-%s", version) &&
 	    !have_file(ctx, image, sizeof(image), "/usr/lib/modules/%s/vmlinuz", version))
 		return sl_plan_fail(plan, -ENOENT, "the kernel image of %s (entry %s) "
@@ -189,9 +206,9 @@ static int add_command(struct splitlock_boot_plan *plan, const char *entry,
 	 * rewrites the very entry that was checked (it runs inside the root).
 	 */
 	if (r == 0)
-		r = sl_cmd_env(cmd, "BOOT_ROOT=%s", boot_root(ctx));
+		r = sl_cmd_env(cmd, "BOOT_ROOT", boot_root(ctx));
 	if (r == 0 && sl_read_line(ctx, "/etc/machine-id", token, sizeof(token)) == 0 && *token)
-		r = sl_cmd_env(cmd, "MACHINE_ID=%s", token);
+		r = sl_cmd_env(cmd, "MACHINE_ID", token);
 	return r;
 }
 
@@ -210,18 +227,15 @@ static int ki_plan(struct splitlock_boot_plan *plan)
 	if (n < 0)
 		return sl_plan_fail(plan, n, "cannot list the boot entries: %s", strerror(-n));
 	for (int i = 0; i < n; i++) {
-		_cleanup_free_ char *text = NULL, *options = NULL;
+		_cleanup_free_ char *options = NULL;
 
-		r = sl_read_file(ctx, entries[i], SL_MAX_CONFIG_SIZE, &text, NULL);
-		if (r < 0)
-			goto fail;
-		options = entry_field(text, "options");
-		if (options && strchr(options, '$')) {
+		r = read_entry_field(ctx, entries[i], "options", &options);
+		if (r == 0 && options && strchr(options, '$'))
 			r = sl_plan_fail(plan, -EBADMSG, "%s takes its options from a "
 					 "variable (%s), which is not edited; nothing was changed",
 					 entries[i], options);
+		if (r < 0)
 			goto fail;
-		}
 	}
 	r = base_cmdline(ctx, &base, &from);
 	if (r == -ENOENT) {
@@ -247,23 +261,10 @@ static int ki_plan(struct splitlock_boot_plan *plan)
 		r = sl_plan_file(plan, CMDLINE, new);
 	if (r < 0 || plan->n_files == 0)
 		goto fail;
-	for (int i = 0; i < n; i++) {
-		_cleanup_free_ char *text = NULL, *version = NULL;
-
-		r = sl_read_file(ctx, entries[i], SL_MAX_CONFIG_SIZE, &text, NULL);
-		if (r < 0)
-			goto fail;
-		version = entry_field(text, "version");
-		if (!version) {
-			r = sl_plan_fail(plan, -EBADMSG, "%s has no version line; nothing was changed",
-					 entries[i]);
-			goto fail;
-		}
-		r = add_command(plan, entries[i], version);
+	for (int i = 0; i < n && r == 0; i++) {
+		r = add_command(plan, entries[i]);
 		if (r == 0)
 			r = sl_plan_snapshot(plan, entries[i]);
-		if (r < 0)
-			goto fail;
 	}
 fail:
 	sl_strv_free(entries);
@@ -277,11 +278,9 @@ static int ki_verify(struct splitlock_boot_plan *plan)
 	int n = machine_entries(plan->ctx, &entries), r = 0;
 
 	for (int i = 0; i < n && r == 0; i++) {
-		_cleanup_free_ char *text = NULL, *options = NULL;
+		_cleanup_free_ char *options = NULL;
 
-		r = sl_read_file(plan->ctx, entries[i], SL_MAX_CONFIG_SIZE, &text, NULL);
-		if (r == 0)
-			options = entry_field(text, "options");
+		r = read_entry_field(plan->ctx, entries[i], "options", &options);
 		if (r < 0 || !sl_plan_cmdline_ok(plan, options ? options : ""))
 			r = sl_plan_fail(plan, -EBADMSG, "%s does not carry %s after "
 					 "kernel-install ran", entries[i],

@@ -4,12 +4,13 @@
  * backups and checks. The backends (boot-*.c) only know their files and
  * tools; everything about safety lives here once.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 
 #include "bootloader.h"
+#include "dir-list.h"
+#include "message.h"
 
 static const struct sl_boot_backend *const backends[] = {
 	&sl_boot_rpm_ostree,
@@ -100,15 +101,11 @@ _public_ int splitlock_boot_read(struct splitlock_ctx *ctx, const char *backend,
 int sl_plan_fail(struct splitlock_boot_plan *plan, int err, const char *format, ...)
 {
 	va_list ap;
-	char *msg = NULL;
 
-	/* Format first: the arguments may include the previous message. */
+	/* message_vset() formats first: the arguments may include the previous message. */
 	va_start(ap, format);
-	if (vasprintf(&msg, format, ap) < 0)
-		msg = NULL;
+	message_vset(&plan->error, format, ap);
 	va_end(ap);
-	free(plan->error);
-	plan->error = msg;
 	return err;
 }
 
@@ -146,52 +143,35 @@ void sl_strv_free(char **v)
 	free(v);
 }
 
-static int cmp_str(const void *a, const void *b)
+/* Hidden names are editors' and package managers' leftovers, never read. */
+static bool has_suffix(const char *name, void *data)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *suffix = data;
+	size_t len = strlen(name), slen = strlen(suffix);
+
+	return name[0] != '.' && len > slen && streq(name + len - slen, suffix);
 }
 
 int sl_list_dir(struct splitlock_ctx *ctx, const char *dir, const char *suffix,
 		char ***names)
 {
-	int fd = sl_open_dir(ctx, dir);
-	size_t n = 0, slen = suffix ? strlen(suffix) : 0;
-	char **v = calloc(1, sizeof(*v));
-	struct dirent *de;
-	DIR *d;
+	int fd = sl_open_dir(ctx, dir), n = 0;
+	char **v = NULL, **terminated;
 
-	if (!v) {
-		if (fd >= 0)
-			close(fd);
+	*names = NULL;
+	if (fd >= 0)
+		n = dir_list(fd, has_suffix, (void *)(suffix ? suffix : ""), &v);
+	else if (fd != -ENOENT && fd != -ENOTDIR)
+		return fd;
+	if (n < 0)
+		return n;
+	terminated = realloc(v, ((size_t)n + 1) * sizeof(*v));
+	if (!terminated) {
+		dir_list_free(v, (size_t)n);
 		return -ENOMEM;
 	}
-	*names = v;
-	if (fd < 0)
-		return fd == -ENOENT || fd == -ENOTDIR ? 0 : fd;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		char **bigger;
-
-		if (de->d_name[0] == '.' || len <= slen ||
-		    (slen && strcmp(de->d_name + len - slen, suffix) != 0))
-			continue;
-		bigger = realloc(v, (n + 2) * sizeof(*v));
-		if (!bigger)
-			break;
-		v = bigger;
-		v[n] = strdup(de->d_name);
-		if (v[n])
-			n++;
-		v[n] = NULL;
-	}
-	closedir(d);
-	qsort(v, n, sizeof(*v), cmp_str);
-	*names = v;
+	terminated[n] = NULL;
+	*names = terminated;
 	return 0;
 }
 
@@ -321,30 +301,22 @@ int sl_cmd_arg(struct sl_command *cmd, const char *arg)
 
 int sl_cmd_argf(struct sl_command *cmd, const char *format, ...)
 {
-	_cleanup_free_ char *s = NULL;
 	va_list ap;
+	char *s;
 	int r;
 
 	va_start(ap, format);
 	r = vasprintf(&s, format, ap);
 	va_end(ap);
-	if (r < 0)
-		return -ENOMEM;
-	return sl_cmd_arg(cmd, s);
+	return strv_push(&cmd->argv, &cmd->argc, r < 0 ? NULL : s);
 }
 
-int sl_cmd_env(struct sl_command *cmd, const char *format, ...)
+int sl_cmd_env(struct sl_command *cmd, const char *name, const char *value)
 {
-	char *s = NULL;
-	va_list ap;
-	int r;
+	char *s;
 
-	va_start(ap, format);
-	r = vasprintf(&s, format, ap);
-	va_end(ap);
-	if (r < 0)
-		return -ENOMEM;
-	return strv_push(&cmd->env, &cmd->envc, s);
+	return strv_push(&cmd->env, &cmd->envc,
+			 asprintf(&s, "%s=%s", name, value) < 0 ? NULL : s);
 }
 
 int sl_plan_snapshot(struct splitlock_boot_plan *plan, const char *path)

@@ -115,7 +115,8 @@ int sl_plan_delete(struct splitlock_boot_plan *plan, const char *path);
 struct sl_command *sl_plan_command(struct splitlock_boot_plan *plan);
 int sl_cmd_arg(struct sl_command *cmd, const char *arg);
 int sl_cmd_argf(struct sl_command *cmd, const char *format, ...) _printf_(2, 3);
-int sl_cmd_env(struct sl_command *cmd, const char *format, ...) _printf_(2, 3);
+/* NAME=VALUE in the command's environment. */
+int sl_cmd_env(struct sl_command *cmd, const char *name, const char *value);
 int sl_plan_snapshot(struct splitlock_boot_plan *plan, const char *path);
 /* Run a command (first of plan-independent tools), output captured. */
 int sl_boot_run_commands(struct splitlock_boot_plan *plan);
@@ -129,7 +130,10 @@ bool sl_plan_cmdline_ok(const struct splitlock_boot_plan *plan, const char *cmdl
 bool sl_have_tool(struct splitlock_ctx *ctx, const char *name);
 bool sl_exists(struct splitlock_ctx *ctx, const char *path);
 bool sl_is_symlink(struct splitlock_ctx *ctx, const char *path);
-/* Sorted names in @dir ending in @suffix (NULL-terminated, malloc'ed). */
+/*
+ * Sorted names in @dir ending in @suffix, not hidden (NULL-terminated,
+ * malloc'ed; none when @dir is missing). On error *@names is NULL.
+ */
 int sl_list_dir(struct splitlock_ctx *ctx, const char *dir, const char *suffix,
 		char ***names);
 void sl_strv_free(char **v);

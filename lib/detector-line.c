@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 
+#include "name-table.h"
 #include "offenders-internal.h"
 
 #define PR_FMT "x86/split lock detection: "
@@ -307,19 +308,24 @@ bool sl_has_detector_text(const char *s, size_t len)
 	return false;
 }
 
+static const struct name_table kind_names[] = {
+	{ SPLITLOCK_KIND_SPLIT_LOCK, "split_lock" },
+	{ SPLITLOCK_KIND_BUS_LOCK, "bus_lock" },
+};
+
+static const struct name_table action_names[] = {
+	{ SPLITLOCK_ACTION_WARN, "warn" },
+	{ SPLITLOCK_ACTION_FATAL, "fatal" },
+	{ SPLITLOCK_ACTION_SIGBUS, "sigbus" },
+};
+
+/* A value outside the enum reads as the first, as it always has. */
 _public_ const char *splitlock_kind_name(enum splitlock_kind kind)
 {
-	return kind == SPLITLOCK_KIND_BUS_LOCK ? "bus_lock" : "split_lock";
+	return NAME_TABLE_NAME_OR(kind_names, kind, "split_lock");
 }
 
 _public_ const char *splitlock_action_name(enum splitlock_action action)
 {
-	switch (action) {
-	case SPLITLOCK_ACTION_FATAL:
-		return "fatal";
-	case SPLITLOCK_ACTION_SIGBUS:
-		return "sigbus";
-	default:
-		return "warn";
-	}
+	return NAME_TABLE_NAME_OR(action_names, action, "warn");
 }

@@ -3,12 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <dirent.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
+#include "dir-list.h"
 #include "internal.h"
 
 int sl_read_fd(int fd, size_t max, char **out, size_t *len)
@@ -145,27 +145,25 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+/* ".#NAME." and 8 hex digits: a temporary file of ours. */
+static bool is_temporary_of(const char *entry, void *prefix)
+{
+	return startswith(entry, prefix) && strlen(entry) == strlen(prefix) + 8;
+}
+
 /* Temporary files of ours that a killed run left behind. */
 static void remove_stale_temporaries(int dirfd, const char *name)
 {
-	char prefix[NAME_MAX + 1];
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *dir;
-	struct dirent *de;
+	char prefix[NAME_MAX + 1], **stale = NULL;
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n;
 
 	snprintf(prefix, sizeof(prefix), ".#%.200s.", name);
 	if (fd < 0)
 		return;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(dir)))
-		if (startswith(de->d_name, prefix) &&
-		    strlen(de->d_name) == strlen(prefix) + 8)
-			unlinkat(dirfd, de->d_name, 0);
-	closedir(dir);
+	n = dir_list(fd, is_temporary_of, prefix, &stale);
+	for (int i = 0; i < n; i++)
+		unlinkat(dirfd, stale[i], 0);
+	dir_list_free(stale, n > 0 ? (size_t)n : 0);
 }
 
 /*

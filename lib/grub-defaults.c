@@ -13,6 +13,7 @@
 #include <stdarg.h>
 
 #include "bootloader.h"
+#include "message.h"
 
 struct var {
 	char *name;
@@ -39,17 +40,15 @@ struct sh {
 static int fail(struct sh *s, const char *format, ...) _printf_(2, 3);
 static int fail(struct sh *s, const char *format, ...)
 {
+	_cleanup_free_ char *msg = NULL;
 	va_list ap;
-	char *msg = NULL;
+	int r;
 
 	va_start(ap, format);
-	if (vasprintf(&msg, format, ap) < 0)
-		msg = NULL;
+	r = message_vset(&msg, format, ap);
 	va_end(ap);
-	free(s->error);
-	if (!msg || asprintf(&s->error, "%s line %u: %s", s->file->path, s->line, msg) < 0)
-		s->error = NULL;
-	free(msg);
+	if (r == 0)
+		message_set(&s->error, "%s line %u: %s", s->file->path, s->line, msg);
 	return -EBADMSG;
 }
 

@@ -39,6 +39,7 @@ void sl_reader_unrecognized(struct sl_reader *rd, const char *line, size_t len);
 int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
 		   const char *msg, size_t len);
 
+int sl_kmsg_line(struct sl_reader *rd, const char *line, size_t len);
 int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len);
 int sl_syslog_line(struct sl_reader *rd, const char *line, size_t len);
 int sl_journal_text_line(struct sl_reader *rd, const char *line, size_t len);

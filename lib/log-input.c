@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Saved kernel logs: finding the lines that matter, and /dev/kmsg records
- * (one a line with " KEY=VALUE" continuation lines, or NUL-separated).
- * Each other format has its own line parser: log-format-dmesg.c (dmesg
- * text), log-format-syslog.c (rsyslog, syslog-ng), log-format-journal-text.c
- * (journalctl short*), log-format-journal-json.c (journalctl -o json*).
+ * Saved kernel logs: finding the lines that matter and the format they
+ * are in. Each format has its own line parser: log-format-kmsg.c
+ * (/dev/kmsg records), log-format-dmesg.c (dmesg text), log-format-syslog.c
+ * (rsyslog, syslog-ng), log-format-journal-text.c (journalctl short*),
+ * log-format-journal-json.c (journalctl -o json*).
  *
  * Speed matters: logs of millions of records are scanned at close to grep's
  * pace because records are found by searching the buffer, in one pass
@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "log-format.h"
+#include "name-table.h"
 #include "needle-scan.h"
 
 #define INPUT_BUF SL_INPUT_BUF
@@ -118,26 +119,6 @@ static void count_lines_to(struct sl_reader *rd, const char *pos)
 	rd->line = rd->lines + 1;
 }
 
-/* ---- /dev/kmsg records -------------------------------------------------- */
-
-static int kmsg_line(struct sl_reader *rd, const char *line, size_t len)
-{
-	struct sl_log_record r = { .facility_known = true,
-				   .wall_usec = SPLITLOCK_TIME_UNKNOWN };
-
-	/* Continuation lines carry the record's dictionary. */
-	if (len == 0 || line[0] == ' ')
-		return 0;
-	if (splitlock_kmsg_parse_record(line, len, rd->decoded, &r.rec) < 0) {
-		sl_reader_unrecognized(rd, line, len);
-		return 0;
-	}
-	r.line = rd->line;
-	r.mono_usec = r.rec.usec > INT64_MAX ? SPLITLOCK_TIME_UNKNOWN
-					     : (int64_t)r.rec.usec;
-	return rd->fn(&r, rd->data);
-}
-
 /* ---- scanning ------------------------------------------------------------ */
 
 static int handle_line(struct sl_reader *rd, const char *line, size_t len)
@@ -153,7 +134,7 @@ static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 	case SPLITLOCK_INPUT_JOURNAL_TEXT:
 		return sl_journal_text_line(rd, line, len);
 	default:
-		return kmsg_line(rd, line, len);
+		return sl_kmsg_line(rd, line, len);
 	}
 }
 
@@ -394,30 +375,20 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 	return 0;
 }
 
-static const char *const format_names[] = {
-	[SPLITLOCK_INPUT_AUTO] = "auto",
-	[SPLITLOCK_INPUT_KMSG] = "kmsg",
-	[SPLITLOCK_INPUT_KMSG_NUL] = "kmsg-nul",
-	[SPLITLOCK_INPUT_DMESG] = "dmesg",
-	[SPLITLOCK_INPUT_JOURNAL] = "journal",
-	[SPLITLOCK_INPUT_SYSLOG] = "syslog",
-	[SPLITLOCK_INPUT_JOURNAL_TEXT] = "journal-text",
+static const struct name_table format_names[] = {
+	{ SPLITLOCK_INPUT_AUTO, "auto" },
+	{ SPLITLOCK_INPUT_KMSG, "kmsg" },
+	{ SPLITLOCK_INPUT_KMSG_NUL, "kmsg-nul" },
+	{ SPLITLOCK_INPUT_DMESG, "dmesg" },
+	{ SPLITLOCK_INPUT_JOURNAL, "journal" },
+	{ SPLITLOCK_INPUT_SYSLOG, "syslog" },
+	{ SPLITLOCK_INPUT_JOURNAL_TEXT, "journal-text" },
 };
 
-_public_ int splitlock_input_format_parse(const char *name,
-					  enum splitlock_input_format *format)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(format_names); i++)
-		if (streq(name, format_names[i])) {
-			*format = (enum splitlock_input_format)i;
-			return 0;
-		}
-	return -EINVAL;
-}
+_public_ DEFINE_NAME_TABLE_PARSE(splitlock_input_format_parse, format_names,
+				 enum splitlock_input_format)
 
 _public_ const char *splitlock_input_format_name(enum splitlock_input_format format)
 {
-	if ((size_t)format < ARRAY_SIZE(format_names))
-		return format_names[format];
-	return "unknown";
+	return NAME_TABLE_NAME_OR(format_names, format, "unknown");
 }

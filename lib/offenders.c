@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <time.h>
 
+#include "name-table.h"
 #include "offenders-internal.h"
 
 /*
@@ -770,27 +771,19 @@ _public_ const char *splitlock_offender_get_cmdline(const struct splitlock_offen
 _public_ const char *splitlock_offender_get_unit(const struct splitlock_offender *o) { return o->unit; }
 _public_ const char *splitlock_offender_get_container(const struct splitlock_offender *o) { return o->container; }
 
-static const char *const group_names[] = {
-	[SPLITLOCK_GROUP_TASK] = "task",
-	[SPLITLOCK_GROUP_PROCESS] = "process",
-	[SPLITLOCK_GROUP_COMM] = "comm",
-	[SPLITLOCK_GROUP_EXE] = "exe",
-	[SPLITLOCK_GROUP_UNIT] = "unit",
+static const struct name_table group_names[] = {
+	{ SPLITLOCK_GROUP_TASK, "task" },
+	{ SPLITLOCK_GROUP_PROCESS, "process" },
+	{ SPLITLOCK_GROUP_COMM, "comm" },
+	{ SPLITLOCK_GROUP_EXE, "exe" },
+	{ SPLITLOCK_GROUP_UNIT, "unit" },
 };
 
-_public_ int splitlock_group_parse(const char *name, enum splitlock_group *group)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(group_names); i++)
-		if (streq(name, group_names[i])) {
-			*group = (enum splitlock_group)i;
-			return 0;
-		}
-	return -EINVAL;
-}
+_public_ DEFINE_NAME_TABLE_PARSE(splitlock_group_parse, group_names, enum splitlock_group)
 
 _public_ const char *splitlock_group_name(enum splitlock_group group)
 {
-	return (size_t)group < ARRAY_SIZE(group_names) ? group_names[group] : "unknown";
+	return NAME_TABLE_NAME_OR(group_names, group, "unknown");
 }
 
 struct splitlock_ctx *sl_offenders_ctx(const struct splitlock_offenders *r)

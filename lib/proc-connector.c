@@ -49,10 +49,11 @@ static int decode_one(const struct cn_msg *cn, size_t avail,
 	memset(&pe, 0, sizeof(pe));
 	memcpy(&pe, cn->data, len < sizeof(pe) ? len : sizeof(pe));
 	ev.timestamp_ns = pe.timestamp_ns;
+	/* How much of event_data the event must carry; checked once below. */
+	size_t need;
 	switch (pe.what) {
 	case PROC_EVENT_FORK:
-		if (len < offsetof(struct proc_event, event_data) + sizeof(pe.event_data.fork))
-			return -EBADMSG;
+		need = sizeof(pe.event_data.fork);
 		ev.type = SPLITLOCK_PROC_FORK;
 		ev.parent_pid = (uint32_t)pe.event_data.fork.parent_pid;
 		ev.parent_tgid = (uint32_t)pe.event_data.fork.parent_tgid;
@@ -60,15 +61,13 @@ static int decode_one(const struct cn_msg *cn, size_t avail,
 		ev.tgid = (uint32_t)pe.event_data.fork.child_tgid;
 		break;
 	case PROC_EVENT_EXEC:
-		if (len < offsetof(struct proc_event, event_data) + sizeof(pe.event_data.exec))
-			return -EBADMSG;
+		need = sizeof(pe.event_data.exec);
 		ev.type = SPLITLOCK_PROC_EXEC;
 		ev.pid = (uint32_t)pe.event_data.exec.process_pid;
 		ev.tgid = (uint32_t)pe.event_data.exec.process_tgid;
 		break;
 	case PROC_EVENT_COMM:
-		if (len < offsetof(struct proc_event, event_data) + sizeof(pe.event_data.comm))
-			return -EBADMSG;
+		need = sizeof(pe.event_data.comm);
 		ev.type = SPLITLOCK_PROC_COMM;
 		ev.pid = (uint32_t)pe.event_data.comm.process_pid;
 		ev.tgid = (uint32_t)pe.event_data.comm.process_tgid;
@@ -78,9 +77,7 @@ static int decode_one(const struct cn_msg *cn, size_t avail,
 		break;
 	case PROC_EVENT_EXIT:
 		/* Older kernels lack parent_pid/tgid at the end: not needed. */
-		if (len < offsetof(struct proc_event, event_data) +
-			  offsetof(struct exit_proc_event, exit_signal) + sizeof(__u32))
-			return -EBADMSG;
+		need = offsetof(struct exit_proc_event, exit_signal) + sizeof(__u32);
 		ev.type = SPLITLOCK_PROC_EXIT;
 		ev.pid = (uint32_t)pe.event_data.exit.process_pid;
 		ev.tgid = (uint32_t)pe.event_data.exit.process_tgid;
@@ -88,6 +85,9 @@ static int decode_one(const struct cn_msg *cn, size_t avail,
 	default:
 		return 0;
 	}
+	/* What a short event lacks reads as zero above; it is refused here. */
+	if (len < offsetof(struct proc_event, event_data) + need)
+		return -EBADMSG;
 	return fn(&ev, data) < 0 ? -ECANCELED : 1;
 }
 

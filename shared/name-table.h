@@ -40,5 +40,23 @@ static inline int name_table_value(const struct name_table *t, size_t n,
 
 #define NAME_TABLE_NAME(t, v) name_table_name(t, ARRAY_SIZE(t), v)
 #define NAME_TABLE_VALUE(t, s, v) name_table_value(t, ARRAY_SIZE(t), s, v)
+/* The name of @v, or @fallback when the table has none. */
+#define NAME_TABLE_NAME_OR(t, v, fallback) (NAME_TABLE_NAME(t, v) ?: (fallback))
+
+/*
+ * Defines "int FUNC(const char *name, TYPE *value)": the value of @table
+ * named @name, or -EINVAL with *value untouched. One body for every enum
+ * that is parsed by name, as systemd's DEFINE_STRING_TABLE_LOOKUP; put a
+ * storage class or _public_ in front.
+ */
+#define DEFINE_NAME_TABLE_PARSE(func, table, type)			\
+	int func(const char *name, type *value)				\
+	{								\
+		int v, r = NAME_TABLE_VALUE(table, name, &v);		\
+									\
+		if (r == 0)						\
+			*value = (type)v;				\
+		return r;						\
+	}
 
 #endif

@@ -145,6 +145,18 @@ TEST(rejects_truncated_and_foreign_bytes)
 	CHECK_INT(s.n, 0);
 }
 
+TEST(rejects_an_event_shorter_than_its_data)
+{
+	unsigned char buf[76] __attribute__((aligned(4)));
+	struct seen s = { 0 };
+
+	/* An exec event whose cn_msg ends halfway through pid and tgid. */
+	memcpy(buf, exec_event, sizeof(buf));
+	buf[32] = offsetof(struct proc_event, event_data) + 4;
+	CHECK_INT(splitlock_proc_connector_decode(buf, sizeof(buf), collect, &s), -EBADMSG);
+	CHECK_INT(s.n, 0);
+}
+
 TEST(rejects_a_length_libmnl_would_trust)
 {
 	unsigned char buf[76] __attribute__((aligned(4)));

@@ -25,6 +25,20 @@ TEST(name_table_maps_both_ways_and_refuses_unknowns)
 	CHECK_INT(v, -1);
 }
 
+static DEFINE_NAME_TABLE_PARSE(colour_parse, colours, enum colour)
+
+TEST(name_table_parse_and_fallback_name)
+{
+	enum colour c = RED;
+
+	CHECK_INT(colour_parse("green", &c), 0);
+	CHECK_INT(c, GREEN);
+	CHECK_INT(colour_parse("blue", &c), -EINVAL);
+	CHECK_INT(c, GREEN);
+	CHECK_STR(NAME_TABLE_NAME_OR(colours, RED, "unknown"), "red");
+	CHECK_STR(NAME_TABLE_NAME_OR(colours, 4, "unknown"), "unknown");
+}
+
 TEST(message_set_replaces_the_old_sentence)
 {
 	char *msg = NULL;
