@@ -80,6 +80,18 @@ int sl_sysctld_parse_line(char *line, const char *want, const char **value);
 /* A sysctl key in the '/'-separated form systemd compares (in place). */
 void sl_sysctl_normalize_key(char *key);
 
+/*
+ * sysctld-persist.c: what our drop-in assigns to @key now (*@value, NULL
+ * when nothing; the caller frees it), and whether the file is still the
+ * text @written (*@still_ours) or another writer has replaced it since.
+ * The value and the text come from one version of the file: concurrent
+ * writers replace it by rename, so it is read until its identity is the
+ * same before and after; writers that keep replacing it count as a
+ * replacement.
+ */
+int sl_dropin_read_back(struct splitlock_ctx *ctx, const char *key,
+			const char *written, char **value, bool *still_ours);
+
 /* Largest file we read whole: configuration files are small. */
 #define SL_MAX_CONFIG_SIZE (4u << 20)
 

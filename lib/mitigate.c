@@ -364,28 +364,19 @@ static int report_half_done(struct splitlock_mitigate_plan *plan, int err)
  */
 static int check_dropin(struct splitlock_mitigate_plan *plan, const char *want)
 {
-	struct splitlock_sysctld *res = NULL;
-	_cleanup_free_ char *text = NULL;
-	const char *file, *value = NULL, *ours = NULL;
-	size_t n;
-	int r = splitlock_sysctld_resolve(plan->ctx, MITIGATE_KEY, &res);
+	_cleanup_free_ char *ours = NULL;
+	bool still_ours;
+	int r = sl_dropin_read_back(plan->ctx, MITIGATE_KEY, plan->dropin, &ours,
+				    &still_ours);
 
 	if (r < 0)
 		return r;
-	n = splitlock_sysctld_get_count(res);
-	for (size_t i = 0; i < n; i++)
-		if (splitlock_sysctld_get_entry(res, i, &file, NULL, &value) == 0 &&
-		    streq(file, SPLITLOCK_SYSCTLD_DROPIN))
-			ours = value;
-	r = ours && streq(ours, want) ? 0 : -EBADMSG;
-	if (r < 0 && sl_read_file(plan->ctx, SPLITLOCK_SYSCTLD_DROPIN, SL_MAX_CONFIG_SIZE,
-				  &text, NULL) == 0 && ours && !streq(text, plan->dropin)) {
+	if (!still_ours) {
 		sl_warn(plan->ctx, "%s was replaced by another writer and now sets %s",
-			SPLITLOCK_SYSCTLD_DROPIN, ours);
-		r = 0;
+			SPLITLOCK_SYSCTLD_DROPIN, ours ? ours : "nothing");
+		return 0;
 	}
-	splitlock_sysctld_free(res);
-	return r;
+	return ours && streq(ours, want) ? 0 : -EBADMSG;
 }
 
 _public_ int splitlock_mitigate_plan_apply(struct splitlock_mitigate_plan *plan)

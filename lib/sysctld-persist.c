@@ -29,6 +29,58 @@ static bool key_matches(const char *line, size_t len, const char *key)
 	return sl_sysctld_parse_line(copy, want, &value) > 0;
 }
 
+/* Whether two stats are one version of a file: a rename brings a new inode. */
+static bool same_version(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_dev == b->st_dev &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec && a->st_size == b->st_size;
+}
+
+int sl_dropin_read_back(struct splitlock_ctx *ctx, const char *key,
+			const char *written, char **value, bool *still_ours)
+{
+	/* Each round is a few reads; writers that keep replacing it win. */
+	for (int round = 0; round < 8; round++) {
+		struct splitlock_sysctld *res = NULL;
+		_cleanup_free_ char *now = NULL;
+		const char *got = NULL;
+		struct stat before, after;
+		int r;
+
+		if (sl_lstat(ctx, SPLITLOCK_SYSCTLD_DROPIN, &before) < 0)
+			return -errno;
+		r = splitlock_sysctld_resolve(ctx, key, &res);
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < splitlock_sysctld_get_count(res); i++) {
+			const char *file, *v;
+
+			if (splitlock_sysctld_get_entry(res, i, &file, NULL, &v) == 0 &&
+			    streq(file, SPLITLOCK_SYSCTLD_DROPIN))
+				got = v;
+		}
+		r = sl_read_file(ctx, SPLITLOCK_SYSCTLD_DROPIN, SL_MAX_CONFIG_SIZE, &now, NULL);
+		if (r == 0 && sl_lstat(ctx, SPLITLOCK_SYSCTLD_DROPIN, &after) < 0)
+			r = -errno;
+		if (r < 0) {
+			splitlock_sysctld_free(res);
+			return r;
+		}
+		if (!same_version(&before, &after)) {
+			splitlock_sysctld_free(res);
+			continue;
+		}
+		*still_ours = streq(now, written);
+		*value = got ? strdup(got) : NULL;
+		splitlock_sysctld_free(res);
+		return got && !*value ? -ENOMEM : 0;
+	}
+	*still_ours = false;
+	*value = NULL;
+	return 0;
+}
+
 /*
  * Read the drop-in back through the same resolver as status, which follows
  * systemd-sysctl: the last assignment of @key in our file must be @value.
@@ -37,34 +89,18 @@ static bool key_matches(const char *line, size_t len, const char *key)
 static int read_back(struct splitlock_ctx *ctx, const char *key, const char *value,
 		     const char *text)
 {
-	struct splitlock_sysctld *res = NULL;
-	const char *got = NULL;
-	int r = splitlock_sysctld_resolve(ctx, key, &res);
+	_cleanup_free_ char *got = NULL;
+	bool ours;
+	int r = sl_dropin_read_back(ctx, key, text, &got, &ours);
 
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < splitlock_sysctld_get_count(res); i++) {
-		const char *file, *v;
-
-		if (splitlock_sysctld_get_entry(res, i, &file, NULL, &v) == 0 &&
-		    streq(file, SPLITLOCK_SYSCTLD_DROPIN))
-			got = v;
-	}
-	if (!got || !streq(got, value)) {
-		_cleanup_free_ char *now = NULL;
-
-		/* Another writer replaced our file since: the last one wins. */
-		if (sl_read_file(ctx, SPLITLOCK_SYSCTLD_DROPIN, SL_MAX_CONFIG_SIZE, &now,
-				 NULL) == 0 && !streq(now, text)) {
-			splitlock_sysctld_free(res);
-			return 0;
-		}
-		sl_err(ctx, "after writing, %s %s %s", SPLITLOCK_SYSCTLD_DROPIN,
-		       got ? "assigns" : "does not assign", key);
-		r = -EBADMSG;
-	}
-	splitlock_sysctld_free(res);
-	return r;
+	/* Another writer replaced our file since: the last one wins. */
+	if (!ours || (got && streq(got, value)))
+		return 0;
+	sl_err(ctx, "after writing, %s %s %s", SPLITLOCK_SYSCTLD_DROPIN,
+	       got ? "assigns" : "does not assign", key);
+	return -EBADMSG;
 }
 
 /* Our previous file with @key's lines replaced by one assignment. */
