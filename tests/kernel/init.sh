@@ -62,7 +62,23 @@ kconfig-mitigate-default-n)
 esac
 
 dmesg | grep -E 'split lock detection|split_lock|bus_lock' | sed 's/^/@@@ dmesg /'
-sed 's/^/@@@ stats /' /sys/kernel/split_lock/stats
+if [ -d /sys/kernel/split_lock/stats ]; then
+	# v2: one file per counter, v1's names first in v1's order.
+	for f in ac_traps db_traps misery_delays sigbus warnings_suppressed \
+		 $(ls /sys/kernel/split_lock/stats); do
+		case " $done_stats " in *" $f "*) continue ;; esac
+		done_stats="$done_stats $f"
+		v=$(cat /sys/kernel/split_lock/stats/$f)
+		if [ "$(wc -l < /sys/kernel/split_lock/stats/$f)" = 1 ] &&
+		   [ -n "$v" ] && [ -z "$(echo "$v" | tr -d 0-9)" ]; then
+			say "stats $f $v"
+		else
+			say "stats-bad $f"
+		fi
+	done
+else
+	sed 's/^/@@@ stats /' /sys/kernel/split_lock/stats
+fi
 if [ -d $tracing/events/split_lock/split_lock_trap ]; then
 	say "trace_events $(grep -c 'split_lock_trap:' $tracing/trace)"
 	grep 'split_lock_trap:' $tracing/trace | head -3 | sed 's/^/@@@ trace /'

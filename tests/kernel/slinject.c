@@ -80,7 +80,9 @@ static int cmd_write(const char *path, const char *value)
 	}
 	n = write(fd, value, strlen(value));
 	printf("SLINJECT write %s=%s %s\n", path, value,
-	       n < 0 ? (errno == EPERM ? "errno=EPERM" : strerror(errno)) : "ok");
+	       n < 0 ? (errno == EPERM ? "errno=EPERM" :
+			errno == EINVAL ? "errno=EINVAL" :
+			errno == ERANGE ? "errno=ERANGE" : strerror(errno)) : "ok");
 	close(fd);
 	return n < 0;
 }
