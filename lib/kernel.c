@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The running kernel: release, interfaces it offers, patched counters. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <inttypes.h>
 
@@ -81,14 +82,42 @@ static int stat_value(char *text, const char *name, uint64_t *value)
 	return -ENOENT;
 }
 
+/*
+ * v2 kernels give one value per file in the stats directory, as sysfs
+ * wants; v1 kernels of the series one file of "name value" lines.
+ */
+static int counters_v2(struct splitlock_ctx *ctx, int64_t values[SPLITLOCK_COUNTER_MAX])
+{
+	int found = 0;
+
+	for (size_t i = 0; i < SPLITLOCK_COUNTER_MAX; i++) {
+		char path[128], line[64], *end;
+		unsigned long long v;
+
+		snprintf(path, sizeof(path), STATS_PATH "/%s", counter_names[i]);
+		if (sl_read_line(ctx, path, line, sizeof(line)) < 0)
+			continue;
+		errno = 0;
+		v = strtoull(line, &end, 10);
+		if (errno || end == line || (*end && *end != '\n') || v > INT64_MAX)
+			continue;
+		values[i] = (int64_t)v;
+		found++;
+	}
+	return found ? 0 : -ENOENT;
+}
+
 _public_ int splitlock_kernel_counters(struct splitlock_ctx *ctx,
 				       int64_t values[SPLITLOCK_COUNTER_MAX])
 {
 	_cleanup_free_ char *text = NULL;
+	struct stat st;
 	int r;
 
 	for (size_t i = 0; i < SPLITLOCK_COUNTER_MAX; i++)
 		values[i] = -1;
+	if (sl_lstat(ctx, STATS_PATH, &st) == 0 && S_ISDIR(st.st_mode))
+		return counters_v2(ctx, values);
 	r = sl_read_file(ctx, STATS_PATH, 64 * 1024, &text, NULL);
 	if (r < 0)
 		return r;

@@ -71,6 +71,26 @@ test_patched_kernel_mode_comes_from_sysfs() {
 	expect_json '.kernel.counters' null
 }
 
+# The v2 series gives one value per file in a stats/ directory; the v1
+# layout (one file of "name value" lines) is still read above.
+test_v2_stats_directory_one_value_per_file() {
+	copy_fixture patched-seq
+	local d="$T/root/sys/kernel/split_lock/stats"
+	rm "$d" && mkdir "$d"
+	echo 7 >"$d/ac_traps"
+	echo 2 >"$d/db_traps"
+	echo 5 >"$d/misery_delays"
+	echo 1 >"$d/sigbus"
+	echo "3 4" >"$d/warnings_suppressed" # not one number: unknown, not 3
+	run "$SLCTL" --root "$T/root" --json status
+	expect_rc 0
+	expect_json '.kernel.counters.ac_traps' 7
+	expect_json '.kernel.counters.db_traps' 2
+	expect_json '.kernel.counters.misery_delays' 5
+	expect_json '.kernel.counters.sigbus' 1
+	expect_json '.kernel.counters.warnings_suppressed' null
+}
+
 # Every boot line since 5.7, as the only detector record of the log.
 test_every_boot_line_variant_gives_its_mode() {
 	local line want
