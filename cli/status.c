@@ -105,6 +105,8 @@ static void print_json(const struct status *s)
 	json_bool(&j, "proc_counters", s->ifaces & SPLITLOCK_KERNEL_PROC_COUNTERS);
 	json_bool(&j, "inject", s->ifaces & SPLITLOCK_KERNEL_INJECT);
 	json_bool(&j, "kmsg", s->ifaces & SPLITLOCK_KERNEL_KMSG);
+	json_bool(&j, "mode_writable", s->ifaces & SPLITLOCK_KERNEL_MODE_WRITABLE);
+	json_bool(&j, "misery_exempt", s->ifaces & SPLITLOCK_KERNEL_MISERY_EXEMPT);
 	json_object_end(&j);
 	json_kernel_counters(&j, "counters",
 			     s->ifaces & SPLITLOCK_KERNEL_SYSFS ? s->counters : NULL);
@@ -209,8 +211,10 @@ static void print_text(const struct status *s)
 		       ac && db ? ", " : "", db ? "bus_lock_detect (#DB)" : "",
 		       s->cpu & SPLITLOCK_CPU_HYPERVISOR ? "; virtual machine" : "");
 
-	printf("Kernel:     %s, %s%s\n", s->release[0] ? s->release : "unknown release",
+	printf("Kernel:     %s, %s%s%s%s\n", s->release[0] ? s->release : "unknown release",
 	       s->ifaces & SPLITLOCK_KERNEL_SYSFS ? "patched (/sys/kernel/split_lock)" : "stock",
+	       s->ifaces & SPLITLOCK_KERNEL_MODE_WRITABLE ? ", switches modes at run time" : "",
+	       s->ifaces & SPLITLOCK_KERNEL_MISERY_EXEMPT ? ", exempts processes from misery" : "",
 	       s->ifaces & SPLITLOCK_KERNEL_MITIGATE_SYSCTL ? ", has kernel.split_lock_mitigate"
 							    : ", no kernel.split_lock_mitigate (needs 6.2+)");
 

@@ -26,7 +26,7 @@ _slctl_mode() {
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--persist --backend --dry-run --run-tools --help $_slctl_global_opts" -- "$cur"))
+		COMPREPLY=($(compgen -W "--persist --now --backend --dry-run --run-tools --help $_slctl_global_opts" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -W "$_slctl_modes" -- "$cur"))
 		[[ ${COMPREPLY[0]-} == ratelimit: ]] && compopt -o nospace

@@ -80,6 +80,24 @@ int sl_sysctld_parse_line(char *line, const char *want, const char **value);
 /* A sysctl key in the '/'-separated form systemd compares (in place). */
 void sl_sysctl_normalize_key(char *key);
 
+/*
+ * lock.c: slctl's own directory, /run/slctl under the root, created mode
+ * 0700 and checked to be root's (or the caller's) and no one else's. The
+ * descriptor, or a negative errno with a sentence in *@why (malloc'ed).
+ */
+#define SL_STATE_DIR "/run/slctl"
+int sl_open_state_dir(struct splitlock_ctx *ctx, char **why);
+
+/* kernel.c: the interfaces of the patched kernel's run-time control. */
+#define SL_SYSFS_MODE "/sys/kernel/split_lock/mode"
+bool sl_mode_file_writable(struct splitlock_ctx *ctx);
+bool sl_has_misery_exempt(struct splitlock_ctx *ctx);
+/*
+ * The value of the "KEY VALUE" line of @text (the part after the blanks,
+ * up to the end of the line), or NULL when no line has @key.
+ */
+const char *sl_find_key(const char *text, const char *key);
+
 /* Largest file we read whole: configuration files are small. */
 #define SL_MAX_CONFIG_SIZE (4u << 20)
 

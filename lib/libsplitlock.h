@@ -110,6 +110,18 @@ enum {
 	SPLITLOCK_KERNEL_PROC_COUNTERS   = 1u << 3,
 	/* /sys/kernel/debug/split_lock/inject (patched, test-only) */
 	SPLITLOCK_KERNEL_INJECT          = 1u << 4,
+	/*
+	 * Run-time mode switching (patched kernel): /sys/kernel/split_lock/mode
+	 * has its owner's write bit (mode 0644). The bit, not access(2),
+	 * decides: root may open a read-only sysfs file for writing, and
+	 * the write then fails. Since 1.0.
+	 */
+	SPLITLOCK_KERNEL_MODE_WRITABLE   = 1u << 5,
+	/*
+	 * The per-process misery exemption (patched kernel):
+	 * /proc/self/split_lock has a "misery_exempt" line. Since 1.0.
+	 */
+	SPLITLOCK_KERNEL_MISERY_EXEMPT   = 1u << 6,
 };
 
 /* Which of the interfaces above this kernel offers, as bits. Since 0.1. */
@@ -245,6 +257,70 @@ const char *splitlock_mode_info_get_evidence(const struct splitlock_mode_info *i
  */
 int splitlock_mode_next_boot(struct splitlock_ctx *ctx, enum splitlock_mode *mode,
 			     unsigned *ratelimit, char **source);
+
+/* ---- switching the mode at run time (patched kernel) ---------------------- */
+
+/*
+ * A planned switch of the running kernel's mode through the patched
+ * kernel's /sys/kernel/split_lock/mode, which root may write where the
+ * kernel offers run-time control (SPLITLOCK_KERNEL_MODE_WRITABLE): the
+ * kernel applies the new mode on every CPU, refuses to leave seq (EPERM),
+ * and the file then reads back the new mode. Planning reads only; applying
+ * writes the mode word and reads it back. The boot parameter is not
+ * touched (see the boot plan). One owner: splitlock_mode_switch_free().
+ */
+struct splitlock_mode_switch;
+
+/*
+ * Plan switching to @mode (not SPLITLOCK_MODE_UNKNOWN; @ratelimit counts
+ * for SPLITLOCK_MODE_RATELIMIT only). Returns 0 and *@sw, or a negative
+ * errno and no plan: -EINVAL (a mode that cannot be written), -ENOMEM, or
+ * the error of reading the mode file. A refused switch is still a plan:
+ * see splitlock_mode_switch_get_refusal().
+ * Since 1.0.
+ */
+int splitlock_mode_switch_new(struct splitlock_ctx *ctx, enum splitlock_mode mode,
+			      unsigned ratelimit, struct splitlock_mode_switch **sw);
+/* Frees @sw; returns NULL. Accepts NULL. Since 1.0. */
+struct splitlock_mode_switch *
+splitlock_mode_switch_free(struct splitlock_mode_switch *sw);
+/*
+ * 0 when the switch can be applied, else why not, with a sentence in
+ * splitlock_mode_switch_get_error(): -EOPNOTSUPP (the kernel has no mode
+ * file, or a read-only one: only the boot parameter changes the mode
+ * there), -EPERM (the kernel runs in seq mode, which it never leaves at
+ * run time).
+ * Since 1.0.
+ */
+int splitlock_mode_switch_get_refusal(const struct splitlock_mode_switch *sw);
+/* One sentence about the refusal or the last failure, or NULL. Since 1.0. */
+const char *splitlock_mode_switch_get_error(const struct splitlock_mode_switch *sw);
+/* The capability applying needs (checked by the caller). Since 1.0. */
+enum splitlock_cap
+splitlock_mode_switch_get_capability(const struct splitlock_mode_switch *sw);
+/*
+ * The mode the kernel ran in when planned; SPLITLOCK_MODE_UNKNOWN when the
+ * kernel has no mode file. @ratelimit may be NULL. Since 1.0.
+ */
+enum splitlock_mode
+splitlock_mode_switch_get_previous(const struct splitlock_mode_switch *sw,
+				   unsigned *ratelimit);
+/*
+ * Write the mode and read it back: the refusal if there is one; the
+ * error of writing (-EPERM: the kernel refused, e.g. it entered seq mode
+ * since planning; -EACCES: not privileged); -EIO when the file does not
+ * read back as the requested mode. The sentence is in
+ * splitlock_mode_switch_get_error().
+ * Since 1.0.
+ */
+int splitlock_mode_switch_apply(struct splitlock_mode_switch *sw);
+/*
+ * After applying: the mode read back; SPLITLOCK_MODE_UNKNOWN before, or
+ * when it could not be read. @ratelimit may be NULL. Since 1.0.
+ */
+enum splitlock_mode
+splitlock_mode_switch_get_current(const struct splitlock_mode_switch *sw,
+				  unsigned *ratelimit);
 
 /* ---- the boot parameter, through the bootloader's own tool -------------- */
 
