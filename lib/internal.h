@@ -98,6 +98,16 @@ bool sl_has_misery_exempt(struct splitlock_ctx *ctx);
  */
 const char *sl_find_key(const char *text, const char *key);
 
+/* process.c: field 22 of /proc/PID/stat; -ESRCH when there is no PID. */
+int sl_proc_start_time(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start);
+
+/*
+ * lease.c: someone set kernel.split_lock_mitigate through the mitigate
+ * plan while runs hold leases: their value is the one to keep, so the
+ * saved one is forgotten. Nothing is created when there are no leases.
+ */
+void sl_leases_forget_saved(struct splitlock_ctx *ctx);
+
 /* Largest file we read whole: configuration files are small. */
 #define SL_MAX_CONFIG_SIZE (4u << 20)
 
