@@ -82,8 +82,11 @@ static int lease_dir_open(struct splitlock_ctx *ctx, bool create, struct lease_d
 	int r;
 
 	ld->dir = ld->lock = -1;
-	if (!create && sl_lstat(ctx, SL_STATE_DIR "/" LEASE_DIR, &st) < 0)
-		return -ENOENT;
+	if (!create) {
+		r = sl_lstat(ctx, SL_STATE_DIR "/" LEASE_DIR, &st);
+		if (r < 0)
+			return r;
+	}
 	state = sl_open_state_dir(ctx, &why);
 	if (state < 0) {
 		sl_err(ctx, "%s", why ? why : strerror(-state));

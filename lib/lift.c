@@ -67,6 +67,13 @@ _public_ int splitlock_lift_choose(struct splitlock_ctx *ctx, enum splitlock_lif
 	cpu_known = splitlock_cpu_features(ctx, &cpu) == 0;
 	splitlock_kernel_interfaces(ctx, &ifaces);
 
+	/* seq is the kernel's own word (sysfs): it wins over what cpuinfo shows. */
+	if (mode == SPLITLOCK_MODE_SEQ) {
+		if (say(why, "the kernel runs in seq mode, whose penalty cannot be lifted for "
+			"any process; boot with another split_lock_detect= mode") < 0)
+			return -ENOMEM;
+		return -EPERM;
+	}
 	r = 0;
 	if (cpu_known && !(cpu & (SPLITLOCK_CPU_SPLIT_LOCK_DETECT | SPLITLOCK_CPU_BUS_LOCK_DETECT))) {
 		*lift = SPLITLOCK_LIFT_UNNEEDED;
@@ -74,11 +81,6 @@ _public_ int splitlock_lift_choose(struct splitlock_ctx *ctx, enum splitlock_lif
 	} else if (mode == SPLITLOCK_MODE_OFF) {
 		*lift = SPLITLOCK_LIFT_UNNEEDED;
 		r = say(why, "split-lock detection is off, so nothing penalizes split locks");
-	} else if (mode == SPLITLOCK_MODE_SEQ) {
-		if (say(why, "the kernel runs in seq mode, whose penalty cannot be lifted for "
-			"any process; boot with another split_lock_detect= mode") < 0)
-			return -ENOMEM;
-		return -EPERM;
 	} else if (mode == SPLITLOCK_MODE_FATAL) {
 		*lift = SPLITLOCK_LIFT_UNCHANGED;
 		r = say(why, "the kernel runs in fatal mode: a split-locking process is killed "
