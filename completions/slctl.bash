@@ -33,6 +33,18 @@ _slctl_mode() {
 	fi
 }
 
+_slctl_run() {
+	local cur=$1 i
+	# After '--': the command and its arguments, as for any command.
+	for ((i = 1; i < cword; i++)); do
+		if [[ ${words[i]} == -- ]]; then
+			_command_offset $((i + 1))
+			return
+		fi
+	done
+	COMPREPLY=($(compgen -W "--no-misery -- --help $_slctl_global_opts" -- "$cur"))
+}
+
 _slctl_offenders() {
 	local cur=$1 prev=$2
 	case $prev in
@@ -81,7 +93,7 @@ _slctl() {
 		esac
 	done
 	if [[ -z ${cmd-} ]]; then
-		COMPREPLY=($(compgen -W "status mitigate mode offenders probe $_slctl_global_opts" -- "$cur"))
+		COMPREPLY=($(compgen -W "status mitigate mode run offenders probe $_slctl_global_opts" -- "$cur"))
 		return
 	fi
 	if declare -F "_slctl_$cmd" >/dev/null; then
