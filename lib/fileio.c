@@ -367,6 +367,22 @@ int sl_write_atomic_like(const struct splitlock_ctx *ctx, const char *path,
 	return write_at(dfd, slash + 1, data, len, 0600, lslash + 1);
 }
 
+int sl_hold_dir_shared(const struct splitlock_ctx *ctx, const char *dir)
+{
+	int fd = sl_open_dir(ctx, dir);
+
+	if (fd < 0)
+		return fd;
+	while (flock(fd, LOCK_SH) < 0)
+		if (errno != EINTR) {
+			int r = -errno;
+
+			close(fd);
+			return r;
+		}
+	return fd;
+}
+
 int sl_mkdir_p(const struct splitlock_ctx *ctx, const char *path, mode_t mode)
 {
 	char prefix[PATH_MAX];

@@ -108,6 +108,15 @@ int sl_proc_start_time(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start)
  */
 void sl_leases_forget_saved(struct splitlock_ctx *ctx);
 
+/*
+ * fileio.c: a shared flock on /etc/sysctl.d, the directory whose atomic
+ * writers take turns with an exclusive one (sl_write_atomic()): while it is
+ * held, no writer replaces a file there, so that what a reader reads in
+ * several steps is one state. The descriptor (close() releases it), or a
+ * negative errno.
+ */
+int sl_hold_dir_shared(const struct splitlock_ctx *ctx, const char *dir);
+
 /* Largest file we read whole: configuration files are small. */
 #define SL_MAX_CONFIG_SIZE (4u << 20)
 

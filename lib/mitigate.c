@@ -360,12 +360,16 @@ static int report_half_done(struct splitlock_mitigate_plan *plan, int err)
 /*
  * Our drop-in, as systemd-sysctl reads it, must assign @want last. When it
  * does not, the text tells whether our own file is wrong (an error) or
- * another writer replaced it since (the last writer wins: a warning).
+ * another writer replaced it since (the last writer wins: a warning). Both
+ * are read under the directory's shared lock: between two unlocked reads a
+ * writer of the other value, then one of ours, would leave our very text
+ * after the first read saw the other value.
  */
 static int check_dropin(struct splitlock_mitigate_plan *plan, const char *want)
 {
 	struct splitlock_sysctld *res = NULL;
 	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int held = sl_hold_dir_shared(plan->ctx, "/etc/sysctl.d");
 	const char *file, *value = NULL, *ours = NULL;
 	size_t n;
 	int r = splitlock_sysctld_resolve(plan->ctx, MITIGATE_KEY, &res);

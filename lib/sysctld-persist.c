@@ -32,12 +32,16 @@ static bool key_matches(const char *line, size_t len, const char *key)
 /*
  * Read the drop-in back through the same resolver as status, which follows
  * systemd-sysctl: the last assignment of @key in our file must be @value.
- * Whether a later file overrides ours is the caller's to report.
+ * Whether a later file overrides ours is the caller's to report. Under the
+ * directory's shared lock, so that the resolver and the text below see one
+ * state: a writer of another value, then one of ours, between them would
+ * otherwise look like our own file gone wrong.
  */
 static int read_back(struct splitlock_ctx *ctx, const char *key, const char *value,
 		     const char *text)
 {
 	struct splitlock_sysctld *res = NULL;
+	_cleanup_close_ int held = sl_hold_dir_shared(ctx, "/etc/sysctl.d");
 	const char *got = NULL;
 	int r = splitlock_sysctld_resolve(ctx, key, &res);
 
