@@ -33,6 +33,9 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(shell $(PKG_CONFIG) --define-variable=prefix=$(PREFIX) \
 	--variable=completionsdir fish 2>/dev/null || \
 	echo $(PREFIX)/share/fish/vendor_completions.d)
+# polkit reads actions from its own prefix's share/polkit-1/actions only:
+# with PREFIX=/usr/local, point POLKITACTIONDIR at /usr/share/polkit-1/actions.
+POLKITACTIONDIR ?= $(PREFIX)/share/polkit-1/actions
 
 LIB_PKGS := libcap libmnl libkmod
 CLI_PKGS := smartcols libmnl
@@ -83,7 +86,7 @@ endif
 SO := $(B)/libsplitlock.so.$(SONAME_MAJOR)
 SO_FULL := $(B)/libsplitlock.so.$(VERSION)
 
-all: $(B)/slctl $(SO) $(B)/libsplitlock.a $(B)/libsplitlock.pc $(MANS)
+all: $(B)/slctl $(SO) $(B)/libsplitlock.a $(B)/libsplitlock.pc $(MANS) $(B)/org.slctl.run.policy
 
 # VERSION: the objects carry it (-DVERSION).
 $(B)/lib/%.o: lib/%.c VERSION | $(B)/lib
@@ -124,6 +127,10 @@ $(B)/libsplitlock.pc: lib/libsplitlock.pc.in FORCE
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
+# The action names the installed program: regenerated for BINDIR, as the .pc.
+$(B)/org.slctl.run.policy: polkit/org.slctl.run.policy.in FORCE
+	sed -e 's|@BINDIR@|$(BINDIR)|g' $< > $@
+
 $(B)/man/%: man/%.scd | $(B)/man
 	$(SCDOC) < $< > $@
 
@@ -134,7 +141,12 @@ $(B)/tests/test-%: tests/unit/test-%.c $(B)/libsplitlock.a | $(B)/tests
 $(B)/tests/faultinject.so: tests/fault/faultinject.c | $(B)/tests
 	$(CC) $(CFLAGS) -std=gnu11 -shared -fPIC -o $@ $< -ldl
 
-tests: $(TEST_BINS) $(B)/tests/faultinject.so
+# pkexec's stand-in for tests/cli/run.sh, which installs a setuid copy in
+# its scratch directory; never installed anywhere else.
+$(B)/tests/fake-pkexec: tests/fake/fake-pkexec.c | $(B)/tests
+	$(CC) $(CFLAGS) -std=gnu11 -o $@ $<
+
+tests: $(TEST_BINS) $(B)/tests/faultinject.so $(B)/tests/fake-pkexec
 
 deps:
 	@tools/deps.sh
@@ -228,6 +240,7 @@ install: all
 	install -Dm644 completions/slctl.bash $(DESTDIR)$(BASHCOMPDIR)/slctl
 	install -Dm644 completions/_slctl $(DESTDIR)$(ZSHCOMPDIR)/_slctl
 	install -Dm644 completions/slctl.fish $(DESTDIR)$(FISHCOMPDIR)/slctl.fish
+	install -Dm644 $(B)/org.slctl.run.policy $(DESTDIR)$(POLKITACTIONDIR)/org.slctl.run.policy
 
 # The release tarball: every tracked file, as git has them in the work tree
 # (so a change is packed before it is committed), reproducible: names

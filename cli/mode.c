@@ -9,15 +9,19 @@
 static void usage(FILE *out)
 {
 	fputs("Usage: slctl mode\n"
-	      "       slctl mode MODE --persist [--backend NAME] [--dry-run] [--run-tools]\n\n"
+	      "       slctl mode MODE --persist [--backend NAME] [--dry-run] [--run-tools]\n"
+	      "       slctl mode MODE --now [--persist ...] [--dry-run]\n\n"
 	      "Without MODE, show the detection mode of the running kernel and the\n"
-	      "mode the next boot will use, with where each comes from. With MODE,\n"
-	      "set the split_lock_detect= boot parameter through the system's own\n"
-	      "bootloader tool; the kernel reads it only at boot.\n\n"
+	      "mode the next boot will use, with where each comes from. With MODE and\n"
+	      "--persist, set the split_lock_detect= boot parameter through the\n"
+	      "system's own bootloader tool; the kernel reads it only at boot. With\n"
+	      "--now, switch the running kernel, where it can (the patched kernel's\n"
+	      "writable /sys/kernel/split_lock/mode).\n\n"
 	      "Modes: off, warn, seq (needs the patched kernel), fatal,\n"
 	      "       ratelimit:N (1 <= N <= 1000), default (remove the parameter)\n\n"
 	      "Options:\n"
-	      "  -p, --persist        write the parameter for the next boot (required)\n"
+	      "  -p, --persist        write the parameter for the next boot\n"
+	      "      --now            switch the running kernel now (not with default)\n"
 	      "  -b, --backend NAME   auto (default), or one of\n", out);
 	fprintf(out, "                       %s\n", slctl_backend_names());
 	fputs(	      "  -n, --dry-run        show the diff and the commands, change nothing\n"
@@ -158,35 +162,43 @@ static void manual_steps(void)
 	      stderr);
 }
 
-static void print_json_plan(const struct splitlock_boot_plan *plan, const char *value,
-			    bool dry_run, bool ran)
+/* The boot plan's keys, into an open object. */
+static void json_plan_fields(struct json *j, const struct splitlock_boot_plan *plan,
+			     const char *value, bool dry_run, bool ran)
 {
 	size_t nf = splitlock_boot_plan_get_file_count(plan);
 	size_t nc = splitlock_boot_plan_get_command_count(plan);
+
+	json_string(j, "backend", splitlock_boot_plan_get_backend(plan));
+	json_string(j, "next_boot", value);
+	json_bool(j, "dry_run", dry_run);
+	json_bool(j, "changed", !dry_run && (nf || nc));
+	json_array_begin(j, "files");
+	for (size_t i = 0; i < nf; i++)
+		json_string(j, NULL, splitlock_boot_plan_get_file(plan, i));
+	json_array_end(j);
+	json_string(j, "diff", splitlock_boot_plan_get_diff(plan));
+	json_array_begin(j, "commands");
+	for (size_t i = 0; i < nc; i++) {
+		const char *const *argv = splitlock_boot_plan_get_command(plan, i);
+
+		json_array_begin(j, NULL);
+		for (size_t k = 0; argv[k]; k++)
+			json_string(j, NULL, argv[k]);
+		json_array_end(j);
+	}
+	json_array_end(j);
+	json_bool(j, "commands_run", ran);
+}
+
+static void print_json_plan(const struct splitlock_boot_plan *plan, const char *value,
+			    bool dry_run, bool ran)
+{
 	struct json j;
 
 	json_init(&j, stdout);
 	json_object_begin(&j, NULL);
-	json_string(&j, "backend", splitlock_boot_plan_get_backend(plan));
-	json_string(&j, "next_boot", value);
-	json_bool(&j, "dry_run", dry_run);
-	json_bool(&j, "changed", !dry_run && (nf || nc));
-	json_array_begin(&j, "files");
-	for (size_t i = 0; i < nf; i++)
-		json_string(&j, NULL, splitlock_boot_plan_get_file(plan, i));
-	json_array_end(&j);
-	json_string(&j, "diff", splitlock_boot_plan_get_diff(plan));
-	json_array_begin(&j, "commands");
-	for (size_t i = 0; i < nc; i++) {
-		const char *const *argv = splitlock_boot_plan_get_command(plan, i);
-
-		json_array_begin(&j, NULL);
-		for (size_t k = 0; argv[k]; k++)
-			json_string(&j, NULL, argv[k]);
-		json_array_end(&j);
-	}
-	json_array_end(&j);
-	json_bool(&j, "commands_run", ran);
+	json_plan_fields(&j, plan, value, dry_run, ran);
 	json_object_end(&j);
 	json_finish(&j);
 }
@@ -231,37 +243,21 @@ static void print_leftovers(struct splitlock_ctx *ctx, const struct splitlock_bo
 			previous ? previous : "a mode slctl could not read");
 }
 
-static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
-	       const char *text, const char *backend, bool dry_run, bool run_tools)
+/*
+ * A boot plan for @mode through @backend, checked up to applying: EXIT_OK
+ * with *@planp, or an exit status after one sentence (and no plan).
+ */
+static int plan_boot(struct splitlock_ctx *ctx, enum splitlock_mode mode, unsigned rate,
+		     const char *backend, bool run_tools, struct splitlock_boot_plan **planp)
 {
 	struct splitlock_boot_plan *plan = NULL;
-	enum splitlock_mode mode = SPLITLOCK_MODE_UNKNOWN;
-	unsigned rate = 0, ifaces = 0, flags = 0;
-	bool real_root = streq(splitlock_get_root(ctx), "/");
 	int r, ret = EXIT_OK;
 
-	if (!streq(text, "default") && splitlock_mode_parse(text, &mode, &rate) < 0)
-		return slctl_usage_error("mode", "'%s' is not a mode; use off, warn, seq, fatal, "
-					 "ratelimit:N with 1 <= N <= 1000, or default.", text);
-	if (mode == SPLITLOCK_MODE_SEQ &&
-	    splitlock_kernel_interfaces(ctx, &ifaces) == 0 &&
-	    !(ifaces & SPLITLOCK_KERNEL_SYSFS))
-		slctl_warning("seq needs the patched kernel (kernel-patch/); this kernel has no "
-			      "/sys/kernel/split_lock and would treat seq as warn.");
-	if (!dry_run && real_root) {
-		r = slctl_require_capability(SPLITLOCK_CAP_SYS_ADMIN,
-					     "changing the boot configuration");
-		if (r)
-			return r;
-	}
-	if (run_tools)
-		flags |= SPLITLOCK_BOOT_RUN_TOOLS;
-
-	r = splitlock_boot_plan_new(ctx, backend, flags, &plan);
+	*planp = NULL;
+	r = splitlock_boot_plan_new(ctx, backend, run_tools ? SPLITLOCK_BOOT_RUN_TOOLS : 0, &plan);
 	if (r < 0) {
 		slctl_error("%s.", strerror(-r));
-		ret = EXIT_FAIL;
-		goto out;
+		return EXIT_FAIL;
 	}
 	r = splitlock_boot_plan_get_refusal(plan);
 	if (r == -ENOENT || r == -ENOTUNIQ) {
@@ -269,36 +265,48 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		if (r == -ENOENT)
 			manual_steps();
 		ret = EXIT_UNSUPPORTED;
-		goto out;
-	}
-	if (r < 0) {
+	} else if (r < 0) {
 		slctl_error("%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r));
 		ret = EXIT_FAIL;
-		goto out;
-	}
-	r = splitlock_boot_plan_mode(plan, mode, rate);
-	if (r < 0) {
-		slctl_error("%s%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r),
-			    next_step(r));
-		ret = EXIT_FAIL;
-		goto out;
-	}
-	if (!dry_run) {
-		r = splitlock_boot_plan_apply(plan);
+	} else {
+		r = splitlock_boot_plan_mode(plan, mode, rate);
 		if (r < 0) {
 			slctl_error("%s%s.", splitlock_boot_plan_get_error(plan) ?: strerror(-r),
 				    next_step(r));
-			print_leftovers(ctx, plan);
-			ret = r == -EACCES || r == -EPERM ? EXIT_PRIVILEGE : EXIT_FAIL;
-			goto out;
+			ret = EXIT_FAIL;
 		}
 	}
+	if (ret != EXIT_OK)
+		splitlock_boot_plan_free(plan);
+	else
+		*planp = plan;
+	return ret;
+}
 
-	bool ran = !dry_run && splitlock_boot_plan_runs_commands(plan) &&
-		   splitlock_boot_plan_get_command_count(plan) > 0;
-	if (g->json) {
-		print_json_plan(plan, text, dry_run, ran);
-	} else if (dry_run) {
+/* Apply a plan; an exit status after the sentence and the leftovers. */
+static int apply_boot(struct splitlock_ctx *ctx, struct splitlock_boot_plan *plan,
+		      const char *already)
+{
+	int r = splitlock_boot_plan_apply(plan);
+
+	if (r == 0)
+		return EXIT_OK;
+	slctl_error("%s%s%s.", already ? already : "",
+		    splitlock_boot_plan_get_error(plan) ?: strerror(-r), next_step(r));
+	print_leftovers(ctx, plan);
+	return r == -EACCES || r == -EPERM ? EXIT_PRIVILEGE : EXIT_FAIL;
+}
+
+static bool commands_ran(const struct splitlock_boot_plan *plan, bool dry_run)
+{
+	return !dry_run && splitlock_boot_plan_runs_commands(plan) &&
+	       splitlock_boot_plan_get_command_count(plan) > 0;
+}
+
+static void print_boot_text(struct splitlock_ctx *ctx, const struct splitlock_boot_plan *plan,
+			    const char *text, bool dry_run)
+{
+	if (dry_run) {
 		const char *diff = splitlock_boot_plan_get_diff(plan);
 
 		printf("Backend: %s\n", splitlock_boot_plan_get_backend(plan));
@@ -310,21 +318,173 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		}
 		if (!diff && !splitlock_boot_plan_get_command_count(plan))
 			printf("Nothing to change: the next boot already uses %s.\n", text);
-	} else {
-		if (!splitlock_boot_plan_get_file_count(plan) &&
-		    !splitlock_boot_plan_get_command_count(plan))
-			printf("Nothing to change: the next boot already uses %s.\n", text);
+		return;
+	}
+	if (!splitlock_boot_plan_get_file_count(plan) &&
+	    !splitlock_boot_plan_get_command_count(plan))
+		printf("Nothing to change: the next boot already uses %s.\n", text);
+	else
+		printf("Next boot: %s (set through %s).\n", text,
+		       splitlock_boot_plan_get_backend(plan));
+	if (!commands_ran(plan, dry_run) && splitlock_boot_plan_get_command_count(plan)) {
+		printf("Run inside %s to regenerate the boot configuration:\n",
+		       splitlock_get_root(ctx));
+		print_commands(stdout, plan, "  ");
+	}
+}
+
+static int parse_mode(const char *text, enum splitlock_mode *mode, unsigned *rate)
+{
+	*mode = SPLITLOCK_MODE_UNKNOWN;
+	*rate = 0;
+	if (streq(text, "default") || splitlock_mode_parse(text, mode, rate) == 0)
+		return 0;
+	return slctl_usage_error("mode", "'%s' is not a mode; use off, warn, seq, fatal, "
+				 "ratelimit:N with 1 <= N <= 1000, or default.", text);
+}
+
+static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
+	       const char *text, const char *backend, bool dry_run, bool run_tools)
+{
+	struct splitlock_boot_plan *plan = NULL;
+	enum splitlock_mode mode;
+	unsigned rate, ifaces = 0;
+	bool real_root = streq(splitlock_get_root(ctx), "/");
+	int r;
+
+	r = parse_mode(text, &mode, &rate);
+	if (r)
+		return r;
+	if (mode == SPLITLOCK_MODE_SEQ &&
+	    splitlock_kernel_interfaces(ctx, &ifaces) == 0 &&
+	    !(ifaces & SPLITLOCK_KERNEL_SYSFS))
+		slctl_warning("seq needs the patched kernel (kernel-patch/); this kernel has no "
+			      "/sys/kernel/split_lock and would treat seq as warn.");
+	if (!dry_run && real_root) {
+		r = slctl_require_capability(SPLITLOCK_CAP_SYS_ADMIN,
+					     "changing the boot configuration");
+		if (r)
+			return r;
+	}
+	r = plan_boot(ctx, mode, rate, backend, run_tools, &plan);
+	if (r)
+		return r;
+	if (!dry_run)
+		r = apply_boot(ctx, plan, NULL);
+	if (r == EXIT_OK) {
+		if (g->json)
+			print_json_plan(plan, text, dry_run, commands_ran(plan, dry_run));
 		else
-			printf("Next boot: %s (set through %s).\n", text,
-			       splitlock_boot_plan_get_backend(plan));
-		if (!ran && splitlock_boot_plan_get_command_count(plan)) {
-			printf("Run inside %s to regenerate the boot configuration:\n",
-			       splitlock_get_root(ctx));
-			print_commands(stdout, plan, "  ");
+			print_boot_text(ctx, plan, text, dry_run);
+	}
+	splitlock_boot_plan_free(plan);
+	return r;
+}
+
+/*
+ * --now: switch the running kernel (and with --persist the next boot too).
+ * Every refusal comes before anything is written, so that a refused
+ * command changes nothing; the running kernel is switched first, since it
+ * is the part that can still be refused by the kernel itself.
+ */
+static int set_now(struct splitlock_ctx *ctx, const struct slctl_globals *g,
+		   const char *text, bool persist, const char *backend, bool dry_run,
+		   bool run_tools)
+{
+	struct splitlock_mode_switch *sw = NULL;
+	struct splitlock_boot_plan *plan = NULL;
+	enum splitlock_mode mode, before, after;
+	unsigned rate, before_rate, after_rate;
+	char before_text[32], after_text[32], already[160];
+	int r, ret;
+
+	r = parse_mode(text, &mode, &rate);
+	if (r)
+		return r;
+	if (mode == SPLITLOCK_MODE_UNKNOWN)
+		return slctl_usage_error("mode", "'default' names no mode the kernel could switch "
+					 "to now; give the mode itself with --now.");
+	r = splitlock_mode_switch_new(ctx, mode, rate, &sw);
+	if (r < 0) {
+		slctl_error("cannot read /sys/kernel/split_lock/mode: %s.", errno_text(r));
+		return slctl_exit_for(r) == EXIT_PRIVILEGE ? EXIT_PRIVILEGE : EXIT_FAIL;
+	}
+	r = splitlock_mode_switch_get_refusal(sw);
+	if (r == -EOPNOTSUPP) {
+		slctl_error("%s; %s 'slctl mode %s --persist', then reboot.",
+			    splitlock_mode_switch_get_error(sw),
+			    persist ? "leave out --now: the boot parameter is set with"
+				    : "set the mode for the next boot with", text);
+		ret = EXIT_UNSUPPORTED;
+		goto out;
+	}
+	if (r < 0) {
+		slctl_error("%s.", splitlock_mode_switch_get_error(sw));
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (persist) {
+		ret = plan_boot(ctx, mode, rate, backend, run_tools, &plan);
+		if (ret)
+			goto out;
+	}
+	before = splitlock_mode_switch_get_previous(sw, &before_rate);
+	splitlock_mode_format(before, before_rate, before_text, sizeof(before_text));
+	if (!dry_run) {
+		ret = slctl_require_capability(splitlock_mode_switch_get_capability(sw),
+					       "switching the detection mode");
+		if (ret)
+			goto out;
+		r = splitlock_mode_switch_apply(sw);
+		if (r < 0) {
+			slctl_error("%s.", splitlock_mode_switch_get_error(sw) ?: errno_text(r));
+			ret = r == -EACCES ? EXIT_PRIVILEGE : EXIT_FAIL;
+			goto out;
+		}
+		if (plan) {
+			snprintf(already, sizeof(already), "the running kernel was switched to %s "
+				 "(it ran in %s), but the next boot keeps its mode: ", text,
+				 before_text);
+			ret = apply_boot(ctx, plan, already);
+			if (ret)
+				goto out;
 		}
 	}
+	after = dry_run ? before : splitlock_mode_switch_get_current(sw, &after_rate);
+	if (dry_run)
+		after_rate = before_rate;
+	splitlock_mode_format(after, after_rate, after_text, sizeof(after_text));
+	if (g->json) {
+		struct json j;
+
+		json_init(&j, stdout);
+		json_object_begin(&j, NULL);
+		json_string(&j, "before", before_text);
+		json_string(&j, "after", after_text);
+		json_string(&j, "requested", text);
+		json_bool(&j, "dry_run", dry_run);
+		if (plan) {
+			json_object_begin(&j, "persist");
+			json_plan_fields(&j, plan, text, dry_run, commands_ran(plan, dry_run));
+			json_object_end(&j);
+		} else {
+			json_null(&j, "persist");
+		}
+		json_object_end(&j);
+		json_finish(&j);
+	} else {
+		if (dry_run)
+			printf("Would switch the running kernel from %s to %s.\n", before_text, text);
+		else
+			printf("Split-lock detection runs in %s mode now (it was %s).\n",
+			       after_text, before_text);
+		if (plan)
+			print_boot_text(ctx, plan, text, dry_run);
+	}
+	ret = EXIT_OK;
 out:
 	splitlock_boot_plan_free(plan);
+	splitlock_mode_switch_free(sw);
 	return ret;
 }
 
@@ -348,10 +508,11 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "run-tools", no_argument, NULL, 'T' },
+		{ "now", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	bool persist = false, dry_run = false, run_tools = false;
+	bool persist = false, dry_run = false, run_tools = false, now = false;
 	const char *backend = NULL;
 	int c;
 
@@ -369,6 +530,9 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		case 'T':
 			run_tools = true;
 			break;
+		case 'N':
+			now = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -380,23 +544,29 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		return slctl_usage_error("mode", "'%s' is not a backend; use auto, %s.", backend,
 					 slctl_backend_names());
 	if (optind == argc) {
-		if (persist || dry_run || backend || run_tools)
-			return slctl_usage_error("mode", "--persist, --dry-run, --backend and "
+		if (persist || dry_run || backend || run_tools || now)
+			return slctl_usage_error("mode", "--persist, --now, --dry-run, --backend and "
 						 "--run-tools need a MODE.");
 		return show(ctx, g);
 	}
 	if (argc - optind > 1)
 		return slctl_usage_error("mode", "unexpected argument '%s'.", argv[optind + 1]);
+	if (now) {
+		if ((backend || run_tools) && !persist)
+			return slctl_usage_error("mode", "--backend and --run-tools choose how the "
+						 "boot parameter is written; add --persist.");
+		return set_now(ctx, g, argv[optind], persist, backend, dry_run, run_tools);
+	}
 	if (!persist) {
 		enum splitlock_mode m;
+		unsigned rate;
+		int r = parse_mode(argv[optind], &m, &rate);
 
-		if (!streq(argv[optind], "default") && splitlock_mode_parse(argv[optind], &m, NULL) < 0)
-			return slctl_usage_error("mode", "'%s' is not a mode; use off, warn, seq, fatal, "
-						 "ratelimit:N with 1 <= N <= 1000, or default.",
-						 argv[optind]);
-		return slctl_usage_error("mode", "the kernel reads split_lock_detect= only at boot, "
-					 "so a mode cannot be changed now; add --persist to set it "
-					 "for the next boot.");
+		if (r)
+			return r;
+		return slctl_usage_error("mode", "the kernel reads split_lock_detect= only at boot: "
+					 "add --persist to set it for the next boot, or --now to "
+					 "switch a kernel that can switch at run time.");
 	}
 	return set(ctx, g, argv[optind], backend, dry_run, run_tools);
 }
@@ -405,5 +575,5 @@ const struct slctl_command slctl_cmd_mode = {
 	.name = "mode",
 	.run = run,
 	.usage = usage,
-	.summary = "show the detection mode, or persist it for the next boot",
+	.summary = "show the detection mode, switch it now, or persist it",
 };

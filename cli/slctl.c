@@ -19,8 +19,10 @@ static const struct slctl_command *const commands[] = {
 	&slctl_cmd_status,
 	&slctl_cmd_mitigate,
 	&slctl_cmd_mode,
+	&slctl_cmd_run,
 	&slctl_cmd_offenders,
 	&slctl_cmd_probe,
+	&slctl_cmd_helper,
 };
 
 static void usage(FILE *out)
@@ -30,7 +32,8 @@ static void usage(FILE *out)
 		"See and steer the x86 split-lock detector of Linux.\n\n"
 		"Commands:\n", program_invocation_short_name);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+		if (!commands[i]->hidden)
+			fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nGlobal options (before or after the command):\n"
 	      "      --root DIR   act on the system tree under DIR (tests, images)\n"
 	      "      --json       print one JSON document on stdout\n"
@@ -41,8 +44,8 @@ static void usage(FILE *out)
 	      "4 not supported by this kernel or CPU. See slctl(8).\n", out);
 }
 
-static void log_to_stderr(void *data, int priority, const char *file, int line,
-			  const char *fn, const char *format, va_list args)
+void slctl_log(void *data, int priority, const char *file, int line,
+	       const char *fn, const char *format, va_list args)
 {
 	(void)data;
 	(void)file;
@@ -146,7 +149,7 @@ int main(int argc, char **argv)
 			    g.root ? g.root : "/", strerror(errno));
 		return g.root ? EXIT_USAGE : EXIT_FAIL;
 	}
-	splitlock_set_log_fn(ctx, log_to_stderr, NULL);
+	splitlock_set_log_fn(ctx, slctl_log, NULL);
 	if (g.verbose)
 		splitlock_set_log_priority(ctx, g.verbose > 1 ? LOG_DEBUG : LOG_INFO);
 

@@ -3,6 +3,7 @@
 #define SLCTL_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ struct slctl_command {
 		   int argc, char **argv);
 	void (*usage)(FILE *out);
 	const char *summary;
+	bool hidden;   /* not in the help: run by slctl itself (__helper) */
 };
 
 extern const struct slctl_command slctl_cmd_status;
@@ -42,6 +44,12 @@ extern const struct slctl_command slctl_cmd_mitigate;
 extern const struct slctl_command slctl_cmd_mode;
 extern const struct slctl_command slctl_cmd_offenders;
 extern const struct slctl_command slctl_cmd_probe;
+extern const struct slctl_command slctl_cmd_run;
+extern const struct slctl_command slctl_cmd_helper;
+
+/* The library's log function: "slctl: " and the sentence on stderr. */
+void slctl_log(void *data, int priority, const char *file, int line,
+	       const char *fn, const char *format, va_list args);
 
 
 /* One sentence on stderr, prefixed with the program name. */

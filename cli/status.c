@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "slctl.h"
 
@@ -31,6 +32,8 @@ struct status {
 	int64_t counters[SPLITLOCK_COUNTER_MAX];
 	const char *missing[4];
 	size_t n_missing;
+	int leases_r;
+	struct splitlock_leases *leases; /* runs holding misery off (slctl run) */
 };
 
 static void usage(FILE *out)
@@ -71,6 +74,108 @@ static void gather(struct splitlock_ctx *ctx, struct status *s)
 	for (size_t i = 0; i < ARRAY_SIZE(wanted); i++)
 		if (splitlock_have_capability(wanted[i]) <= 0)
 			s->missing[s->n_missing++] = splitlock_capability_name(wanted[i]);
+	s->leases_r = splitlock_leases_read(ctx, &s->leases);
+}
+
+static void format_since(int64_t usec, char *buf, size_t size, bool iso)
+{
+	time_t t = (time_t)(usec / 1000000);
+	struct tm tm;
+
+	if (usec == SPLITLOCK_TIME_UNKNOWN) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	if (iso) {
+		gmtime_r(&t, &tm);
+		strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	} else {
+		localtime_r(&t, &tm);
+		strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
+	}
+}
+
+static void json_leases(struct json *j, const struct status *s)
+{
+	size_t n;
+	int saved;
+
+	if (s->leases_r < 0) {
+		json_null(j, "leases");
+		return;
+	}
+	n = splitlock_leases_get_count(s->leases);
+	json_object_begin(j, "leases");
+	if (splitlock_leases_get_saved(s->leases, &saved) == 0)
+		json_int(j, "saved", saved);
+	else
+		json_null(j, "saved");
+	json_array_begin(j, "runs");
+	for (size_t i = 0; i < n; i++) {
+		uint32_t holder, run, uid;
+		int64_t since;
+		bool live;
+		char when[32];
+
+		splitlock_leases_get(s->leases, i, &holder, &run, &uid, &since, &live);
+		json_object_begin(j, NULL);
+		json_uint(j, "run_pid", run);
+		json_uint(j, "holder_pid", holder);
+		if (uid == UINT32_MAX)
+			json_null(j, "uid");
+		else
+			json_uint(j, "uid", uid);
+		if (since == SPLITLOCK_TIME_UNKNOWN) {
+			json_null(j, "since");
+		} else {
+			format_since(since, when, sizeof(when), true);
+			json_string(j, "since", when);
+		}
+		json_bool(j, "live", live);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+/* Only where there are leases: most machines never have one. */
+static void print_leases(const struct status *s)
+{
+	size_t n, live = 0;
+	int saved;
+
+	if (s->leases_r < 0 || !(n = splitlock_leases_get_count(s->leases)))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		bool l;
+
+		splitlock_leases_get(s->leases, i, NULL, NULL, NULL, NULL, &l);
+		live += l;
+	}
+	if (splitlock_leases_get_saved(s->leases, &saved) == 0)
+		printf("Leases:     %zu run%s of slctl run hold%s kernel.split_lock_mitigate at 0; "
+		       "%d comes back after the last\n", live, live == 1 ? "" : "s",
+		       live == 1 ? "s" : "", saved);
+	else
+		printf("Leases:     %zu run%s of slctl run, with kernel.split_lock_mitigate as "
+		       "it was\n", live, live == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		uint32_t holder, run, uid;
+		int64_t since;
+		bool l;
+		char when[32];
+
+		splitlock_leases_get(s->leases, i, &holder, &run, &uid, &since, &l);
+		format_since(since, when, sizeof(when), false);
+		if (uid == UINT32_MAX)
+			printf("            run %" PRIu32 " since %s", run, when);
+		else
+			printf("            run %" PRIu32 " (uid %" PRIu32 ") since %s", run, uid, when);
+		if (!l)
+			printf(": its holder %" PRIu32 " ended without dropping it; the next slctl "
+			       "run clears it", holder);
+		putchar('\n');
+	}
 }
 
 static const char *mode_text(enum splitlock_mode mode, unsigned rate, char *buf,
@@ -105,6 +210,8 @@ static void print_json(const struct status *s)
 	json_bool(&j, "proc_counters", s->ifaces & SPLITLOCK_KERNEL_PROC_COUNTERS);
 	json_bool(&j, "inject", s->ifaces & SPLITLOCK_KERNEL_INJECT);
 	json_bool(&j, "kmsg", s->ifaces & SPLITLOCK_KERNEL_KMSG);
+	json_bool(&j, "mode_writable", s->ifaces & SPLITLOCK_KERNEL_MODE_WRITABLE);
+	json_bool(&j, "misery_exempt", s->ifaces & SPLITLOCK_KERNEL_MISERY_EXEMPT);
 	json_object_end(&j);
 	json_kernel_counters(&j, "counters",
 			     s->ifaces & SPLITLOCK_KERNEL_SYSFS ? s->counters : NULL);
@@ -176,6 +283,8 @@ static void print_json(const struct status *s)
 	}
 	json_object_end(&j);
 
+	json_leases(&j, s);
+
 	json_object_begin(&j, "privileges");
 	json_array_begin(&j, "missing");
 	for (size_t i = 0; i < s->n_missing; i++)
@@ -209,8 +318,10 @@ static void print_text(const struct status *s)
 		       ac && db ? ", " : "", db ? "bus_lock_detect (#DB)" : "",
 		       s->cpu & SPLITLOCK_CPU_HYPERVISOR ? "; virtual machine" : "");
 
-	printf("Kernel:     %s, %s%s\n", s->release[0] ? s->release : "unknown release",
+	printf("Kernel:     %s, %s%s%s%s\n", s->release[0] ? s->release : "unknown release",
 	       s->ifaces & SPLITLOCK_KERNEL_SYSFS ? "patched (/sys/kernel/split_lock)" : "stock",
+	       s->ifaces & SPLITLOCK_KERNEL_MODE_WRITABLE ? ", switches modes at run time" : "",
+	       s->ifaces & SPLITLOCK_KERNEL_MISERY_EXEMPT ? ", exempts processes from misery" : "",
 	       s->ifaces & SPLITLOCK_KERNEL_MITIGATE_SYSCTL ? ", has kernel.split_lock_mitigate"
 							    : ", no kernel.split_lock_mitigate (needs 6.2+)");
 
@@ -296,6 +407,7 @@ static void print_text(const struct status *s)
 		       splitlock_action_name(splitlock_offender_get_action(o)),
 		       exe ? ", " : "", exe ? exe : "");
 	}
+	print_leases(s);
 	if (s->n_missing) {
 		printf("Privileges: missing");
 		for (size_t i = 0; i < s->n_missing; i++)
@@ -336,6 +448,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	free(s.override);
 	free(s.next_source);
 	splitlock_offenders_unref(s.offenders);
+	splitlock_leases_free(s.leases);
 	return EXIT_OK;
 }
 

@@ -26,11 +26,23 @@ _slctl_mode() {
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--persist --backend --dry-run --run-tools --help $_slctl_global_opts" -- "$cur"))
+		COMPREPLY=($(compgen -W "--persist --now --backend --dry-run --run-tools --help $_slctl_global_opts" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -W "$_slctl_modes" -- "$cur"))
 		[[ ${COMPREPLY[0]-} == ratelimit: ]] && compopt -o nospace
 	fi
+}
+
+_slctl_run() {
+	local cur=$1 i
+	# After '--': the command and its arguments, as for any command.
+	for ((i = 1; i < cword; i++)); do
+		if [[ ${words[i]} == -- ]]; then
+			_command_offset $((i + 1))
+			return
+		fi
+	done
+	COMPREPLY=($(compgen -W "--no-misery -- --help $_slctl_global_opts" -- "$cur"))
 }
 
 _slctl_offenders() {
@@ -81,7 +93,7 @@ _slctl() {
 		esac
 	done
 	if [[ -z ${cmd-} ]]; then
-		COMPREPLY=($(compgen -W "status mitigate mode offenders probe $_slctl_global_opts" -- "$cur"))
+		COMPREPLY=($(compgen -W "status mitigate mode run offenders probe $_slctl_global_opts" -- "$cur"))
 		return
 	fi
 	if declare -F "_slctl_$cmd" >/dev/null; then

@@ -3,7 +3,7 @@
 # cli/*.c: tests/cli/completions.sh fails when `slctl CMD --help` lists an
 # option this file does not offer.
 
-set -l commands status mitigate mode offenders probe
+set -l commands status mitigate mode run offenders probe
 
 complete -c slctl -f
 
@@ -17,7 +17,8 @@ complete -c slctl -s V -l version -d 'Show the version'
 # Commands
 complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a status -d "Show the detector's state now and after reboot"
 complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a mitigate -d 'Show or set the split-lock penalty'
-complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a mode -d 'Show the detection mode, or persist it for the next boot'
+complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a mode -d 'Show the detection mode, switch it now, or persist it'
+complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a run -d 'Run a command with the split-lock penalty lifted for it'
 complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a offenders -d 'Who trips the detector, from the kernel log'
 complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a probe -d 'What this machine does to a split lock, and what one costs'
 
@@ -26,12 +27,23 @@ complete -c slctl -n '__fish_seen_subcommand_from mitigate' -a 'on off'
 complete -c slctl -n '__fish_seen_subcommand_from mitigate' -s p -l persist -d 'Also keep the setting across reboots'
 complete -c slctl -n '__fish_seen_subcommand_from mitigate' -s n -l dry-run -d 'Show what would change, change nothing'
 
-# mode [MODE --persist] [--backend NAME] [--dry-run]
+# mode [MODE --persist|--now] [--backend NAME] [--dry-run]
 complete -c slctl -n '__fish_seen_subcommand_from mode' -a 'off warn seq fatal ratelimit: default'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -s p -l persist -d 'Write the parameter for the next boot'
+complete -c slctl -n '__fish_seen_subcommand_from mode' -l now -d 'Switch the running kernel now'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -s b -l backend -x -a 'auto grub grubby kernel-install systemd-boot rpm-ostree kernelstub mkinitcpio refind' -d 'Bootloader tool to use'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -s n -l dry-run -d 'Show the diff and the commands, change nothing'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -l run-tools -d 'With --root, run the regeneration commands inside the root'
+
+# run [--no-misery] -- CMD [ARG...]: after --, the command's own completion
+function __slctl_run_command
+    set -l tokens (commandline -opc)
+    set -l dashes (contains -i -- -- $tokens)
+    set -e tokens[1..$dashes]
+    complete -C (string join -- ' ' $tokens (commandline -ct))
+end
+complete -c slctl -n '__fish_seen_subcommand_from run; and not contains -- -- (commandline -opc)' -l no-misery -d 'Lift the misery penalty (what run does)'
+complete -c slctl -n '__fish_seen_subcommand_from run; and contains -- -- (commandline -opc)' -x -a '(__slctl_run_command)'
 
 # offenders [OPTIONS]
 set -l off '__fish_seen_subcommand_from offenders'

@@ -207,8 +207,7 @@ int sl_tree_scan_diff(const struct sl_tree_scan *before, const struct sl_tree_sc
 
 /* lock.c: /run/slctl/lock under the root; returns the fd, or a negative
  * errno with a sentence in *@why (malloc'ed): -EBUSY when another holds it. */
-#define SL_LOCK_DIR "/run/slctl"
-#define SL_LOCK_FILE SL_LOCK_DIR "/lock"
+#define SL_LOCK_FILE SL_STATE_DIR "/lock"
 int sl_lock(struct splitlock_ctx *ctx, char **why);
 
 /*

@@ -92,6 +92,34 @@ void sl_sysctl_normalize_key(char *key);
 int sl_dropin_read_back(struct splitlock_ctx *ctx, const char *key,
 			const char *written, char **value, bool *still_ours);
 
+/*
+ * lock.c: slctl's own directory, /run/slctl under the root, created mode
+ * 0700 and checked to be root's (or the caller's) and no one else's. The
+ * descriptor, or a negative errno with a sentence in *@why (malloc'ed).
+ */
+#define SL_STATE_DIR "/run/slctl"
+int sl_open_state_dir(struct splitlock_ctx *ctx, char **why);
+
+/* kernel.c: the interfaces of the patched kernel's run-time control. */
+#define SL_SYSFS_MODE "/sys/kernel/split_lock/mode"
+bool sl_mode_file_writable(struct splitlock_ctx *ctx);
+bool sl_has_misery_exempt(struct splitlock_ctx *ctx);
+/*
+ * The value of the "KEY VALUE" line of @text (the part after the blanks,
+ * up to the end of the line), or NULL when no line has @key.
+ */
+const char *sl_find_key(const char *text, const char *key);
+
+/* process.c: field 22 of /proc/PID/stat; -ESRCH when there is no PID. */
+int sl_proc_start_time(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start);
+
+/*
+ * lease.c: someone set kernel.split_lock_mitigate through the mitigate
+ * plan while runs hold leases: their value is the one to keep, so the
+ * saved one is forgotten. Nothing is created when there are no leases.
+ */
+void sl_leases_forget_saved(struct splitlock_ctx *ctx);
+
 /* Largest file we read whole: configuration files are small. */
 #define SL_MAX_CONFIG_SIZE (4u << 20)
 

@@ -19,7 +19,7 @@ _public_ int splitlock_kernel_interfaces(struct splitlock_ctx *ctx,
 	static const struct { const char *path; unsigned bit; } probes[] = {
 		{ "/proc/sys/kernel/split_lock_mitigate",
 		  SPLITLOCK_KERNEL_MITIGATE_SYSCTL },
-		{ "/sys/kernel/split_lock/mode", SPLITLOCK_KERNEL_SYSFS },
+		{ SL_SYSFS_MODE, SPLITLOCK_KERNEL_SYSFS },
 		{ "/proc/self/split_lock", SPLITLOCK_KERNEL_PROC_COUNTERS },
 		{ "/sys/kernel/debug/split_lock/inject",
 		  SPLITLOCK_KERNEL_INJECT },
@@ -35,8 +35,49 @@ _public_ int splitlock_kernel_interfaces(struct splitlock_ctx *ctx,
 		bits |= SPLITLOCK_KERNEL_KMSG;
 		close(fd);
 	}
+	if (sl_mode_file_writable(ctx))
+		bits |= SPLITLOCK_KERNEL_MODE_WRITABLE;
+	if (sl_has_misery_exempt(ctx))
+		bits |= SPLITLOCK_KERNEL_MISERY_EXEMPT;
 	*ifaces = bits;
 	return 0;
+}
+
+bool sl_mode_file_writable(struct splitlock_ctx *ctx)
+{
+	struct stat st;
+
+	/*
+	 * sysfs shows a file with a store method as 0644 and one without as
+	 * 0444; root's CAP_DAC_OVERRIDE would let access(W_OK) say yes to
+	 * either, so the mode bits are the kernel's answer.
+	 */
+	return sl_lstat(ctx, SL_SYSFS_MODE, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (st.st_mode & S_IWUSR);
+}
+
+bool sl_has_misery_exempt(struct splitlock_ctx *ctx)
+{
+	_cleanup_free_ char *text = NULL;
+
+	/* The kernel with the exemption always shows the line, 0 or 1. */
+	if (sl_read_file(ctx, "/proc/self/split_lock", 64 * 1024, &text, NULL) < 0)
+		return false;
+	return sl_find_key(text, "misery_exempt") != NULL;
+}
+
+const char *sl_find_key(const char *text, const char *key)
+{
+	size_t len = strlen(key);
+
+	for (const char *line = text; line && *line;) {
+		if (strncmp(line, key, len) == 0 && (line[len] == ' ' || line[len] == '\t'))
+			return line + len + strspn(line + len, " \t");
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return NULL;
 }
 
 #define STATS_PATH "/sys/kernel/split_lock/stats"

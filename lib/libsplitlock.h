@@ -109,6 +109,18 @@ enum {
 	SPLITLOCK_KERNEL_PROC_COUNTERS   = 1u << 3,
 	/* /sys/kernel/debug/split_lock/inject (patched, test-only) */
 	SPLITLOCK_KERNEL_INJECT          = 1u << 4,
+	/*
+	 * Run-time mode switching (patched kernel): /sys/kernel/split_lock/mode
+	 * has its owner's write bit (mode 0644). The bit, not access(2),
+	 * decides: root may open a read-only sysfs file for writing, and
+	 * the write then fails. Since 1.0.
+	 */
+	SPLITLOCK_KERNEL_MODE_WRITABLE   = 1u << 5,
+	/*
+	 * The per-process misery exemption (patched kernel):
+	 * /proc/self/split_lock has a "misery_exempt" line. Since 1.0.
+	 */
+	SPLITLOCK_KERNEL_MISERY_EXEMPT   = 1u << 6,
 };
 
 /* Which of the interfaces above this kernel offers, as bits. Since 0.1. */
@@ -244,6 +256,70 @@ const char *splitlock_mode_info_get_evidence(const struct splitlock_mode_info *i
  */
 int splitlock_mode_next_boot(struct splitlock_ctx *ctx, enum splitlock_mode *mode,
 			     unsigned *ratelimit, char **source);
+
+/* ---- switching the mode at run time (patched kernel) ---------------------- */
+
+/*
+ * A planned switch of the running kernel's mode through the patched
+ * kernel's /sys/kernel/split_lock/mode, which root may write where the
+ * kernel offers run-time control (SPLITLOCK_KERNEL_MODE_WRITABLE): the
+ * kernel applies the new mode on every CPU, refuses to leave seq (EPERM),
+ * and the file then reads back the new mode. Planning reads only; applying
+ * writes the mode word and reads it back. The boot parameter is not
+ * touched (see the boot plan). One owner: splitlock_mode_switch_free().
+ */
+struct splitlock_mode_switch;
+
+/*
+ * Plan switching to @mode (not SPLITLOCK_MODE_UNKNOWN; @ratelimit counts
+ * for SPLITLOCK_MODE_RATELIMIT only). Returns 0 and *@sw, or a negative
+ * errno and no plan: -EINVAL (a mode that cannot be written), -ENOMEM, or
+ * the error of reading the mode file. A refused switch is still a plan:
+ * see splitlock_mode_switch_get_refusal().
+ * Since 1.0.
+ */
+int splitlock_mode_switch_new(struct splitlock_ctx *ctx, enum splitlock_mode mode,
+			      unsigned ratelimit, struct splitlock_mode_switch **sw);
+/* Frees @sw; returns NULL. Accepts NULL. Since 1.0. */
+struct splitlock_mode_switch *
+splitlock_mode_switch_free(struct splitlock_mode_switch *sw);
+/*
+ * 0 when the switch can be applied, else why not, with a sentence in
+ * splitlock_mode_switch_get_error(): -EOPNOTSUPP (the kernel has no mode
+ * file, or a read-only one: only the boot parameter changes the mode
+ * there), -EPERM (the kernel runs in seq mode, which it never leaves at
+ * run time).
+ * Since 1.0.
+ */
+int splitlock_mode_switch_get_refusal(const struct splitlock_mode_switch *sw);
+/* One sentence about the refusal or the last failure, or NULL. Since 1.0. */
+const char *splitlock_mode_switch_get_error(const struct splitlock_mode_switch *sw);
+/* The capability applying needs (checked by the caller). Since 1.0. */
+enum splitlock_cap
+splitlock_mode_switch_get_capability(const struct splitlock_mode_switch *sw);
+/*
+ * The mode the kernel ran in when planned; SPLITLOCK_MODE_UNKNOWN when the
+ * kernel has no mode file. @ratelimit may be NULL. Since 1.0.
+ */
+enum splitlock_mode
+splitlock_mode_switch_get_previous(const struct splitlock_mode_switch *sw,
+				   unsigned *ratelimit);
+/*
+ * Write the mode and read it back: the refusal if there is one; the
+ * error of writing (-EPERM: the kernel refused, e.g. it entered seq mode
+ * since planning; -EACCES: not privileged); -EIO when the file does not
+ * read back as the requested mode. The sentence is in
+ * splitlock_mode_switch_get_error().
+ * Since 1.0.
+ */
+int splitlock_mode_switch_apply(struct splitlock_mode_switch *sw);
+/*
+ * After applying: the mode read back; SPLITLOCK_MODE_UNKNOWN before, or
+ * when it could not be read. @ratelimit may be NULL. Since 1.0.
+ */
+enum splitlock_mode
+splitlock_mode_switch_get_current(const struct splitlock_mode_switch *sw,
+				  unsigned *ratelimit);
 
 /* ---- the boot parameter, through the bootloader's own tool -------------- */
 
@@ -517,6 +593,139 @@ bool splitlock_mitigate_plan_is_persisted(const struct splitlock_mitigate_plan *
  * Since 1.0.
  */
 const char *splitlock_mitigate_plan_get_error(const struct splitlock_mitigate_plan *plan);
+
+/* ---- lifting misery for one run ------------------------------------------ */
+
+/*
+ * How the misery penalty can be lifted for one process and what it starts,
+ * chosen by splitlock_lift_choose() from the running kernel's mode, the
+ * CPU's detection features and the kernel's interfaces.
+ */
+enum splitlock_lift {
+	/* The patched kernel's per-process exemption (splitlock_exempt_set()). */
+	SPLITLOCK_LIFT_EXEMPT = 1,
+	/* kernel.split_lock_mitigate = 0 while a lease is held (leases below). */
+	SPLITLOCK_LIFT_LEASE,
+	/*
+	 * Nothing penalizes split locks here (detection off, a CPU without
+	 * detection, a kernel before 5.19): run unchanged.
+	 */
+	SPLITLOCK_LIFT_UNNEEDED,
+	/*
+	 * What applies here is no misery and no run can change it (fatal or
+	 * ratelimit mode; a CPU with bus lock detection only, where the sysctl
+	 * governs nothing): run unchanged, and tell the user why.
+	 */
+	SPLITLOCK_LIFT_UNCHANGED,
+};
+
+/*
+ * Choose the way into *@lift. *@why (may be NULL; malloc'ed, the caller
+ * frees it) receives a sentence for UNNEEDED and UNCHANGED, NULL for the
+ * others. Errors, with the sentence in *@why: -EPERM (seq mode, whose
+ * penalty nothing lifts), -EOPNOTSUPP (a kernel that penalizes and offers
+ * neither the sysctl nor the exemption); -ENOMEM.
+ * Since 1.0.
+ */
+int splitlock_lift_choose(struct splitlock_ctx *ctx, enum splitlock_lift *lift,
+			  char **why);
+
+/*
+ * The patched kernel's misery exemption of process @pid: 1 when exempt,
+ * 0 when not. -EOPNOTSUPP: the kernel has no exemption (no misery_exempt
+ * line in /proc/PID/split_lock); -ESRCH: no such process; -EACCES: the
+ * file is not readable (it is its owner's and ptrace-checked).
+ * Since 1.0.
+ */
+int splitlock_exempt_get(struct splitlock_ctx *ctx, uint32_t pid);
+/*
+ * Exempt @pid from misery (or subject it again), for it and every process
+ * it starts from then on (the mark is inherited across fork and exec), by
+ * writing "misery_exempt 1" to /proc/PID/split_lock, then read it back.
+ * Errors as splitlock_exempt_get(), and the kernel's: -EPERM (seq mode,
+ * or no CAP_SYS_ADMIN), -EACCES (no ptrace access to @pid); -EIO when
+ * the file does not show the new mark.
+ * Since 1.0.
+ */
+int splitlock_exempt_set(struct splitlock_ctx *ctx, uint32_t pid, bool exempt);
+
+/*
+ * Who process @pid is, from /proc/PID/status: *@uid (may be NULL) when its
+ * real, effective, saved and filesystem uids are one, and its parent in
+ * *@ppid (may be NULL). -ESRCH: no such process; -ENOTUNIQ: the uids
+ * differ (a process changing identity); -EBADMSG: a status file not
+ * understood.
+ * Since 1.0.
+ */
+int splitlock_process_identity(struct splitlock_ctx *ctx, uint32_t pid,
+			       uint32_t *uid, uint32_t *ppid);
+
+/*
+ * A lease on kernel.split_lock_mitigate = 0, for kernels without the
+ * exemption. The calling process is its holder: the lease lasts until
+ * splitlock_lease_drop() or the holder's end, whichever comes first.
+ * State lives in /run/slctl/leases (root's, mode 0700), changed under a
+ * lock: the first lease saves the sysctl's value and sets 0; the last to
+ * go restores the saved value, but only over the 0 slctl wrote, never
+ * over a value someone set meanwhile (one set through the mitigate plan
+ * is kept too). A lease whose holder ended without dropping it (crash,
+ * SIGKILL) is removed by the next take or drop, which then restores if it
+ * was the last. One owner.
+ */
+struct splitlock_lease;
+
+/*
+ * Take a lease for the calling process. @uid and @run_pid say for whom
+ * (shown by splitlock_leases_get()); they do not decide anything.
+ * Errors: -ENOENT (no sysctl), the errors of setting it (-EPERM in seq
+ * mode or without CAP_SYS_ADMIN: check the capability first to tell
+ * them apart), -EUCLEAN/-ELOOP for a /run/slctl that is not root's alone,
+ * -EACCES; sentences go to the log function. Nothing is left behind on
+ * failure.
+ * Since 1.0.
+ */
+int splitlock_lease_take(struct splitlock_ctx *ctx, uint32_t uid, uint32_t run_pid,
+			 struct splitlock_lease **lease);
+/*
+ * Drop @lease and free it, in every case (accepts NULL): the lease file
+ * goes, dead holders' leases go, and when no lease is left the saved value
+ * comes back as above. Returns 0, or the error of restoring (the saved
+ * value is then kept for the next try).
+ * Since 1.0.
+ */
+int splitlock_lease_drop(struct splitlock_lease *lease);
+
+/* The leases as they are now, for a report. One owner. */
+struct splitlock_leases;
+
+/*
+ * Read the leases (none when the directory does not exist). Nothing is
+ * changed: dead holders' leases are listed, marked not live. -EACCES when
+ * the caller may not read /run/slctl (it is root's).
+ * Since 1.0.
+ */
+int splitlock_leases_read(struct splitlock_ctx *ctx, struct splitlock_leases **leases);
+/* Since 1.0. */
+struct splitlock_leases *splitlock_leases_free(struct splitlock_leases *leases);
+/* Since 1.0. */
+size_t splitlock_leases_get_count(const struct splitlock_leases *leases);
+/*
+ * Lease @index (sorted by the holder's PID as text): its holder, the run
+ * it was taken for, the uid it was taken for (UINT32_MAX when unknown),
+ * when it was taken (microseconds since the epoch, or
+ * SPLITLOCK_TIME_UNKNOWN), and whether its holder still lives.
+ * Any out pointer may be NULL. -ERANGE past the end.
+ * Since 1.0.
+ */
+int splitlock_leases_get(const struct splitlock_leases *leases, size_t index,
+			 uint32_t *holder_pid, uint32_t *run_pid, uint32_t *uid,
+			 int64_t *since, bool *live);
+/*
+ * The value the last lease gives back (the sysctl's value before slctl
+ * set 0); -ENODATA when slctl owes none.
+ * Since 1.0.
+ */
+int splitlock_leases_get_saved(const struct splitlock_leases *leases, int *value);
 
 /* ---- sysctl.d ------------------------------------------------------------ */
 

@@ -9,7 +9,8 @@
  * user can write, such as /run/lock, any user could create or hold the file
  * and so block every change. A directory that is a symlink, belongs to
  * someone else or lets others write is refused, not repaired: somebody
- * prepared it, and the admin should know.
+ * prepared it, and the admin should know. The leases of lease.c live in
+ * the same directory, for the same reason.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +33,7 @@ static int refuse(char **why, int err, const char *format, ...)
 	return err;
 }
 
-static int open_lock_dir(struct splitlock_ctx *ctx, char **why)
+int sl_open_state_dir(struct splitlock_ctx *ctx, char **why)
 {
 	struct stat st;
 	int fd, r;
@@ -46,22 +47,22 @@ static int open_lock_dir(struct splitlock_ctx *ctx, char **why)
 	if (mkdirat(fd, "slctl", 0700) < 0 && errno != EEXIST) {
 		r = -errno;
 		close(fd);
-		return refuse(why, r, "cannot create " SL_LOCK_DIR ": %s", strerror(-r));
+		return refuse(why, r, "cannot create " SL_STATE_DIR ": %s", strerror(-r));
 	}
 	r = fstatat(fd, "slctl", &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 	if (r == 0 && S_ISLNK(st.st_mode))
-		r = refuse(why, -ELOOP, SL_LOCK_DIR " is a symbolic link; the lock is taken "
+		r = refuse(why, -ELOOP, SL_STATE_DIR " is a symbolic link; the lock is taken "
 			   "only in a directory of its own");
 	else if (r == 0 && !S_ISDIR(st.st_mode))
-		r = refuse(why, -ENOTDIR, SL_LOCK_DIR " is not a directory");
+		r = refuse(why, -ENOTDIR, SL_STATE_DIR " is not a directory");
 	else if (r == 0 && ((st.st_uid != 0 && st.st_uid != geteuid()) ||
 			    (st.st_mode & 07777) != 0700))
-		r = refuse(why, -EUCLEAN, SL_LOCK_DIR " has owner uid %u and mode %04o; "
+		r = refuse(why, -EUCLEAN, SL_STATE_DIR " has owner uid %u and mode %04o; "
 			   "the lock is taken only in a directory of root's with mode "
 			   "0700, remove it",
 			   (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 	else if (r < 0)
-		r = refuse(why, r, "cannot inspect " SL_LOCK_DIR ": %s", strerror(-r));
+		r = refuse(why, r, "cannot inspect " SL_STATE_DIR ": %s", strerror(-r));
 	if (r < 0) {
 		close(fd);
 		return r;
@@ -70,13 +71,13 @@ static int open_lock_dir(struct splitlock_ctx *ctx, char **why)
 	r = openat(fd, "slctl", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	close(fd);
 	if (r < 0)
-		return refuse(why, -errno, "cannot open " SL_LOCK_DIR ": %m");
+		return refuse(why, -errno, "cannot open " SL_STATE_DIR ": %m");
 	{
 		struct stat now;
 
 		if (fstat(r, &now) < 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
 			close(r);
-			return refuse(why, -ESTALE, SL_LOCK_DIR " changed while it was "
+			return refuse(why, -ESTALE, SL_STATE_DIR " changed while it was "
 				      "being checked");
 		}
 	}
@@ -90,7 +91,7 @@ int sl_lock(struct splitlock_ctx *ctx, char **why)
 	int fd, r;
 
 	*why = NULL;
-	dir = open_lock_dir(ctx, why);
+	dir = sl_open_state_dir(ctx, why);
 	if (dir < 0)
 		return dir;
 	fd = openat(dir, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |

@@ -393,6 +393,8 @@ _public_ int splitlock_mitigate_plan_apply(struct splitlock_mitigate_plan *plan)
 			return -ENOMEM;
 		return r;
 	}
+	/* A value set by hand outlives the runs that hold leases (lease.c). */
+	sl_leases_forget_saved(plan->ctx);
 	if (plan->flags & SPLITLOCK_MITIGATE_PERSIST) {
 		r = splitlock_sysctld_persist(plan->ctx, MITIGATE_KEY, text, 0, NULL);
 		if (r < 0) {

@@ -48,12 +48,12 @@ static int find_boot_line(const struct splitlock_kmsg_record *rec, void *data)
 static int from_sysfs(struct splitlock_ctx *ctx, struct splitlock_mode_info *info)
 {
 	char buf[64];
-	int r = sl_read_line(ctx, "/sys/kernel/split_lock/mode", buf, sizeof(buf));
+	int r = sl_read_line(ctx, SL_SYSFS_MODE, buf, sizeof(buf));
 
 	if (r < 0)
 		return r;
 	if (splitlock_mode_parse(buf, &info->mode, &info->ratelimit) < 0) {
-		sl_warn(ctx, "/sys/kernel/split_lock/mode holds an unknown mode '%s'", buf);
+		sl_warn(ctx, SL_SYSFS_MODE " holds an unknown mode '%s'", buf);
 		return -EBADMSG;
 	}
 	info->source = SPLITLOCK_SOURCE_SYSFS;

@@ -20,10 +20,17 @@ test_install_puts_every_piece_in_place() {
 		usr/share/man/man3/libsplitlock-context.3 usr/share/man/man3/libsplitlock-status.3 \
 		usr/share/man/man3/libsplitlock-mitigate.3 usr/share/man/man3/libsplitlock-boot.3 \
 		usr/share/man/man3/libsplitlock-offenders.3 usr/share/man/man3/libsplitlock-follow.3 \
+		usr/share/man/man3/libsplitlock-run.3 \
 		usr/share/bash-completion/completions/slctl usr/share/zsh/site-functions/_slctl \
-		usr/share/fish/vendor_completions.d/slctl.fish; do
+		usr/share/fish/vendor_completions.d/slctl.fish usr/share/polkit-1/actions/org.slctl.run.policy; do
 		[ -e "$T/dest/$f" ] || fail "missing $f"
 	done
+	# pkexec picks the action by the installed program's path.
+	grep -q '<annotate key="org.freedesktop.policykit.exec.path">/usr/bin/slctl</annotate>' \
+		"$T/dest/usr/share/polkit-1/actions/org.slctl.run.policy" || fail "the polkit action names another program"
+	if command -v xmllint >/dev/null; then
+		xmllint --noout "$T/dest/usr/share/polkit-1/actions/org.slctl.run.policy" || fail "the polkit action is not XML"
+	fi
 }
 
 # One program, written only against the installed header and .pc, uses
@@ -230,13 +237,15 @@ complete_words() { # WORDS... : what completion offers for the last word
 }
 
 test_bash_completion_offers_commands_and_values() {
-	[ "$(complete_words slctl '')" = "status mitigate mode offenders probe --root --json --verbose --help --version" ] ||
+	[ "$(complete_words slctl '')" = "status mitigate mode run offenders probe --root --json --verbose --help --version" ] ||
 		fail "commands: $(complete_words slctl '')"
 	[ "$(complete_words slctl mitigate '')" = "on off" ] || fail "mitigate: $(complete_words slctl mitigate '')"
 	complete_words slctl mitigate -- | grep -q -- "--persist --dry-run" || fail "mitigate options"
 	[ "$(complete_words slctl mode '')" = "off warn seq fatal ratelimit: default" ] ||
 		fail "mode values: $(complete_words slctl mode '')"
 	complete_words slctl mode fatal --backend '' | grep -qw grubby || fail "backends"
+	# After run's '--', the words are the command's: commands first.
+	complete_words slctl run -- slee 2>/dev/null | grep -qw sleep || fail "run: $(complete_words slctl run -- slee 2>&1)"
 }
 
 test_completion_offers_exactly_the_library_backends() {

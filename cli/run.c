@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * slctl run: CMD with the misery penalty lifted for it and what it starts.
+ *
+ * The library chooses how (splitlock_lift_choose()): the patched kernel's
+ * per-process exemption, or on a stock kernel a lease on the global
+ * kernel.split_lock_mitigate. CMD runs as the user who ran slctl, with the
+ * environment, descriptors and signal dispositions slctl was given, and
+ * never before its exemption or lease is in place:
+ *
+ *  - exemption: a child forks, waits on a pipe until the parent has marked
+ *    it (inherited across exec, so CMD and its children are exempt), then
+ *    execs CMD;
+ *  - lease: the lease is taken first; its holder is slctl itself, or the
+ *    pkexec'd helper, which holds it until its standard input reaches EOF:
+ *    when this process ends in any way, the kernel closes the pipe and the
+ *    helper drops the lease at once.
+ *
+ * Without CAP_SYS_ADMIN the one privileged step goes through pkexec to
+ * `slctl __helper` (helper.c), which checks everything again itself.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "slctl.h"
+
+static void usage(FILE *out)
+{
+	fputs("Usage: slctl run [--no-misery] -- CMD [ARG...]\n\n"
+	      "Run CMD with the split-lock misery penalty lifted for it and what it\n"
+	      "starts. The patched kernel exempts CMD alone; a stock kernel switches\n"
+	      "kernel.split_lock_mitigate off while any run lasts and back after the\n"
+	      "last. CMD runs as you, with your environment. Without root, the one\n"
+	      "privileged step asks polkit (pkexec).\n\n"
+	      "Options:\n"
+	      "      --no-misery   lift the misery penalty: what run does, spelled out\n"
+	      "                    so that launch options keep their meaning\n"
+	      "  -h, --help        show this help\n\n"
+	      "The exit status is CMD's: 128+N when signal N ended it, 127 when it\n"
+	      "cannot be found, 126 when it cannot be executed. When CMD was not\n"
+	      "started, slctl's own: 1 failure, 2 usage, 3 privileges, 4 not supported.\n\n"
+	      "Steam launch options: slctl run --no-misery -- %command%\n", out);
+}
+
+/* The dispositions slctl changes while it waits, given back to CMD. */
+static const int relayed[] = { SIGTERM, SIGHUP };
+static const int ignored[] = { SIGINT, SIGQUIT, SIGPIPE };
+static struct sigaction original[_NSIG];
+static volatile sig_atomic_t child_pid;
+
+static void relay(int sig)
+{
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
+static void save_dispositions(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(relayed); i++)
+		sigaction(relayed[i], NULL, &original[relayed[i]]);
+	for (size_t i = 0; i < ARRAY_SIZE(ignored); i++)
+		sigaction(ignored[i], NULL, &original[ignored[i]]);
+}
+
+static void restore_dispositions(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(relayed); i++)
+		sigaction(relayed[i], &original[relayed[i]], NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(ignored); i++)
+		sigaction(ignored[i], &original[ignored[i]], NULL);
+}
+
+/*
+ * While CMD runs: the terminal sends ^C and ^\ to CMD as well (one process
+ * group), so slctl ignores them and lives to clean up and report, as a
+ * shell does with its foreground job; SIGTERM and SIGHUP, which a session
+ * or a launcher sends to slctl alone, are passed on to CMD.
+ */
+static void supervise_signals(pid_t pid)
+{
+	struct sigaction sa = { .sa_handler = relay };
+
+	child_pid = pid;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < ARRAY_SIZE(relayed); i++)
+		sigaction(relayed[i], &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	for (size_t i = 0; i < ARRAY_SIZE(ignored); i++)
+		sigaction(ignored[i], &sa, NULL);
+}
+
+/* The shell's statuses for a command that could not be run. */
+static int exec_failed(const char *cmd, int err)
+{
+	if (err == ENOENT && !strchr(cmd, '/')) {
+		slctl_error("%s: command not found.", cmd);
+		return 127;
+	}
+	slctl_error("cannot run %s: %s.", cmd, strerror(err));
+	return err == ENOENT ? 127 : 126;
+}
+
+static int status_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return EXIT_FAIL;
+}
+
+/* Nothing to lift: CMD replaces slctl, so everything about it is native. */
+static int exec_unchanged(char **cmd)
+{
+	execvp(cmd[0], cmd);
+	return exec_failed(cmd[0], errno);
+}
+
+struct child {
+	pid_t pid;
+	int go;    /* write end: one byte starts CMD, EOF ends the child */
+	int err;   /* read end: the errno of a failed exec, EOF on success */
+};
+
+/*
+ * Fork the child that will become CMD. It waits for the go byte: until
+ * then it is slctl, exempt or not, and if slctl dies it exits.
+ */
+static int start_child(char **cmd, struct child *c)
+{
+	int go[2], err[2];
+	char byte;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		int r = -errno;
+
+		close(go[0]);
+		close(go[1]);
+		return r;
+	}
+	fflush(NULL);
+	c->pid = fork();
+	if (c->pid < 0) {
+		int r = -errno;
+
+		close(go[0]);
+		close(go[1]);
+		close(err[0]);
+		close(err[1]);
+		return r;
+	}
+	if (c->pid == 0) {
+		close(go[1]);
+		close(err[0]);
+		if (read(go[0], &byte, 1) != 1)
+			_exit(EXIT_FAIL);
+		restore_dispositions();
+		execvp(cmd[0], cmd);
+		{
+			int e = errno;
+
+			if (write(err[1], &e, sizeof(e)) < 0)
+				_exit(127);
+		}
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	c->go = go[1];
+	c->err = err[0];
+	return 0;
+}
+
+/* Setting up failed: the child never becomes CMD. */
+static void abandon_child(struct child *c)
+{
+	close(c->go);
+	close(c->err);
+	kill(c->pid, SIGKILL);
+	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Let CMD start; 0, or the errno of its failed exec. */
+static int release_child(struct child *c)
+{
+	int e = 0;
+	ssize_t n;
+
+	supervise_signals(c->pid);
+	n = write(c->go, "g", 1);
+	close(c->go);
+	if (n != 1) {
+		close(c->err);
+		return EPIPE;
+	}
+	do
+		n = read(c->err, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(c->err);
+	return n == sizeof(e) ? e : 0;
+}
+
+static int wait_for(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return EXIT_FAIL;
+	return status_of(status);
+}
+
+/* ---- pkexec ------------------------------------------------------------- */
+
+struct helper {
+	pid_t pid;
+	int in;    /* the helper's stdin (lease): EOF drops the lease */
+	int out;   /* the helper's stdout (lease): "ready" */
+};
+
+/*
+ * `pkexec SLCTL __helper JOB [PID] [--root DIR] [-v...]`: __helper first,
+ * since the polkit action matches the program's first argument.
+ */
+static int spawn_helper(struct splitlock_ctx *ctx, const struct slctl_globals *g,
+			const char *job, pid_t target, struct helper *h)
+{
+	char self[PATH_MAX], pid_text[16];
+	const char *argv[12];
+	size_t n = 0;
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
+	int errpipe[2] = { -1, -1 };
+	ssize_t len;
+	int e = 0, r;
+
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len < 0) {
+		slctl_error("cannot find slctl's own program (/proc/self/exe): %s.", strerror(errno));
+		return -errno;
+	}
+	self[len] = '\0';
+	argv[n++] = "pkexec";
+	argv[n++] = self;
+	argv[n++] = "__helper";
+	argv[n++] = job;
+	if (target > 0) {
+		snprintf(pid_text, sizeof(pid_text), "%d", (int)target);
+		argv[n++] = pid_text;
+	}
+	if (!streq(splitlock_get_root(ctx), "/")) {
+		argv[n++] = "--root";
+		argv[n++] = splitlock_get_root(ctx);
+	}
+	for (int v = 0; v < g->verbose && v < 2; v++)
+		argv[n++] = "-v";
+	argv[n] = NULL;
+
+	if ((streq(job, "lease") && (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)) ||
+	    pipe2(errpipe, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	fflush(NULL);
+	h->pid = fork();
+	if (h->pid < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (h->pid == 0) {
+		/* Only stdin, stdout and stderr reach the helper: pkexec closes
+		 * the others. The exemption's helper writes nothing to stdout,
+		 * which belongs to CMD: it gets our stderr. */
+		if ((in[0] >= 0 && dup2(in[0], STDIN_FILENO) < 0) ||
+		    dup2(out[1] >= 0 ? out[1] : STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
+		execvp(argv[0], (char **)argv);
+		e = errno;
+		if (write(errpipe[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(errpipe[1]);
+	errpipe[1] = -1;
+	if (read(errpipe[0], &e, sizeof(e)) == sizeof(e)) {
+		while (waitpid(h->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		r = -e;
+		goto fail;
+	}
+	close(errpipe[0]);
+	if (in[0] >= 0)
+		close(in[0]);
+	if (out[1] >= 0)
+		close(out[1]);
+	h->in = in[1];
+	h->out = out[0];
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (in[i] >= 0)
+			close(in[i]);
+		if (out[i] >= 0)
+			close(out[i]);
+		if (errpipe[i] >= 0)
+			close(errpipe[i]);
+	}
+	if (r == -ENOENT)
+		slctl_error("lifting the misery penalty needs root, or polkit's pkexec, which is "
+			    "not installed; run slctl as root or install polkit.");
+	else
+		slctl_error("cannot run pkexec: %s.", errno_text(r));
+	return r;
+}
+
+/* The exit status for a helper that did not do its job; it said why. */
+static int helper_failed(int status, const char *cmd)
+{
+	int code = status_of(status);
+
+	/* pkexec's own: 126 the dialog was dismissed, 127 not authorized. */
+	if (code == 126 || code == 127) {
+		slctl_error("polkit did not authorize lifting the misery penalty (pkexec exit "
+			    "status %d); %s was not started.", code, cmd);
+		return EXIT_PRIVILEGE;
+	}
+	slctl_error("%s was not started.", cmd);
+	return code >= EXIT_FAIL && code <= EXIT_UNSUPPORTED ? code : EXIT_FAIL;
+}
+
+/* ---- the two ways ------------------------------------------------------- */
+
+static int exit_for_setup(int r)
+{
+	switch (-r) {
+	case EACCES:
+		return EXIT_PRIVILEGE;
+	case ENOENT:
+	case EOPNOTSUPP:
+		return EXIT_UNSUPPORTED;
+	default:
+		return EXIT_FAIL;
+	}
+}
+
+static int run_exempt(struct splitlock_ctx *ctx, const struct slctl_globals *g, char **cmd,
+		      bool privileged)
+{
+	struct child c;
+	int r, e;
+
+	r = start_child(cmd, &c);
+	if (r < 0) {
+		slctl_error("cannot start %s: %s.", cmd[0], errno_text(r));
+		return EXIT_FAIL;
+	}
+	if (privileged) {
+		r = splitlock_exempt_set(ctx, (uint32_t)c.pid, true);
+		if (r < 0) {
+			abandon_child(&c);
+			slctl_error("cannot exempt %s from misery: %s; it was not started.", cmd[0],
+				    errno_text(r));
+			return exit_for_setup(r);
+		}
+	} else {
+		struct helper h = { .pid = -1, .in = -1, .out = -1 };
+		int status;
+
+		r = spawn_helper(ctx, g, "exempt", c.pid, &h);
+		if (r < 0) {
+			abandon_child(&c);
+			return r == -ENOENT ? EXIT_PRIVILEGE : EXIT_FAIL;
+		}
+		while (waitpid(h.pid, &status, 0) < 0)
+			if (errno != EINTR) {
+				status = EXIT_FAIL << 8;
+				break;
+			}
+		if (status_of(status) != 0) {
+			abandon_child(&c);
+			return helper_failed(status, cmd[0]);
+		}
+	}
+	e = release_child(&c);
+	if (e) {
+		wait_for(c.pid);
+		return exec_failed(cmd[0], e);
+	}
+	return wait_for(c.pid);
+}
+
+/* Read the helper's "ready" line: the lease is in place. */
+static bool helper_ready(int fd)
+{
+	char buf[16];
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < sizeof(buf) - 1) {
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		len += (size_t)n;
+		buf[len] = '\0';
+		if (strchr(buf, '\n'))
+			return streq(buf, "ready\n");
+	}
+	return false;
+}
+
+static int run_lease(struct splitlock_ctx *ctx, const struct slctl_globals *g, char **cmd,
+		     bool privileged)
+{
+	struct splitlock_lease *lease = NULL;
+	struct helper h = { .pid = -1, .in = -1, .out = -1 };
+	struct child c;
+	int r, e, ret, status;
+
+	if (privileged) {
+		r = splitlock_lease_take(ctx, (uint32_t)getuid(), (uint32_t)getpid(), &lease);
+		if (r < 0) {
+			slctl_error("cannot take a lease on kernel.split_lock_mitigate: %s; %s was "
+				    "not started.", errno_text(r), cmd[0]);
+			return exit_for_setup(r);
+		}
+	} else {
+		r = spawn_helper(ctx, g, "lease", 0, &h);
+		if (r < 0)
+			return r == -ENOENT ? EXIT_PRIVILEGE : EXIT_FAIL;
+		if (!helper_ready(h.out)) {
+			close(h.in);
+			close(h.out);
+			while (waitpid(h.pid, &status, 0) < 0)
+				if (errno != EINTR) {
+					status = EXIT_FAIL << 8;
+					break;
+				}
+			return helper_failed(status, cmd[0]);
+		}
+	}
+
+	r = start_child(cmd, &c);
+	if (r < 0) {
+		slctl_error("cannot start %s: %s.", cmd[0], errno_text(r));
+		ret = EXIT_FAIL;
+	} else {
+		e = release_child(&c);
+		ret = wait_for(c.pid);
+		if (e)
+			ret = exec_failed(cmd[0], e);
+	}
+
+	if (lease) {
+		r = splitlock_lease_drop(lease);
+		if (r < 0)
+			slctl_warning("the lease on kernel.split_lock_mitigate could not be dropped "
+				      "cleanly (%s); the next slctl run retries.", errno_text(r));
+	} else {
+		close(h.in);
+		close(h.out);
+		while (waitpid(h.pid, &status, 0) < 0)
+			if (errno != EINTR) {
+				status = 0;
+				break;
+			}
+		if (status_of(status) != 0)
+			slctl_warning("the helper holding the lease ended with status %d; the next "
+				      "slctl run clears what it left.", status_of(status));
+	}
+	return ret;
+}
+
+static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
+	       int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "no-misery", no_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	_cleanup_free_ char *why = NULL;
+	enum splitlock_lift lift;
+	char **cmd;
+	bool privileged;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+		switch (c) {
+		case 'M':
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			return slctl_usage_error("run", "bad option.");
+		}
+	}
+	if (g->json)
+		return slctl_usage_error("run", "--json is not available: standard output "
+					 "belongs to CMD.");
+	/* Without '--' slctl would take CMD's -v or --json for its own. */
+	if (optind < 1 || !streq(argv[optind - 1], "--"))
+		return slctl_usage_error("run", "give the command after '--', as in "
+					 "'slctl run -- CMD [ARG...]'.");
+	if (optind >= argc)
+		return slctl_usage_error("run", "no command after '--'.");
+	cmd = argv + optind;
+
+	r = splitlock_lift_choose(ctx, &lift, &why);
+	if (r < 0) {
+		slctl_error("%s; %s was not started.", why ? why : errno_text(r), cmd[0]);
+		return r == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_FAIL;
+	}
+	save_dispositions();
+	switch (lift) {
+	case SPLITLOCK_LIFT_UNNEEDED:
+		if (g->verbose)
+			fprintf(stderr, "%s: %s; running %s unchanged.\n",
+				program_invocation_short_name, why, cmd[0]);
+		return exec_unchanged(cmd);
+	case SPLITLOCK_LIFT_UNCHANGED:
+		slctl_warning("%s; running %s unchanged.", why, cmd[0]);
+		return exec_unchanged(cmd);
+	default:
+		break;
+	}
+	privileged = splitlock_have_capability(SPLITLOCK_CAP_SYS_ADMIN) > 0;
+	if (lift == SPLITLOCK_LIFT_EXEMPT)
+		return run_exempt(ctx, g, cmd, privileged);
+	return run_lease(ctx, g, cmd, privileged);
+}
+
+const struct slctl_command slctl_cmd_run = {
+	.name = "run",
+	.run = run,
+	.usage = usage,
+	.summary = "run a command with the split-lock penalty lifted for it",
+};

@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Leases on kernel.split_lock_mitigate = 0: how a stock kernel (no
+ * per-process exemption) lifts the misery penalty for one run without
+ * leaving it off for good. All of it lives in /run/slctl/leases, inside
+ * the root-only directory of lock.c, and every change is made under an
+ * exclusive flock on /run/slctl/leases.lock:
+ *
+ *   PID-START-TAG  one file per lease: its holder, the process whose life
+ *              the lease lasts, named by PID and start time (/proc/PID/stat
+ *              field 22), so that a PID reused by another process does
+ *              not keep a dead lease alive; TAG tells apart leases of one
+ *              holder. Its lines (pid=, start=, uid=, run=, since=) say for
+ *              whom, for status.
+ *   saved      the value the sysctl had before slctl set it to 0; present
+ *              only while slctl owes it back.
+ *
+ * Taking a lease when the value is not 0 saves it and sets 0; when the
+ * last lease goes, the saved value comes back, but only over the 0 that
+ * slctl wrote: a value someone else set since is theirs and stays. A lease
+ * whose holder died (SIGKILL, a crash) is found by the next take or drop,
+ * which removes it and, if it was the last, restores as above. tmpfs makes
+ * a reboot forget everything, as it makes the kernel forget the value.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "dir-list.h"
+#include "internal.h"
+
+#define LEASE_DIR "leases"
+#define LEASE_LOCK "leases.lock"
+#define SAVED "saved"
+
+struct splitlock_lease {
+	struct splitlock_ctx *ctx;
+	char name[48];
+};
+
+struct lease_entry {
+	uint32_t holder, run, uid;
+	uint64_t start;
+	int64_t since;
+	bool live;
+};
+
+struct splitlock_leases {
+	struct lease_entry *entries;
+	size_t count;
+	int saved;       /* -1: slctl owes nothing */
+};
+
+struct lease_dir {
+	int dir;         /* /run/slctl/leases */
+	int lock;        /* /run/slctl/leases.lock, flocked */
+};
+
+static void lease_dir_close(struct lease_dir *ld)
+{
+	if (ld->dir >= 0)
+		close(ld->dir);
+	if (ld->lock >= 0)
+		close(ld->lock); /* and with it the flock */
+	ld->dir = ld->lock = -1;
+}
+
+/*
+ * Open and lock the lease directory. Without @create a missing one is
+ * -ENOENT, and nothing is created: readers and the mitigate plan must not
+ * leave directories behind.
+ */
+static int lease_dir_open(struct splitlock_ctx *ctx, bool create, struct lease_dir *ld)
+{
+	_cleanup_free_ char *why = NULL;
+	_cleanup_close_ int state = -1;
+	struct stat st, sst;
+	int r;
+
+	ld->dir = ld->lock = -1;
+	if (!create) {
+		r = sl_lstat(ctx, SL_STATE_DIR "/" LEASE_DIR, &st);
+		if (r < 0)
+			return r;
+	}
+	state = sl_open_state_dir(ctx, &why);
+	if (state < 0) {
+		sl_err(ctx, "%s", why ? why : strerror(-state));
+		return state;
+	}
+	if (create && mkdirat(state, LEASE_DIR, 0700) < 0 && errno != EEXIST) {
+		r = -errno;
+		sl_err(ctx, "cannot create " SL_STATE_DIR "/" LEASE_DIR ": %s", strerror(-r));
+		return r;
+	}
+	ld->dir = openat(state, LEASE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (ld->dir < 0) {
+		r = -errno;
+		if (r != -ENOENT)
+			sl_err(ctx, "cannot open " SL_STATE_DIR "/" LEASE_DIR ": %s", strerror(-r));
+		return r;
+	}
+	/* The same rule as for /run/slctl itself: its owner's, nobody else's. */
+	if (fstat(ld->dir, &st) < 0 || fstat(state, &sst) < 0 || st.st_uid != sst.st_uid ||
+	    (st.st_mode & 07777) != 0700) {
+		sl_err(ctx, SL_STATE_DIR "/" LEASE_DIR " is not a directory of %u's with mode "
+		       "0700; remove it", (unsigned)sst.st_uid);
+		lease_dir_close(ld);
+		return -EUCLEAN;
+	}
+	ld->lock = openat(state, LEASE_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY |
+			  O_NONBLOCK | O_CLOEXEC, 0600);
+	if (ld->lock < 0 || fstat(ld->lock, &st) < 0 || !S_ISREG(st.st_mode)) {
+		r = ld->lock < 0 ? -errno : -EBADFD;
+		sl_err(ctx, "cannot open " SL_STATE_DIR "/" LEASE_LOCK ": %s", strerror(-r));
+		lease_dir_close(ld);
+		return r;
+	}
+	/* Holders keep it for a few file operations: waiting is cheap. */
+	while (flock(ld->lock, LOCK_EX) < 0)
+		if (errno != EINTR) {
+			r = -errno;
+			lease_dir_close(ld);
+			return r;
+		}
+	return 0;
+}
+
+/* "PID-START-TAG" of a lease file, or false for any other name. */
+static bool parse_name(const char *name, uint32_t *pid, uint64_t *start)
+{
+	unsigned long long p, s;
+	unsigned tag;
+	char check[48];
+	int n = -1;
+
+	if (sscanf(name, "%llu-%llu-%8x%n", &p, &s, &tag, &n) != 3 || n < 0 || name[n] ||
+	    p == 0 || p > UINT32_MAX)
+		return false;
+	/* Canonical digits only: "01-2-…" and "+1-2-…" are not ours. */
+	snprintf(check, sizeof(check), "%llu-%llu-%08x", p, s, tag);
+	if (!streq(check, name))
+		return false;
+	*pid = (uint32_t)p;
+	*start = s;
+	return true;
+}
+
+static bool keep_lease_name(const char *name, void *data)
+{
+	uint32_t pid;
+	uint64_t start;
+
+	(void)data;
+	return parse_name(name, &pid, &start);
+}
+
+/*
+ * The lease files of @dir, sorted. A descriptor of its own: one shared
+ * with @dir would share its reading position too.
+ */
+static int list_leases(int dir, char ***names)
+{
+	int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	*names = NULL;
+	if (fd < 0)
+		return -errno;
+	return dir_list(fd, keep_lease_name, NULL, names);
+}
+
+/* A holder is alive while /proc/PID/stat shows the start time it had. */
+static bool holder_alive(struct splitlock_ctx *ctx, uint32_t pid, uint64_t start)
+{
+	uint64_t now;
+	int r = sl_proc_start_time(ctx, pid, &now);
+
+	if (r == -ESRCH)
+		return false;
+	if (r < 0) {
+		/* What cannot be judged is not removed. */
+		sl_dbg(ctx, "cannot read the start time of %" PRIu32 ": %s", pid, strerror(-r));
+		return true;
+	}
+	return now == start;
+}
+
+static int read_saved(int dir, int *value)
+{
+	char buf[16];
+	ssize_t n;
+	int fd = openat(dir, SAVED, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (streq(buf, "0\n") || streq(buf, "1\n")) {
+		*value = buf[0] - '0';
+		return 0;
+	}
+	return -EBADMSG;
+}
+
+static void sync_dir(int dir)
+{
+	/* A lost unlink would only make the next take find a dead lease. */
+	(void)fsync(dir);
+}
+
+/*
+ * Under the lock: give back the saved value when no lease is left, over
+ * the 0 slctl wrote only. A failed write keeps the file for the next try.
+ */
+static int restore_saved(struct splitlock_ctx *ctx, int dir)
+{
+	int saved, now, r = read_saved(dir, &saved);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		sl_warn(ctx, SL_STATE_DIR "/" LEASE_DIR "/" SAVED " is unreadable (%s); it is "
+			"removed and kernel.split_lock_mitigate is left as it is", strerror(-r));
+		unlinkat(dir, SAVED, 0);
+		sync_dir(dir);
+		return 0;
+	}
+	r = splitlock_mitigate_get(ctx, &now);
+	if (r == 0 && now == 0) {
+		r = splitlock_mitigate_set(ctx, saved);
+		if (r < 0) {
+			sl_err(ctx, "cannot set kernel.split_lock_mitigate back to %d: %s", saved,
+			       strerror(-r));
+			return r;
+		}
+		sl_info(ctx, "the last lease ended: kernel.split_lock_mitigate is %d again", saved);
+	} else if (r == 0) {
+		sl_info(ctx, "the last lease ended: kernel.split_lock_mitigate is %d, set by "
+			"someone else meanwhile, and stays so", now);
+	}
+	unlinkat(dir, SAVED, 0);
+	sync_dir(dir);
+	return 0;
+}
+
+/*
+ * Under the lock: remove the leases of dead holders, and when none is
+ * left, restore. *@live (may be NULL) receives the count of live leases.
+ */
+static int reconcile(struct splitlock_ctx *ctx, int dir, size_t *live)
+{
+	char **names = NULL;
+	size_t alive = 0;
+	int n = list_leases(dir, &names);
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		uint32_t pid;
+		uint64_t start;
+
+		parse_name(names[i], &pid, &start);
+		if (holder_alive(ctx, pid, start)) {
+			alive++;
+			continue;
+		}
+		if (unlinkat(dir, names[i], 0) == 0)
+			sl_info(ctx, "removed the lease of process %" PRIu32 ", which ended "
+				"without dropping it", pid);
+	}
+	dir_list_free(names, (size_t)n);
+	sync_dir(dir);
+	if (live)
+		*live = alive;
+	return alive ? 0 : restore_saved(ctx, dir);
+}
+
+static int64_t now_usec(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
+		return SPLITLOCK_TIME_UNKNOWN;
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+_public_ int splitlock_lease_take(struct splitlock_ctx *ctx, uint32_t uid, uint32_t run_pid,
+				  struct splitlock_lease **out)
+{
+	struct lease_dir ld;
+	struct splitlock_lease *lease;
+	uint32_t pid = (uint32_t)getpid(), tag;
+	uint64_t start;
+	char text[160], saved[4];
+	int value, r;
+
+	*out = NULL;
+	/* Nothing is created for a kernel that has nothing to lease. */
+	r = splitlock_mitigate_get(ctx, &value);
+	if (r < 0)
+		return r;
+	r = sl_proc_start_time(ctx, pid, &start);
+	if (r < 0) {
+		sl_err(ctx, "cannot read this process's start time from /proc/%" PRIu32 "/stat: %s",
+		       pid, strerror(-r));
+		return r;
+	}
+	lease = calloc(1, sizeof(*lease));
+	if (!lease)
+		return -ENOMEM;
+	/* The tag tells apart leases of one holder (a launcher of several runs). */
+	if (getrandom(&tag, sizeof(tag), GRND_NONBLOCK) != sizeof(tag))
+		tag = (uint32_t)(uintptr_t)lease ^ (uint32_t)now_usec();
+	snprintf(lease->name, sizeof(lease->name), "%" PRIu32 "-%" PRIu64 "-%08" PRIx32, pid,
+		 start, tag);
+
+	r = lease_dir_open(ctx, true, &ld);
+	if (r < 0)
+		goto fail;
+	r = reconcile(ctx, ld.dir, NULL);
+	if (r < 0)
+		goto fail;
+	snprintf(text, sizeof(text), "pid=%" PRIu32 "\nstart=%" PRIu64 "\nuid=%" PRIu32
+		 "\nrun=%" PRIu32 "\nsince=%" PRId64 "\n", pid, start, uid, run_pid, now_usec());
+	/* The lease first: a crash after it leaves a dead lease, which the next
+	 * slctl removes, restoring what the saved file says. */
+	r = sl_write_file_atomic_at(ld.dir, lease->name, text, strlen(text), 0600);
+	if (r < 0) {
+		sl_err(ctx, "cannot write the lease " SL_STATE_DIR "/" LEASE_DIR "/%s: %s",
+		       lease->name, strerror(-r));
+		goto fail;
+	}
+	r = splitlock_mitigate_get(ctx, &value);
+	if (r == 0 && value != 0) {
+		/*
+		 * Not 0: the first lease, or someone set a value since the
+		 * runs began; either way that value is the one to give back.
+		 */
+		snprintf(saved, sizeof(saved), "%d\n", value);
+		r = sl_write_file_atomic_at(ld.dir, SAVED, saved, strlen(saved), 0600);
+		if (r == 0)
+			r = splitlock_mitigate_set(ctx, 0);
+		if (r < 0) {
+			sl_err(ctx, "cannot set kernel.split_lock_mitigate to 0: %s", strerror(-r));
+			unlinkat(ld.dir, SAVED, 0);
+		} else {
+			sl_info(ctx, "kernel.split_lock_mitigate set to 0 (it was %d) for as long "
+				"as runs hold leases", value);
+		}
+	}
+	if (r < 0) {
+		unlinkat(ld.dir, lease->name, 0);
+		sync_dir(ld.dir);
+		goto fail;
+	}
+	lease->ctx = splitlock_ref(ctx);
+	lease_dir_close(&ld);
+	*out = lease;
+	return 0;
+fail:
+	lease_dir_close(&ld);
+	free(lease);
+	return r;
+}
+
+_public_ int splitlock_lease_drop(struct splitlock_lease *lease)
+{
+	struct lease_dir ld;
+	int r;
+
+	if (!lease)
+		return 0;
+	r = lease_dir_open(lease->ctx, false, &ld);
+	if (r == 0) {
+		if (unlinkat(ld.dir, lease->name, 0) < 0 && errno != ENOENT)
+			r = -errno;
+		if (r == 0)
+			r = reconcile(lease->ctx, ld.dir, NULL);
+		lease_dir_close(&ld);
+	}
+	splitlock_unref(lease->ctx);
+	free(lease);
+	/* No directory: nothing of this lease is left to drop. */
+	return r == -ENOENT ? 0 : r;
+}
+
+void sl_leases_forget_saved(struct splitlock_ctx *ctx)
+{
+	struct lease_dir ld;
+	size_t live = 0;
+	int saved;
+
+	if (lease_dir_open(ctx, false, &ld) < 0)
+		return;
+	if (read_saved(ld.dir, &saved) != -ENOENT) {
+		unlinkat(ld.dir, SAVED, 0);
+		sync_dir(ld.dir);
+		reconcile(ctx, ld.dir, &live);
+		if (live)
+			sl_info(ctx, "%zu run%s hold%s a lease; the value set now stays after %s",
+				live, live == 1 ? "" : "s", live == 1 ? "s" : "",
+				live == 1 ? "it ends" : "they end");
+	}
+	lease_dir_close(&ld);
+}
+
+/* The key=value lines of a lease file; unknown fields stay as they were. */
+static void parse_lease(const char *text, struct lease_entry *e)
+{
+	const char *v;
+	unsigned long long n;
+
+	if ((v = strstr(text, "uid=")) && sscanf(v + 4, "%llu", &n) == 1 && n <= UINT32_MAX)
+		e->uid = (uint32_t)n;
+	if ((v = strstr(text, "run=")) && sscanf(v + 4, "%llu", &n) == 1 && n <= UINT32_MAX)
+		e->run = (uint32_t)n;
+	if ((v = strstr(text, "since=")) && sscanf(v + 6, "%llu", &n) == 1 && n <= INT64_MAX)
+		e->since = (int64_t)n;
+}
+
+static int read_entry(int dir, const char *name, struct lease_entry *e)
+{
+	char text[512];
+	ssize_t n;
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	text[n] = '\0';
+	parse_lease(text, e);
+	return 0;
+}
+
+_public_ int splitlock_leases_read(struct splitlock_ctx *ctx, struct splitlock_leases **out)
+{
+	struct splitlock_leases *l;
+	struct lease_dir ld;
+	char **names = NULL;
+	int n, r;
+
+	*out = NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->saved = -1;
+	r = lease_dir_open(ctx, false, &ld);
+	if (r == -ENOENT) {
+		*out = l;
+		return 0;
+	}
+	if (r < 0) {
+		free(l);
+		return r;
+	}
+	n = list_leases(ld.dir, &names);
+	if (n > 0) {
+		l->entries = calloc((size_t)n, sizeof(*l->entries));
+		if (!l->entries)
+			n = -ENOMEM;
+	}
+	for (int i = 0; n > 0 && i < n; i++) {
+		struct lease_entry *e = &l->entries[l->count];
+
+		parse_name(names[i], &e->holder, &e->start);
+		e->run = e->holder;
+		e->uid = UINT32_MAX;
+		e->since = SPLITLOCK_TIME_UNKNOWN;
+		if (read_entry(ld.dir, names[i], e) < 0)
+			continue; /* gone since the listing: dropped */
+		e->live = holder_alive(ctx, e->holder, e->start);
+		l->count++;
+	}
+	if (n >= 0 && read_saved(ld.dir, &l->saved) < 0)
+		l->saved = -1;
+	lease_dir_close(&ld);
+	if (n > 0)
+		dir_list_free(names, (size_t)n);
+	if (n < 0) {
+		splitlock_leases_free(l);
+		return n;
+	}
+	*out = l;
+	return 0;
+}
+
+_public_ struct splitlock_leases *splitlock_leases_free(struct splitlock_leases *leases)
+{
+	if (leases) {
+		free(leases->entries);
+		free(leases);
+	}
+	return NULL;
+}
+
+_public_ size_t splitlock_leases_get_count(const struct splitlock_leases *leases)
+{
+	return leases->count;
+}
+
+_public_ int splitlock_leases_get(const struct splitlock_leases *leases, size_t index,
+				  uint32_t *holder_pid, uint32_t *run_pid, uint32_t *uid,
+				  int64_t *since, bool *live)
+{
+	const struct lease_entry *e;
+
+	if (index >= leases->count)
+		return -ERANGE;
+	e = &leases->entries[index];
+	if (holder_pid)
+		*holder_pid = e->holder;
+	if (run_pid)
+		*run_pid = e->run;
+	if (uid)
+		*uid = e->uid;
+	if (since)
+		*since = e->since;
+	if (live)
+		*live = e->live;
+	return 0;
+}
+
+_public_ int splitlock_leases_get_saved(const struct splitlock_leases *leases, int *value)
+{
+	if (leases->saved < 0)
+		return -ENODATA;
+	*value = leases->saved;
+	return 0;
+}
