@@ -339,17 +339,10 @@ static int helper_failed(int status, const char *cmd)
 
 /* ---- the two ways ------------------------------------------------------- */
 
+/* As every command maps errors, except EPERM: seq's refusal, not privileges. */
 static int exit_for_setup(int r)
 {
-	switch (-r) {
-	case EACCES:
-		return EXIT_PRIVILEGE;
-	case ENOENT:
-	case EOPNOTSUPP:
-		return EXIT_UNSUPPORTED;
-	default:
-		return EXIT_FAIL;
-	}
+	return r == -EPERM ? EXIT_FAIL : slctl_exit_for(r);
 }
 
 static int run_exempt(struct splitlock_ctx *ctx, const struct slctl_globals *g, char **cmd,

@@ -189,19 +189,29 @@ static bool holder_alive(struct splitlock_ctx *ctx, uint32_t pid, uint64_t start
 	return now == start;
 }
 
-static int read_saved(int dir, int *value)
+/* A small file of the lease directory, terminated; links are not followed. */
+static int read_small(int dir, const char *name, char *buf, size_t size)
 {
-	char buf[16];
 	ssize_t n;
-	int fd = openat(dir, SAVED, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n < 0)
 		return -errno;
 	buf[n] = '\0';
+	return 0;
+}
+
+static int read_saved(int dir, int *value)
+{
+	char buf[16];
+	int r = read_small(dir, SAVED, buf, sizeof(buf));
+
+	if (r < 0)
+		return r;
 	if (streq(buf, "0\n") || streq(buf, "1\n")) {
 		*value = buf[0] - '0';
 		return 0;
@@ -428,16 +438,10 @@ static void parse_lease(const char *text, struct lease_entry *e)
 static int read_entry(int dir, const char *name, struct lease_entry *e)
 {
 	char text[512];
-	ssize_t n;
-	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int r = read_small(dir, name, text, sizeof(text));
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	text[n] = '\0';
+	if (r < 0)
+		return r;
 	parse_lease(text, e);
 	return 0;
 }
