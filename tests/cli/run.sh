@@ -123,7 +123,7 @@ patched_child() { # UID
 }
 
 in_pid_namespace() {
-	unshare --pid --fork --mount-proc --kill-child "$@"
+	unshare --pid --fork --kill-child "$@"
 }
 
 # ---- stock kernel: leases ---------------------------------------------------
