@@ -8,44 +8,8 @@
 #include <unistd.h>
 
 #include "libsplitlock.h"
+#include "fake-root.h"
 #include "test.h"
-
-static char root[64];
-
-static void put(const char *path, const char *text)
-{
-	char full[256], *slash;
-	FILE *f;
-
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	for (slash = strchr(full + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(full, 0755);
-		*slash = '/';
-	}
-	f = fopen(full, "w");
-	if (!f)
-		abort();
-	fputs(text, f);
-	fclose(f);
-}
-
-static char *get(const char *path)
-{
-	static char buf[4096];
-	char full[256];
-	FILE *f;
-	size_t n;
-
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	f = fopen(full, "r");
-	if (!f)
-		return NULL;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
 
 static const char *const counters = "ac_traps 0\ndb_traps 0\nmisery_delays 0\nsigbus 0\n";
 
