@@ -10,6 +10,9 @@ mount -t sysfs sys /sys
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 exec </dev/console >/dev/console 2>&1
+# Kernel lines on the console would land in the middle of the scenario's
+# own lines; they are read from the log buffer at the end instead.
+dmesg -n 1
 
 say() { echo "@@@ $*"; }
 run() {
@@ -59,9 +62,60 @@ ratelimit)
 kconfig-mitigate-default-n)
 	run slinject ac 30
 	;;
+runtime)
+	# warn -> off -> warn through the mode file, with traps in between.
+	run slinject ac 10
+	run slinject write /sys/kernel/split_lock/mode off
+	say "mode-now [$(cat /sys/kernel/split_lock/mode)]"
+	run slinject ac 10
+	run slinject write /sys/kernel/split_lock/mode warn
+	say "mode-now [$(cat /sys/kernel/split_lock/mode)]"
+	run slinject ac 10
+	run slinject write /sys/kernel/split_lock/mode bogus
+	# An exempt burst while another task, started first, is penalized.
+	slinject ac 30 >/tmp/penalized.out 2>&1 &
+	run sh -c 'echo "misery_exempt 1" > /proc/$$/split_lock && exec slinject ac 30'
+	wait
+	say "run penalized"
+	cat /tmp/penalized.out
+	say "exit 0"
+	show_mitigate
+	# Inherited across fork and exec: a grandchild of the marked shell.
+	run sh -c 'echo "misery_exempt 1" > /proc/$$/split_lock && sh -c "slinject ac 30; true"'
+	if [ -x /usr/bin/slctl ]; then
+		run slctl run --no-misery -- slinject ac 30
+		run slctl mode off --now
+		say "mode-now [$(cat /sys/kernel/split_lock/mode)]"
+		run slctl mode warn --now
+		say "mode-now [$(cat /sys/kernel/split_lock/mode)]"
+	fi
+	;;
+runtime-ratelimit)
+	run slinject write /sys/kernel/split_lock/mode ratelimit:10
+	run sh -c 'echo "misery_exempt 1" > /proc/$$/split_lock && exec slinject db 25'
+	run slinject db 25
+	;;
+runtime-seq)
+	# A process marked before the switch to seq, waiting to run.
+	mkfifo /tmp/go
+	sh -c 'echo "misery_exempt 1" > /proc/$$/split_lock; read x < /tmp/go; exec slinject ac 20' \
+		>/tmp/marked.out 2>&1 &
+	run slinject write /proc/sys/kernel/split_lock_mitigate 0
+	run slinject write /sys/kernel/split_lock/mode seq
+	show_mitigate
+	run slinject write /sys/kernel/split_lock/mode warn
+	run slinject write /proc/self/split_lock "misery_exempt 1"
+	run slinject write /proc/sys/kernel/split_lock_mitigate 0
+	echo go > /tmp/go
+	wait
+	say "run marked"
+	cat /tmp/marked.out
+	say "exit 0"
+	;;
 esac
 
-dmesg | grep -E 'split lock detection|split_lock|bus_lock' | sed 's/^/@@@ dmesg /'
+dmesg | grep -E 'split lock detection|split_lock|bus_lock|Oops|BUG:|WARNING:|Call Trace|Kernel panic' |
+	sed 's/^/@@@ dmesg /'
 if [ -d /sys/kernel/split_lock/stats ]; then
 	# v2: one file per counter, v1's names first in v1's order.
 	for f in ac_traps db_traps misery_delays sigbus warnings_suppressed \

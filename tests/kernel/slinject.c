@@ -82,7 +82,9 @@ static int cmd_write(const char *path, const char *value)
 	printf("SLINJECT write %s=%s %s\n", path, value,
 	       n < 0 ? (errno == EPERM ? "errno=EPERM" :
 			errno == EINVAL ? "errno=EINVAL" :
-			errno == ERANGE ? "errno=ERANGE" : strerror(errno)) : "ok");
+			errno == ERANGE ? "errno=ERANGE" :
+			errno == EACCES ? "errno=EACCES" :
+			errno == EOPNOTSUPP ? "errno=EOPNOTSUPP" : strerror(errno)) : "ok");
 	close(fd);
 	return n < 0;
 }
