@@ -75,7 +75,16 @@ _public_ int splitlock_lift_choose(struct splitlock_ctx *ctx, enum splitlock_lif
 		return -EPERM;
 	}
 	r = 0;
-	if (cpu_known && !(cpu & (SPLITLOCK_CPU_SPLIT_LOCK_DETECT | SPLITLOCK_CPU_BUS_LOCK_DETECT))) {
+	/*
+	 * The patched kernel's exemption lifts the penalty of warn and the
+	 * throttling of ratelimit for one process, and marking it costs
+	 * nothing: where the kernel offers it, it is used whatever cpuinfo
+	 * shows (a VM may hide the flags; a test kernel injects traps).
+	 */
+	if ((ifaces & SPLITLOCK_KERNEL_MISERY_EXEMPT) &&
+	    (mode == SPLITLOCK_MODE_WARN || mode == SPLITLOCK_MODE_RATELIMIT)) {
+		*lift = SPLITLOCK_LIFT_EXEMPT;
+	} else if (cpu_known && !(cpu & (SPLITLOCK_CPU_SPLIT_LOCK_DETECT | SPLITLOCK_CPU_BUS_LOCK_DETECT))) {
 		*lift = SPLITLOCK_LIFT_UNNEEDED;
 		r = say(why, "the CPU detects no split locks, so nothing penalizes them");
 	} else if (mode == SPLITLOCK_MODE_OFF) {
