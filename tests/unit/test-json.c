@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The one JSON reader (lib/json.c). */
+/*
+ * The one JSON reader (lib/json.c) and the kernelstub backend that reads
+ * its configuration with it.
+ */
 #include <errno.h>
 
+#include "bootloader.h"
 #include "json.h"
+#include "fake-root.h"
 #include "test.h"
 
 /* @json's one string decoded, NUL-terminated; NULL when it is malformed. */
@@ -148,4 +153,82 @@ TEST(json_object_find_takes_the_last_of_a_repeated_name)
 	CHECK_INT(sl_json_object_find(&p, p + 3, "user"), -EBADMSG);
 	p = "{\"user\": }";
 	CHECK_INT(sl_json_object_find(&p, p + strlen(p), "user"), -EBADMSG);
+}
+
+/* ---- kernelstub's configuration, read through the backend ---------------- */
+
+/* @config as /etc/kernelstub/configuration of a fresh root, read by the backend. */
+static int stub_options(const char *config, char **cmdline)
+{
+	struct splitlock_ctx *ctx;
+	char *source = NULL, cmd[128];
+	int r;
+
+	strcpy(root, "/tmp/slctl-test-json-XXXXXX");
+	if (!mkdtemp(root))
+		abort();
+	put("/etc/kernelstub/configuration", config);
+	ctx = splitlock_new(root);
+	if (!ctx)
+		abort();
+	splitlock_set_log_priority(ctx, 0);
+	r = sl_boot_kernelstub.read(ctx, cmdline, &source);
+	free(source);
+	splitlock_unref(ctx);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		abort();
+	return r;
+}
+
+TEST(kernelstub_reads_the_user_options_in_order)
+{
+	char *cmdline = NULL;
+
+	CHECK_INT(stub_options("{\n"
+			       "  \"default\": {\"kernel_options\": [\"quiet\", \"splash\"]},\n"
+			       "  \"user\": {\n"
+			       "    \"kernel_options\": [\"quiet\", \"loglevel=0\", \"splash\"],\n"
+			       "    \"config_rev\": 3\n"
+			       "  }\n"
+			       "}\n", &cmdline), 0);
+	CHECK_STR(cmdline, "quiet loglevel=0 splash");
+	free(cmdline);
+}
+
+TEST(kernelstub_decodes_escapes_in_options)
+{
+	char *cmdline = NULL;
+
+	CHECK_INT(stub_options("{\"user\": {\"kernel_options\": "
+			       "[\"acpi_osi=\\\"Windows 2015\\\"\", \"x=caf\\u00e9\", "
+			       "\"y=\\ud83d\\ude00\", \"path=a\\\\b\"]}}", &cmdline), 0);
+	CHECK_STR(cmdline, "acpi_osi=\"Windows 2015\" x=caf\xc3\xa9 y=\xf0\x9f\x98\x80 path=a\\b");
+	free(cmdline);
+}
+
+TEST(kernelstub_is_not_fooled_by_names_inside_strings)
+{
+	char *cmdline = NULL;
+
+	/* The old strstr() reading took the first "user" anywhere. */
+	CHECK_INT(stub_options("{\"default\": {\"kernel_options\": [\"\\\"user\\\"\"], "
+			       "\"comment\": \"user kernel_options [x]\"}, "
+			       "\"user\": {\"kernel_options\": []}}", &cmdline), 0);
+	CHECK_STR(cmdline, "");
+	free(cmdline);
+}
+
+TEST(kernelstub_refuses_what_kernelstub_could_not_read)
+{
+	char *cmdline = NULL;
+
+	CHECK_INT(stub_options("{\"user\": {\"esp_path\": \"/boot/efi\"}}", &cmdline), -EBADMSG);
+	CHECK(!cmdline);
+	CHECK_INT(stub_options("{\"user\": {\"kernel_options\": [\"quiet\", 3]}}", &cmdline), -EBADMSG);
+	CHECK_INT(stub_options("{\"user\": {\"kernel_options\": \"quiet\"}}", &cmdline), -EBADMSG);
+	CHECK_INT(stub_options("{\"user\": {\"kernel_options\": [\"a\\u0000b\"]}}", &cmdline), -EBADMSG);
+	CHECK_INT(stub_options("{\"user\": {\"kernel_options\": [\"quiet\"", &cmdline), -EBADMSG);
+	CHECK_INT(stub_options("\"user\" \"kernel_options\" [\"quiet\"]", &cmdline), -EBADMSG);
+	CHECK(!cmdline);
 }
