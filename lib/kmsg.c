@@ -180,11 +180,12 @@ static int foreach_file(struct splitlock_ctx *ctx, int fd,
 
 bool sl_klog_line_parse(const char *line, size_t len, struct splitlock_kmsg_record *rec)
 {
-	const char *p = line, *end = line + len;
-	int64_t pri, usec = 0;
+	const char *p, *end = line + len;
+	int64_t usec = 0;
+	int pri;
 
-	if (p >= end || *p++ != '<' || !sl_stamp_num(&p, end, 7, &pri) ||
-	    pri > 0x7ffff || p >= end || *p++ != '>')
+	p = sl_syslog_pri(line, end, &pri);
+	if (!p)
 		return false;
 	p = sl_skip_kernel_stamp(p, end, &usec);
 	/* CONFIG_PRINTK_CALLER: "[    5.000000][ T1234] msg" */
