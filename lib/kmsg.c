@@ -22,6 +22,11 @@
 /* The kernel's records are at most ~1 KiB of text plus dictionary. */
 #define KMSG_RECORD_MAX 16384
 
+struct kmsg_file_fn {
+	splitlock_kmsg_fn fn;
+	void *data;
+};
+
 int sl_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -140,20 +145,38 @@ static int foreach_device(struct splitlock_ctx *ctx, int fd,
 	}
 }
 
+/* sl_kmsg_line() hands on a saved log's record; the live API wants its kmsg part. */
+static int file_record(const struct sl_log_record *r, void *data)
+{
+	const struct kmsg_file_fn *f = data;
+
+	return f->fn(&r->rec, f->data);
+}
+
+/*
+ * A regular file in place of /dev/kmsg holds the records one a line, as a
+ * saved log in the kmsg format does: each line goes through that format's
+ * line reader (log-format-kmsg.c), so both read the same records alike.
+ */
 static int foreach_file(struct splitlock_ctx *ctx, int fd,
 			splitlock_kmsg_fn fn, void *data)
 {
+	struct kmsg_file_fn f = { .fn = fn, .data = data };
+	struct sl_unread unread = { 0 };
+	_cleanup_free_ char *decoded = malloc(KMSG_RECORD_MAX + 1);
+	struct sl_reader rd = { .ctx = ctx, .format = SPLITLOCK_INPUT_KMSG,
+				.sep = '\n', .fn = file_record, .data = &f,
+				.unread = &unread };
 	struct sl_linereader lr;
-	_cleanup_free_ char *decoded = malloc(KMSG_RECORD_MAX);
 	int r;
 
 	if (!decoded)
 		return -ENOMEM;
+	rd.decoded = decoded;
 	r = sl_linereader_init(&lr, fd, KMSG_RECORD_MAX);
 	if (r < 0)
 		return r;
 	for (;;) {
-		struct splitlock_kmsg_record rec;
 		bool truncated;
 		char *line;
 		size_t len;
@@ -161,20 +184,20 @@ static int foreach_file(struct splitlock_ctx *ctx, int fd,
 		r = sl_linereader_next(&lr, &line, &len, &truncated);
 		if (r <= 0)
 			break;
-		/* Continuation lines carry the record's dictionary. */
-		if (truncated || len == 0 || line[0] == ' ')
+		rd.line++;
+		if (truncated)
 			continue;
-		if (splitlock_kmsg_parse_record(line, len, decoded, &rec) < 0) {
-			sl_dbg(ctx, "skipping a malformed kmsg line");
-			continue;
-		}
-		r = fn(&rec, data);
+		r = sl_kmsg_line(&rd, line, len);
 		if (r) {
 			r = r < 0 ? r : 0;
 			break;
 		}
 	}
 	sl_linereader_done(&lr);
+	if (unread.lines)
+		sl_dbg(ctx, "/dev/kmsg: %" PRIu64 " lines with detector text are "
+		       "not records, the first line %" PRIu64, unread.lines,
+		       unread.first_line);
 	return r;
 }
 
