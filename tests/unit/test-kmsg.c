@@ -117,22 +117,14 @@ static int collect(const struct splitlock_kmsg_record *rec, void *data)
 static int foreach_file(const char *kmsg, struct seen *s)
 {
 	struct splitlock_ctx *ctx;
-	char cmd[128];
 	int r;
 
-	strcpy(root, "/tmp/slctl-test-kmsg-XXXXXX");
-	if (!mkdtemp(root))
-		abort();
+	fake_root_make("kmsg");
 	put("/dev/kmsg", kmsg);
-	ctx = splitlock_new(root);
-	if (!ctx)
-		abort();
-	splitlock_set_log_priority(ctx, 0);
+	ctx = fake_root_ctx();
 	r = splitlock_kmsg_foreach(ctx, collect, s);
 	splitlock_unref(ctx);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd) != 0)
-		abort();
+	fake_root_remove();
 	return r;
 }
 
