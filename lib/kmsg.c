@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 
 #include "internal.h"
-#include "linereader.h"
 #include "log-format.h"
 
 /* The kernel's records are at most ~1 KiB of text plus dictionary. */
@@ -154,46 +153,19 @@ static int file_record(const struct sl_log_record *r, void *data)
 }
 
 /*
- * A regular file in place of /dev/kmsg holds the records one a line, as a
- * saved log in the kmsg format does: each line goes through that format's
- * line reader (log-format-kmsg.c), so both read the same records alike.
+ * A regular file in place of /dev/kmsg (fake roots, saved copies) holds
+ * the records one a line: it is read as a saved log in the kmsg format
+ * (log-input.c, log-format-kmsg.c), every record handed on.
  */
 static int foreach_file(struct splitlock_ctx *ctx, int fd,
 			splitlock_kmsg_fn fn, void *data)
 {
+	enum splitlock_input_format format = SPLITLOCK_INPUT_KMSG;
 	struct kmsg_file_fn f = { .fn = fn, .data = data };
 	struct sl_unread unread = { 0 };
-	_cleanup_free_ char *decoded = malloc(KMSG_RECORD_MAX + 1);
-	struct sl_reader rd = { .ctx = ctx, .format = SPLITLOCK_INPUT_KMSG,
-				.sep = '\n', .fn = file_record, .data = &f,
-				.unread = &unread };
-	struct sl_linereader lr;
-	int r;
+	int r = sl_log_input_foreach(ctx, fd, &format, true, file_record, &f,
+				     NULL, NULL, &unread);
 
-	if (!decoded)
-		return -ENOMEM;
-	rd.decoded = decoded;
-	r = sl_linereader_init(&lr, fd, KMSG_RECORD_MAX);
-	if (r < 0)
-		return r;
-	for (;;) {
-		bool truncated;
-		char *line;
-		size_t len;
-
-		r = sl_linereader_next(&lr, &line, &len, &truncated);
-		if (r <= 0)
-			break;
-		rd.line++;
-		if (truncated)
-			continue;
-		r = sl_kmsg_line(&rd, line, len);
-		if (r) {
-			r = r < 0 ? r : 0;
-			break;
-		}
-	}
-	sl_linereader_done(&lr);
 	if (unread.lines)
 		sl_dbg(ctx, "/dev/kmsg: %" PRIu64 " lines with detector text are "
 		       "not records, the first line %" PRIu64, unread.lines,

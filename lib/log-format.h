@@ -26,6 +26,7 @@ struct sl_reader {
 	uint64_t lines;  /* lines before `counted` */
 	const char *counted;
 	uint64_t boot;   /* the boot the lines belong to (journal text) */
+	bool every_line; /* no prefilter: every line is parsed */
 	/* journalctl -o json-pretty: one object over many lines */
 	char *object;
 	size_t object_len;

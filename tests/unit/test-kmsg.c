@@ -158,3 +158,11 @@ TEST(saved_kmsg_file_stops_when_the_callback_says_so)
 	CHECK_INT(foreach_file("6,1,1,-;first\n6,2,2,-;second\n", &s), 0);
 	CHECK_STR(s.text, "0.6/1/1:first");
 }
+
+TEST(saved_kmsg_file_last_record_needs_no_newline)
+{
+	struct seen s = { 0 };
+
+	CHECK_INT(foreach_file("6,1,1,-;first\n6,2,2,-;last", &s), 0);
+	CHECK_STR(s.text, "0.6/1/1:first|0.6/2/2:last");
+}
