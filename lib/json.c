@@ -52,11 +52,15 @@ static bool hex4(const char *p, const char *end, uint32_t *v)
 	return true;
 }
 
+/* @n bytes of @s to @out at *@o, as many as fit in @size. */
 static void put(char *out, size_t size, size_t *o, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (out && *o < size)
-			out[(*o)++] = s[i];
+	if (!out || *o >= size)
+		return;
+	if (n > size - *o)
+		n = size - *o;
+	memcpy(out + *o, s, n);
+	*o += n;
 }
 
 bool sl_json_string(const char **pp, const char *end, char *out, size_t size,
@@ -68,17 +72,17 @@ bool sl_json_string(const char **pp, const char *end, char *out, size_t size,
 	if (p >= end || *p++ != '"')
 		return false;
 	for (;;) {
+		const char *run = p;
 		char c;
 
+		/* Most strings have no escape: copy up to the quote at once. */
+		while (p < end && *p != '"' && *p != '\\')
+			p++;
+		put(out, size, &o, run, (size_t)(p - run));
 		if (p >= end)
 			return false;
-		c = *p++;
-		if (c == '"')
+		if (*p++ == '"')
 			break;
-		if (c != '\\') {
-			put(out, size, &o, &c, 1);
-			continue;
-		}
 		if (p >= end)
 			return false;
 		c = *p++;
