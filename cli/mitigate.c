@@ -171,22 +171,17 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	       int argc, char **argv)
 {
 	static const struct option options[] = {
-		{ "persist", no_argument, NULL, 'p' },
-		{ "dry-run", no_argument, NULL, 'n' },
+		SLCTL_PLAN_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	bool persist = false, dry_run = false;
+	struct slctl_plan_options plan = { 0 };
 	int c, value;
 
 	while ((c = getopt_long(argc, argv, "pnh", options, NULL)) != -1) {
+		if (slctl_plan_option(c, &plan))
+			continue;
 		switch (c) {
-		case 'p':
-			persist = true;
-			break;
-		case 'n':
-			dry_run = true;
-			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -195,7 +190,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		}
 	}
 	if (optind == argc) {
-		if (persist || dry_run)
+		if (plan.persist || plan.dry_run)
 			return slctl_usage_error("mitigate", "--persist and --dry-run need 'on' or 'off'.");
 		return show(ctx, g);
 	}
@@ -207,7 +202,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		value = 0;
 	else
 		return slctl_usage_error("mitigate", "'%s' is not 'on' or 'off'.", argv[optind]);
-	return set(ctx, g, value, persist, dry_run);
+	return set(ctx, g, value, plan.persist, plan.dry_run);
 }
 
 const struct slctl_command slctl_cmd_mitigate = {

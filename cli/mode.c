@@ -504,26 +504,22 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	       int argc, char **argv)
 {
 	static const struct option options[] = {
-		{ "persist", no_argument, NULL, 'p' },
-		{ "dry-run", no_argument, NULL, 'n' },
+		SLCTL_PLAN_OPTIONS,
 		{ "backend", required_argument, NULL, 'b' },
 		{ "run-tools", no_argument, NULL, 'T' },
 		{ "now", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	bool persist = false, dry_run = false, run_tools = false, now = false;
+	struct slctl_plan_options plan = { 0 };
+	bool run_tools = false, now = false;
 	const char *backend = NULL;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "pnb:h", options, NULL)) != -1) {
+		if (slctl_plan_option(c, &plan))
+			continue;
 		switch (c) {
-		case 'p':
-			persist = true;
-			break;
-		case 'n':
-			dry_run = true;
-			break;
 		case 'b':
 			backend = optarg;
 			break;
@@ -544,7 +540,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		return slctl_usage_error("mode", "'%s' is not a backend; use auto, %s.", backend,
 					 slctl_backend_names());
 	if (optind == argc) {
-		if (persist || dry_run || backend || run_tools || now)
+		if (plan.persist || plan.dry_run || backend || run_tools || now)
 			return slctl_usage_error("mode", "--persist, --now, --dry-run, --backend and "
 						 "--run-tools need a MODE.");
 		return show(ctx, g);
@@ -552,12 +548,12 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	if (argc - optind > 1)
 		return slctl_usage_error("mode", "unexpected argument '%s'.", argv[optind + 1]);
 	if (now) {
-		if ((backend || run_tools) && !persist)
+		if ((backend || run_tools) && !plan.persist)
 			return slctl_usage_error("mode", "--backend and --run-tools choose how the "
 						 "boot parameter is written; add --persist.");
-		return set_now(ctx, g, argv[optind], persist, backend, dry_run, run_tools);
+		return set_now(ctx, g, argv[optind], plan.persist, backend, plan.dry_run, run_tools);
 	}
-	if (!persist) {
+	if (!plan.persist) {
 		enum splitlock_mode m;
 		unsigned rate;
 		int r = parse_mode(argv[optind], &m, &rate);
@@ -568,7 +564,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 					 "add --persist to set it for the next boot, or --now to "
 					 "switch a kernel that can switch at run time.");
 	}
-	return set(ctx, g, argv[optind], backend, dry_run, run_tools);
+	return set(ctx, g, argv[optind], backend, plan.dry_run, run_tools);
 }
 
 const struct slctl_command slctl_cmd_mode = {

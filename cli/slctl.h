@@ -60,6 +60,18 @@ int slctl_usage_error(const char *cmd, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Exit status for a negative errno from the library. */
 int slctl_exit_for(int err);
+/*
+ * --persist and --dry-run, which mode and mitigate take alike: both plan a
+ * change, which may be kept across reboots or only shown.
+ */
+#define SLCTL_PLAN_OPTIONS                                   \
+	{ "persist", no_argument, NULL, 'p' },               \
+	{ "dry-run", no_argument, NULL, 'n' }
+struct slctl_plan_options {
+	bool persist, dry_run;
+};
+/* Takes -p/--persist or -n/--dry-run into @plan; false when @c is neither. */
+bool slctl_plan_option(int c, struct slctl_plan_options *plan);
 /* The bootloader backends the library knows, as text for a sentence. */
 const char *slctl_backend_names(void);
 /* Exit EXIT_PRIVILEGE with a sentence when @cap is missing; 0 when present. */

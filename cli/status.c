@@ -95,6 +95,21 @@ static void format_since(int64_t usec, char *buf, size_t size, bool iso)
 	}
 }
 
+/* One lease of `slctl run`, as the library lists it. */
+struct lease {
+	uint32_t holder, run, uid;
+	int64_t since;
+	bool live;
+};
+
+static struct lease get_lease(const struct status *s, size_t i)
+{
+	struct lease l = { 0 };
+
+	splitlock_leases_get(s->leases, i, &l.holder, &l.run, &l.uid, &l.since, &l.live);
+	return l;
+}
+
 static void json_leases(struct json *j, const struct status *s)
 {
 	size_t n;
@@ -112,26 +127,23 @@ static void json_leases(struct json *j, const struct status *s)
 		json_null(j, "saved");
 	json_array_begin(j, "runs");
 	for (size_t i = 0; i < n; i++) {
-		uint32_t holder, run, uid;
-		int64_t since;
-		bool live;
+		struct lease l = get_lease(s, i);
 		char when[32];
 
-		splitlock_leases_get(s->leases, i, &holder, &run, &uid, &since, &live);
 		json_object_begin(j, NULL);
-		json_uint(j, "run_pid", run);
-		json_uint(j, "holder_pid", holder);
-		if (uid == UINT32_MAX)
+		json_uint(j, "run_pid", l.run);
+		json_uint(j, "holder_pid", l.holder);
+		if (l.uid == UINT32_MAX)
 			json_null(j, "uid");
 		else
-			json_uint(j, "uid", uid);
-		if (since == SPLITLOCK_TIME_UNKNOWN) {
+			json_uint(j, "uid", l.uid);
+		if (l.since == SPLITLOCK_TIME_UNKNOWN) {
 			json_null(j, "since");
 		} else {
-			format_since(since, when, sizeof(when), true);
+			format_since(l.since, when, sizeof(when), true);
 			json_string(j, "since", when);
 		}
-		json_bool(j, "live", live);
+		json_bool(j, "live", l.live);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -146,12 +158,8 @@ static void print_leases(const struct status *s)
 
 	if (s->leases_r < 0 || !(n = splitlock_leases_get_count(s->leases)))
 		return;
-	for (size_t i = 0; i < n; i++) {
-		bool l;
-
-		splitlock_leases_get(s->leases, i, NULL, NULL, NULL, NULL, &l);
-		live += l;
-	}
+	for (size_t i = 0; i < n; i++)
+		live += get_lease(s, i).live;
 	if (splitlock_leases_get_saved(s->leases, &saved) == 0)
 		printf("Leases:     %zu run%s of slctl run hold%s kernel.split_lock_mitigate at 0; "
 		       "%d comes back after the last\n", live, live == 1 ? "" : "s",
@@ -160,20 +168,17 @@ static void print_leases(const struct status *s)
 		printf("Leases:     %zu run%s of slctl run, with kernel.split_lock_mitigate as "
 		       "it was\n", live, live == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
-		uint32_t holder, run, uid;
-		int64_t since;
-		bool l;
+		struct lease l = get_lease(s, i);
 		char when[32];
 
-		splitlock_leases_get(s->leases, i, &holder, &run, &uid, &since, &l);
-		format_since(since, when, sizeof(when), false);
-		if (uid == UINT32_MAX)
-			printf("            run %" PRIu32 " since %s", run, when);
+		format_since(l.since, when, sizeof(when), false);
+		if (l.uid == UINT32_MAX)
+			printf("            run %" PRIu32 " since %s", l.run, when);
 		else
-			printf("            run %" PRIu32 " (uid %" PRIu32 ") since %s", run, uid, when);
-		if (!l)
+			printf("            run %" PRIu32 " (uid %" PRIu32 ") since %s", l.run, l.uid, when);
+		if (!l.live)
 			printf(": its holder %" PRIu32 " ended without dropping it; the next slctl "
-			       "run clears it", holder);
+			       "run clears it", l.holder);
 		putchar('\n');
 	}
 }

@@ -68,6 +68,17 @@ int slctl_require_capability(enum splitlock_cap cap, const char *action)
 	return EXIT_PRIVILEGE;
 }
 
+bool slctl_plan_option(int c, struct slctl_plan_options *plan)
+{
+	if (c == 'p')
+		plan->persist = true;
+	else if (c == 'n')
+		plan->dry_run = true;
+	else
+		return false;
+	return true;
+}
+
 const char *slctl_backend_names(void)
 {
 	/* The library's list, so a new backend needs no change here. */

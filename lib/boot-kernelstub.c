@@ -10,6 +10,7 @@
 #include <errno.h>
 
 #include "bootloader.h"
+#include "json.h"
 
 #define CONFIG "/etc/kernelstub/configuration"
 
@@ -18,54 +19,57 @@ static int stub_detect(struct splitlock_ctx *ctx)
 	return sl_exists(ctx, CONFIG) ? SL_DETECT_DECISIVE : SL_DETECT_NO;
 }
 
-/* The strings of "user": {"kernel_options": [...]}, joined by spaces. */
-static int parse_options(const char *json, char **out)
+/*
+ * The strings of "user": {"kernel_options": [...]}, joined by spaces as
+ * kernelstub joins them for the command line. -EBADMSG when the file is not
+ * JSON, the list is missing or holds anything but strings (kernelstub
+ * itself would fail on either), or an option holds a NUL.
+ */
+static int parse_options(const char *json, size_t len, char **out)
 {
-	const char *p = strstr(json, "\"user\"");
+	const char *p = json, *end = json + len;
+	struct sl_json_iter it;
+	_cleanup_free_ char *buf = NULL;
 	size_t used = 0;
-	char *buf;
+	int r;
 
-	if (p)
-		p = strstr(p, "\"kernel_options\"");
-	if (p)
-		p = strchr(p, '[');
-	if (!p)
+	if (sl_json_object_find(&p, end, "user") < 0 ||
+	    sl_json_object_find(&p, end, "kernel_options") < 0 ||
+	    !sl_json_iter_begin(&it, &p, end) || it.close != ']')
 		return -EBADMSG;
-	buf = malloc(strlen(p) + 1);
+	/* Decoded text is never longer than its JSON. */
+	buf = malloc(len + 1);
 	if (!buf)
 		return -ENOMEM;
-	for (p++; *p && *p != ']'; p++) {
-		if (*p != '"')
-			continue;
+	while ((r = sl_json_iter_next(&it, &p, end, NULL, 0, NULL)) > 0) {
+		size_t n;
+
 		if (used)
 			buf[used++] = ' ';
-		for (p++; *p && *p != '"'; p++) {
-			if (*p == '\\' && p[1])
-				p++;
-			buf[used++] = *p;
-		}
-		if (!*p)
-			break;
+		if (*p != '"' || !sl_json_string(&p, end, buf + used, len - used, &n) ||
+		    memchr(buf + used, '\0', n))
+			return -EBADMSG;
+		used += n;
 	}
-	if (*p != ']') {
-		free(buf);
+	if (r < 0)
 		return -EBADMSG;
-	}
 	buf[used] = '\0';
 	*out = buf;
+	buf = NULL;
 	return 0;
 }
 
 static int stub_read(struct splitlock_ctx *ctx, char **cmdline, char **source)
 {
 	_cleanup_free_ char *json = NULL;
-	int r = sl_read_file(ctx, CONFIG, SL_MAX_CONFIG_SIZE, &json, NULL);
+	size_t len;
+	int r = sl_read_file(ctx, CONFIG, SL_MAX_CONFIG_SIZE, &json, &len);
 
 	*cmdline = NULL;
 	*source = strdup(CONFIG);
 	if (r < 0)
 		return r;
-	r = parse_options(json, cmdline);
+	r = parse_options(json, len, cmdline);
 	if (r == -EBADMSG) {
 		free(*source);
 		*source = strdup(CONFIG " has no user kernel_options list this library can read");

@@ -16,11 +16,15 @@
 #include <sys/stat.h>
 
 #include "internal.h"
-#include "linereader.h"
 #include "log-format.h"
 
 /* The kernel's records are at most ~1 KiB of text plus dictionary. */
 #define KMSG_RECORD_MAX 16384
+
+struct kmsg_file_fn {
+	splitlock_kmsg_fn fn;
+	void *data;
+};
 
 int sl_hexval(char c)
 {
@@ -140,51 +144,43 @@ static int foreach_device(struct splitlock_ctx *ctx, int fd,
 	}
 }
 
+/* sl_kmsg_line() hands on a saved log's record; the live API wants its kmsg part. */
+static int file_record(const struct sl_log_record *r, void *data)
+{
+	const struct kmsg_file_fn *f = data;
+
+	return f->fn(&r->rec, f->data);
+}
+
+/*
+ * A regular file in place of /dev/kmsg (fake roots, saved copies) holds
+ * the records one a line: it is read as a saved log in the kmsg format
+ * (log-input.c, log-format-kmsg.c), every record handed on.
+ */
 static int foreach_file(struct splitlock_ctx *ctx, int fd,
 			splitlock_kmsg_fn fn, void *data)
 {
-	struct sl_linereader lr;
-	_cleanup_free_ char *decoded = malloc(KMSG_RECORD_MAX);
-	int r;
+	enum splitlock_input_format format = SPLITLOCK_INPUT_KMSG;
+	struct kmsg_file_fn f = { .fn = fn, .data = data };
+	struct sl_unread unread = { 0 };
+	int r = sl_log_input_foreach(ctx, fd, &format, true, file_record, &f,
+				     NULL, NULL, &unread);
 
-	if (!decoded)
-		return -ENOMEM;
-	r = sl_linereader_init(&lr, fd, KMSG_RECORD_MAX);
-	if (r < 0)
-		return r;
-	for (;;) {
-		struct splitlock_kmsg_record rec;
-		bool truncated;
-		char *line;
-		size_t len;
-
-		r = sl_linereader_next(&lr, &line, &len, &truncated);
-		if (r <= 0)
-			break;
-		/* Continuation lines carry the record's dictionary. */
-		if (truncated || len == 0 || line[0] == ' ')
-			continue;
-		if (splitlock_kmsg_parse_record(line, len, decoded, &rec) < 0) {
-			sl_dbg(ctx, "skipping a malformed kmsg line");
-			continue;
-		}
-		r = fn(&rec, data);
-		if (r) {
-			r = r < 0 ? r : 0;
-			break;
-		}
-	}
-	sl_linereader_done(&lr);
+	if (unread.lines)
+		sl_dbg(ctx, "/dev/kmsg: %" PRIu64 " lines with detector text are "
+		       "not records, the first line %" PRIu64, unread.lines,
+		       unread.first_line);
 	return r;
 }
 
 bool sl_klog_line_parse(const char *line, size_t len, struct splitlock_kmsg_record *rec)
 {
-	const char *p = line, *end = line + len;
-	int64_t pri, usec = 0;
+	const char *p, *end = line + len;
+	int64_t usec = 0;
+	int pri;
 
-	if (p >= end || *p++ != '<' || !sl_stamp_num(&p, end, 7, &pri) ||
-	    pri > 0x7ffff || p >= end || *p++ != '>')
+	p = sl_syslog_pri(line, end, &pri);
+	if (!p)
 		return false;
 	p = sl_skip_kernel_stamp(p, end, &usec);
 	/* CONFIG_PRINTK_CALLER: "[    5.000000][ T1234] msg" */

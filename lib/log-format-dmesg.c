@@ -146,23 +146,17 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 	struct sl_log_record r = SL_RECORD_INIT;
 	const char *end = line + len, *p = sl_skip_blanks(line, end), *q;
 	size_t used;
-	int facility;
+	int facility, pri;
 
 	if (p == end)
 		return 0;
-	/* dmesg -r: "<PRI>" */
-	if (*p == '<') {
-		unsigned pri = 0;
-
-		q = p + 1;
-		while (q < end && *q >= '0' && *q <= '9' && pri < 0x80000)
-			pri = pri * 10 + (unsigned)(*q++ - '0');
-		if (q < end && *q == '>' && q > p + 1) {
-			r.facility_known = true;
-			r.rec.facility = (int)(pri >> 3);
-			r.rec.level = (int)(pri & 7);
-			p = q + 1;
-		}
+	/* dmesg -r: "<PRI>", read as the live log's syslog(2) lines are */
+	q = sl_syslog_pri(p, end, &pri);
+	if (q) {
+		r.facility_known = true;
+		r.rec.facility = pri >> 3;
+		r.rec.level = pri & 7;
+		p = q;
 	}
 	if (!r.facility_known && (used = decoded_prefix(p, end, &facility))) {
 		r.facility_known = true;

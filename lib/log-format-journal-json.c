@@ -9,6 +9,7 @@
  * facility kern is the kernel's: journald also marks what user space wrote
  * to /dev/kmsg as kernel transport, keeping that writer's facility.
  */
+#include "json.h"
 #include "log-format.h"
 
 struct jfield {
@@ -22,198 +23,6 @@ struct jrecord {
 	bool message_set;
 	size_t message_len;
 };
-
-static const char *skip_ws(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-		p++;
-	return p;
-}
-
-static size_t put_utf8(char *out, uint32_t cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | cp >> 6);
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | cp >> 12);
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		out[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | cp >> 18);
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	out[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
-static bool hex4(const char *p, const char *end, uint32_t *v)
-{
-	*v = 0;
-	if (end - p < 4)
-		return false;
-	for (int i = 0; i < 4; i++) {
-		int h = sl_hexval(p[i]);
-
-		if (h < 0)
-			return false;
-		*v = *v << 4 | (uint32_t)h;
-	}
-	return true;
-}
-
-/*
- * A JSON string at *pp (at the opening quote) decoded into @out (@size
- * bytes at least as long as the input; NULL to skip). Returns false when it
- * is not a well-formed string.
- */
-static bool json_string(const char **pp, const char *end, char *out,
-			size_t size, size_t *len)
-{
-	const char *p = *pp + 1;
-	size_t o = 0;
-
-	for (;;) {
-		char c;
-
-		if (p >= end)
-			return false;
-		c = *p++;
-		if (c == '"')
-			break;
-		if (c != '\\') {
-			if (out && o < size)
-				out[o++] = c;
-			continue;
-		}
-		if (p >= end)
-			return false;
-		c = *p++;
-		if (c == 'u') {
-			uint32_t cp, lo;
-			char tmp[4];
-			size_t n;
-
-			if (!hex4(p, end, &cp))
-				return false;
-			p += 4;
-			if (cp >= 0xd800 && cp < 0xdc00 && end - p >= 6 &&
-			    p[0] == '\\' && p[1] == 'u' && hex4(p + 2, end, &lo) &&
-			    lo >= 0xdc00 && lo < 0xe000) {
-				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-				p += 6;
-			}
-			n = put_utf8(tmp, cp);
-			for (size_t i = 0; i < n; i++)
-				if (out && o < size)
-					out[o++] = tmp[i];
-			continue;
-		}
-		switch (c) {
-		case 'n': c = '\n'; break;
-		case 't': c = '\t'; break;
-		case 'r': c = '\r'; break;
-		case 'b': c = '\b'; break;
-		case 'f': c = '\f'; break;
-		case '"': case '\\': case '/': break;
-		default: return false;
-		}
-		if (out && o < size)
-			out[o++] = c;
-	}
-	*pp = p;
-	if (len)
-		*len = o;
-	return true;
-}
-
-/* Skip any JSON value; arrays of byte values may be decoded into @out. */
-static bool json_value(const char **pp, const char *end, char *out, size_t size,
-		       size_t *len, int depth)
-{
-	const char *p = skip_ws(*pp, end);
-
-	if (p >= end || depth > 32)
-		return false;
-	if (*p == '"') {
-		if (!json_string(&p, end, out, size, len))
-			return false;
-	} else if (*p == '[' || *p == '{') {
-		char close = *p == '[' ? ']' : '}';
-		bool bytes = *p == '[' && out;
-		size_t o = 0;
-
-		p = skip_ws(p + 1, end);
-		if (p < end && *p == close) {
-			p++;
-		} else {
-			for (;;) {
-				if (close == '}') {
-					p = skip_ws(p, end);
-					if (p >= end || *p != '"' ||
-					    !json_string(&p, end, NULL, 0, NULL))
-						return false;
-					p = skip_ws(p, end);
-					if (p >= end || *p++ != ':')
-						return false;
-				}
-				p = skip_ws(p, end);
-				if (bytes) {
-					unsigned v = 0;
-					int digits = 0;
-
-					while (p < end && *p >= '0' && *p <= '9' && digits < 4) {
-						v = v * 10 + (unsigned)(*p++ - '0');
-						digits++;
-					}
-					if (!digits || v > 255)
-						return false;
-					if (o < size)
-						out[o++] = (char)v;
-				} else if (!json_value(&p, end, NULL, 0, NULL, depth + 1)) {
-					return false;
-				}
-				p = skip_ws(p, end);
-				if (p < end && *p == ',') {
-					p++;
-					continue;
-				}
-				if (p < end && *p == close) {
-					p++;
-					break;
-				}
-				return false;
-			}
-		}
-		if (len)
-			*len = o;
-	} else {
-		/* number, true, false, null */
-		const char *start = p;
-
-		while (p < end && *p != ',' && *p != '}' && *p != ']' &&
-		       *p != ' ' && *p != '\n')
-			p++;
-		if (p == start)
-			return false;
-		if (out) {
-			size_t n = (size_t)(p - start) < size ? (size_t)(p - start) : size;
-
-			memcpy(out, start, n);
-			if (len)
-				*len = n;
-		}
-	}
-	*pp = p;
-	return true;
-}
 
 static bool jfield_uint(const struct jfield *f, uint64_t *v)
 {
@@ -232,7 +41,7 @@ static bool jfield_uint(const struct jfield *f, uint64_t *v)
 
 static bool jfield_is(const struct jfield *f, const char *s)
 {
-	return f->set && f->len == strlen(s) && memcmp(f->buf, s, f->len) == 0;
+	return f->set && sl_json_name_is(f->buf, f->len, s);
 }
 
 static int journal_object(struct sl_reader *rd, const char *line, size_t len)
@@ -242,67 +51,52 @@ static int journal_object(struct sl_reader *rd, const char *line, size_t len)
 	struct sl_log_record r = { .facility_known = true,
 				   .mono_usec = SPLITLOCK_TIME_UNKNOWN,
 				   .wall_usec = SPLITLOCK_TIME_UNKNOWN };
+	struct sl_json_iter it;
+	char key[64];
+	size_t klen;
 	uint64_t v;
+	int more;
 
-	p = skip_ws(p, end);
+	p = sl_json_skip_ws(p, end);
 	if (p == end)
 		return 0;
-	if (*p++ != '{')
+	if (*p != '{' || !sl_json_iter_begin(&it, &p, end))
 		goto malformed;
-	for (;;) {
-		char key[64];
-		size_t klen = 0;
+	while ((more = sl_json_iter_next(&it, &p, end, key, sizeof(key), &klen)) > 0) {
 		struct jfield *f = NULL;
 
-		p = skip_ws(p, end);
-		if (p < end && *p == '}')
-			break;
-		if (p >= end || *p != '"' || !json_string(&p, end, key, sizeof(key) - 1, &klen))
-			goto malformed;
-		key[klen] = '\0';
-		p = skip_ws(p, end);
-		if (p >= end || *p++ != ':')
-			goto malformed;
-		if (streq(key, "MESSAGE")) {
-			p = skip_ws(p, end);
-			if (p < end && *p == 'n') { /* null: too big for journalctl */
-				if (!json_value(&p, end, NULL, 0, NULL, 0))
+		if (sl_json_name_is(key, klen, "MESSAGE")) {
+			if (*p == 'n') { /* null: too big for journalctl */
+				if (!sl_json_value(&p, end, NULL, 0, NULL))
 					goto malformed;
-			} else {
-				if (!json_value(&p, end, rd->decoded, SL_INPUT_BUF,
-						&j.message_len, 0))
-					goto malformed;
-				j.message_set = true;
+				continue;
 			}
-		} else {
-			if (streq(key, "_TRANSPORT"))
-				f = &j.transport;
-			else if (streq(key, "SYSLOG_FACILITY"))
-				f = &j.facility;
-			else if (streq(key, "PRIORITY"))
-				f = &j.priority;
-			else if (streq(key, "__REALTIME_TIMESTAMP"))
-				f = &j.realtime;
-			else if (streq(key, "_SOURCE_MONOTONIC_TIMESTAMP"))
-				f = &j.source_mono;
-			else if (streq(key, "_BOOT_ID"))
-				f = &j.boot_id;
-			if (!json_value(&p, end, f ? f->buf : NULL,
-					f ? sizeof(f->buf) - 1 : 0,
-					f ? &f->len : NULL, 0))
+			if (!sl_json_value(&p, end, rd->decoded, SL_INPUT_BUF,
+					   &j.message_len))
 				goto malformed;
-			if (f)
-				f->set = true;
-		}
-		p = skip_ws(p, end);
-		if (p < end && *p == ',') {
-			p++;
+			j.message_set = true;
 			continue;
 		}
-		if (p < end && *p == '}')
-			break;
-		goto malformed;
+		if (sl_json_name_is(key, klen, "_TRANSPORT"))
+			f = &j.transport;
+		else if (sl_json_name_is(key, klen, "SYSLOG_FACILITY"))
+			f = &j.facility;
+		else if (sl_json_name_is(key, klen, "PRIORITY"))
+			f = &j.priority;
+		else if (sl_json_name_is(key, klen, "__REALTIME_TIMESTAMP"))
+			f = &j.realtime;
+		else if (sl_json_name_is(key, klen, "_SOURCE_MONOTONIC_TIMESTAMP"))
+			f = &j.source_mono;
+		else if (sl_json_name_is(key, klen, "_BOOT_ID"))
+			f = &j.boot_id;
+		if (!sl_json_value(&p, end, f ? f->buf : NULL,
+				   f ? sizeof(f->buf) - 1 : 0, f ? &f->len : NULL))
+			goto malformed;
+		if (f)
+			f->set = true;
 	}
+	if (more < 0)
+		goto malformed;
 	if (!j.message_set)
 		return 0;
 	/*

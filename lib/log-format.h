@@ -26,6 +26,7 @@ struct sl_reader {
 	uint64_t lines;  /* lines before `counted` */
 	const char *counted;
 	uint64_t boot;   /* the boot the lines belong to (journal text) */
+	bool every_line; /* no prefilter: every line is parsed */
 	/* journalctl -o json-pretty: one object over many lines */
 	char *object;
 	size_t object_len;
@@ -98,6 +99,12 @@ const char *sl_stamp_rfc3339(const char *p, const char *end, int64_t *wall);
 const char *sl_skip_blanks(const char *p, const char *end);
 /* "+01:00", "+0100", "Z" at *pp → seconds east of UTC. */
 bool sl_stamp_offset(const char **pp, const char *end, int *seconds);
+/*
+ * "<PRI>" at @p, as syslog(2) and dmesg -r write it before each line: the
+ * bytes after it, *@pri its value (facility << 3 | level); NULL when @p
+ * holds none. The one reader of that prefix (sl_klog_line_parse(), dmesg).
+ */
+const char *sl_syslog_pri(const char *p, const char *end, int *pri);
 /* "[ T1234]", "[C3]", with or without a space before: skipped. */
 const char *sl_skip_caller_id(const char *p, const char *end);
 /* "[  12.345678] " at p (a kernel stamp kept in a syslog message). */

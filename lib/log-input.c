@@ -152,7 +152,7 @@ static int scan_region(struct sl_reader *rd, const char *p, const char *end)
 		n_set = N_JOURNAL_TEXT_NEEDLES;
 	}
 	/* json-pretty spreads a record over lines: every line is read. */
-	if (rd->object) {
+	if (rd->object || rd->every_line) {
 		while (p < end) {
 			const char *le = memchr(p, rd->sep, (size_t)(end - p));
 			int r;
@@ -279,7 +279,7 @@ static int fill(int fd, char *buf, size_t *end, size_t size, bool *eof)
 }
 
 int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
-			 enum splitlock_input_format *format,
+			 enum splitlock_input_format *format, bool every_record,
 			 sl_log_record_fn fn, void *data,
 			 splitlock_progress_fn progress, void *progress_data,
 			 struct sl_unread *unread)
@@ -288,7 +288,7 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 	_cleanup_free_ char *decoded = malloc(INPUT_BUF + 1);
 	_cleanup_free_ char *object = NULL;
 	struct sl_reader rd = { .ctx = ctx, .fn = fn, .data = data,
-			     .unread = unread };
+			     .unread = unread, .every_line = every_record };
 	size_t start = 0, end = 0;
 	uint64_t bytes = 0, reported = 0;
 	bool eof = false, skipping = false, detected;

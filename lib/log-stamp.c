@@ -206,6 +206,18 @@ bool sl_stamp_offset(const char **pp, const char *end, int *seconds)
 	return true;
 }
 
+const char *sl_syslog_pri(const char *p, const char *end, int *pri)
+{
+	int64_t v;
+
+	/* Facility 0..0xffff and level: at most 0x7ffff, seven digits. */
+	if (p >= end || *p++ != '<' || !sl_stamp_num(&p, end, 7, &v) ||
+	    v > 0x7ffff || p >= end || *p++ != '>')
+		return NULL;
+	*pri = (int)v;
+	return p;
+}
+
 const char *sl_skip_caller_id(const char *p, const char *end)
 {
 	const char *q = p;

@@ -67,12 +67,14 @@ bool sl_has_detector_text(const char *s, size_t len);
 /*
  * log-input.c: stream records of a saved log from @fd. *@format AUTO is
  * replaced by the detected one. Records that surely are not the detector's
- * are skipped unparsed. @unread counts detector-like lines that no parser
- * of the format read (framing broken, a form not understood, overlong);
- * while it is empty, records carry their line number.
+ * are skipped unparsed, unless @every_record (a file standing in for
+ * /dev/kmsg, whose reader hands on every record). @unread counts
+ * detector-like lines that no parser of the format read (framing broken, a
+ * form not understood, overlong); while it is empty, records carry their
+ * line number.
  */
 int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
-			 enum splitlock_input_format *format,
+			 enum splitlock_input_format *format, bool every_record,
 			 sl_log_record_fn fn, void *data,
 			 splitlock_progress_fn progress, void *progress_data,
 			 struct sl_unread *unread);

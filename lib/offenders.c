@@ -656,8 +656,8 @@ _public_ int splitlock_offenders_read_input(struct splitlock_offenders *r, int f
 	/* A saved log may come from another boot or machine. */
 	r->flags &= ~SPLITLOCK_OFFENDERS_RESOLVE;
 	sl_alignment_rule_init(&r->alignment, false);
-	ret = sl_log_input_foreach(r->ctx, fd, &format, input_cb, r, progress,
-				   data, &r->unread);
+	ret = sl_log_input_foreach(r->ctx, fd, &format, false, input_cb, r,
+				   progress, data, &r->unread);
 	sl_alignment_rule_init(&r->alignment, true);
 	r->flags = flags;
 	r->format = format;

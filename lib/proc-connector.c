@@ -27,6 +27,15 @@
 #define PROC_USER_INIT_INO 0xEFFFFFFDU
 #define PROC_PID_INIT_INO 0xEFFFFFFCU
 
+/* Every event names the task it is about: the child of a fork. */
+static void set_task(struct splitlock_proc_event *ev, enum splitlock_proc_event_type type,
+		     __kernel_pid_t pid, __kernel_pid_t tgid)
+{
+	ev->type = type;
+	ev->pid = (uint32_t)pid;
+	ev->tgid = (uint32_t)tgid;
+}
+
 static int decode_one(const struct cn_msg *cn, size_t avail,
 		      splitlock_proc_event_fn fn, void *data)
 {
@@ -54,23 +63,20 @@ static int decode_one(const struct cn_msg *cn, size_t avail,
 	switch (pe.what) {
 	case PROC_EVENT_FORK:
 		need = sizeof(pe.event_data.fork);
-		ev.type = SPLITLOCK_PROC_FORK;
+		set_task(&ev, SPLITLOCK_PROC_FORK, pe.event_data.fork.child_pid,
+			 pe.event_data.fork.child_tgid);
 		ev.parent_pid = (uint32_t)pe.event_data.fork.parent_pid;
 		ev.parent_tgid = (uint32_t)pe.event_data.fork.parent_tgid;
-		ev.pid = (uint32_t)pe.event_data.fork.child_pid;
-		ev.tgid = (uint32_t)pe.event_data.fork.child_tgid;
 		break;
 	case PROC_EVENT_EXEC:
 		need = sizeof(pe.event_data.exec);
-		ev.type = SPLITLOCK_PROC_EXEC;
-		ev.pid = (uint32_t)pe.event_data.exec.process_pid;
-		ev.tgid = (uint32_t)pe.event_data.exec.process_tgid;
+		set_task(&ev, SPLITLOCK_PROC_EXEC, pe.event_data.exec.process_pid,
+			 pe.event_data.exec.process_tgid);
 		break;
 	case PROC_EVENT_COMM:
 		need = sizeof(pe.event_data.comm);
-		ev.type = SPLITLOCK_PROC_COMM;
-		ev.pid = (uint32_t)pe.event_data.comm.process_pid;
-		ev.tgid = (uint32_t)pe.event_data.comm.process_tgid;
+		set_task(&ev, SPLITLOCK_PROC_COMM, pe.event_data.comm.process_pid,
+			 pe.event_data.comm.process_tgid);
 		ev.comm_len = strnlen(pe.event_data.comm.comm, sizeof(pe.event_data.comm.comm));
 		memcpy(comm, pe.event_data.comm.comm, ev.comm_len);
 		comm[ev.comm_len] = '\0';
@@ -78,9 +84,8 @@ static int decode_one(const struct cn_msg *cn, size_t avail,
 	case PROC_EVENT_EXIT:
 		/* Older kernels lack parent_pid/tgid at the end: not needed. */
 		need = offsetof(struct exit_proc_event, exit_signal) + sizeof(__u32);
-		ev.type = SPLITLOCK_PROC_EXIT;
-		ev.pid = (uint32_t)pe.event_data.exit.process_pid;
-		ev.tgid = (uint32_t)pe.event_data.exit.process_tgid;
+		set_task(&ev, SPLITLOCK_PROC_EXIT, pe.event_data.exit.process_pid,
+			 pe.event_data.exit.process_tgid);
 		break;
 	default:
 		return 0;

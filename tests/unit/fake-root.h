@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "libsplitlock.h"
+
 static char root[64];
 
 /* Writes @text to @path under the root, creating the directories on the way. */
@@ -49,6 +51,35 @@ static __attribute__((unused)) char *get(const char *path)
 	buf[n] = '\0';
 	fclose(f);
 	return buf;
+}
+
+/* A new empty root, /tmp/slctl-test-@name-XXXXXX. */
+static __attribute__((unused)) void fake_root_make(const char *name)
+{
+	snprintf(root, sizeof(root), "/tmp/slctl-test-%s-XXXXXX", name);
+	if (!mkdtemp(root))
+		abort();
+}
+
+/* A context on the root that logs nothing. */
+static __attribute__((unused)) struct splitlock_ctx *fake_root_ctx(void)
+{
+	struct splitlock_ctx *ctx = splitlock_new(root);
+
+	if (!ctx)
+		abort();
+	splitlock_set_log_priority(ctx, 0);
+	return ctx;
+}
+
+/* The root and all in it, gone. */
+static __attribute__((unused)) void fake_root_remove(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		abort();
 }
 
 #endif

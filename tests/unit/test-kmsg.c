@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* /dev/kmsg records: prefix fields, escapes, continuation lines. */
+/*
+ * /dev/kmsg records: prefix fields, escapes, continuation lines; and a
+ * saved copy in /dev/kmsg's place, read by the same line reader as a saved
+ * log in the kmsg format.
+ */
 #include <errno.h>
 
 #include "libsplitlock.h"
+#include "fake-root.h"
 #include "test.h"
 
 static int parse(const char *text, struct splitlock_kmsg_record *rec, char *buf)
@@ -87,4 +92,77 @@ TEST(malformed_records)
 	CHECK_INT(parse("6,1,2x,-;bad usec", &rec, buf), -EINVAL);
 	CHECK_INT(parse("6,99999999999999999999999,2,-;overflow", &rec, buf), -EINVAL);
 	CHECK_INT(parse("[    0.000000] dmesg text", &rec, buf), -EINVAL);
+}
+
+/* ---- a regular file in /dev/kmsg's place ---------------------------------- */
+
+struct seen {
+	char text[512];
+	unsigned records, stop_after;
+};
+
+static int collect(const struct splitlock_kmsg_record *rec, void *data)
+{
+	struct seen *s = data;
+	size_t n = strlen(s->text);
+
+	snprintf(s->text + n, sizeof(s->text) - n, "%s%d.%d/%llu/%llu:%.*s",
+		 n ? "|" : "", rec->facility, rec->level,
+		 (unsigned long long)rec->seq, (unsigned long long)rec->usec,
+		 (int)rec->message_len, rec->message);
+	return ++s->records == s->stop_after;
+}
+
+/* The records of @kmsg as splitlock_kmsg_foreach() hands them out. */
+static int foreach_file(const char *kmsg, struct seen *s)
+{
+	struct splitlock_ctx *ctx;
+	int r;
+
+	fake_root_make("kmsg");
+	put("/dev/kmsg", kmsg);
+	ctx = fake_root_ctx();
+	r = splitlock_kmsg_foreach(ctx, collect, s);
+	splitlock_unref(ctx);
+	fake_root_remove();
+	return r;
+}
+
+TEST(saved_kmsg_file_gives_every_record_in_order)
+{
+	struct seen s = { 0 };
+
+	CHECK_INT(foreach_file("6,1,100,-;Linux version\n"
+			       " SUBSYSTEM=cpu\n"
+			       "\n"
+			       "4,2,5000000,-;x86/split lock detection: #AC: a\\x20b/12 took\n"
+			       "14,3,6000000,-;from user space\n", &s), 0);
+	CHECK_STR(s.text, "0.6/1/100:Linux version|0.4/2/5000000:x86/split lock detection: #AC: a b/12 took|1.6/3/6000000:from user space");
+}
+
+TEST(saved_kmsg_file_skips_what_is_not_a_record)
+{
+	struct seen s = { 0 };
+
+	CHECK_INT(foreach_file("[    5.000000] dmesg text\n"
+			       "6,1;short\n"
+			       "4,2,7,-;kept\n"
+			       "#AC: a/1 took a split_lock trap, but no prefix\n", &s), 0);
+	CHECK_STR(s.text, "0.4/2/7:kept");
+}
+
+TEST(saved_kmsg_file_stops_when_the_callback_says_so)
+{
+	struct seen s = { .stop_after = 1 };
+
+	CHECK_INT(foreach_file("6,1,1,-;first\n6,2,2,-;second\n", &s), 0);
+	CHECK_STR(s.text, "0.6/1/1:first");
+}
+
+TEST(saved_kmsg_file_last_record_needs_no_newline)
+{
+	struct seen s = { 0 };
+
+	CHECK_INT(foreach_file("6,1,1,-;first\n6,2,2,-;last", &s), 0);
+	CHECK_STR(s.text, "0.6/1/1:first|0.6/2/2:last");
 }
