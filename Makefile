@@ -206,6 +206,16 @@ check-kernel: deps
 		tests/kernel/run kernel-patch/$$s || rc=1; \
 	done; exit $$rc
 
+# Each patch of each series built on its own with CONFIG_WERROR=y and W=1,
+# in the test configuration and with SYSFS=n DEBUG_FS=n INJECT=n KUNIT=n
+# (tests/kernel/run with SLCTL_KERNEL_BISECT=1): about 1-2 min a patch, so
+# not part of check-kernel; a passing series is remembered in the cache.
+check-kernel-bisect: deps
+	$(MAKE) all
+	@rc=0; for s in $(KERNEL_SERIES); do \
+		SLCTL_KERNEL_BISECT=1 tests/kernel/run kernel-patch/$$s || rc=1; \
+	done; exit $$rc
+
 # The ABI of libsplitlock.so against the committed description: any change
 # to an exported function or a public type fails, so that none slips in
 # unnoticed. After an intended change, 'make abi-update' and commit it.
@@ -281,6 +291,6 @@ rpm: dist
 clean:
 	rm -rf $(B) build-asan build-fuzz $(DIST).tar.gz
 
-.PHONY: all tests deps run check-abi abi-update fuzz reliability check check-asan check-valgrind \
+.PHONY: all tests deps run check-abi abi-update check-kernel-bisect fuzz reliability check check-asan check-valgrind \
 	check-boot check-kernel install dist distcheck deb debcheck rpm clean FORCE
 FORCE:
