@@ -128,6 +128,8 @@ static void print_json(const struct splitlock_probe *p,
 	json_string(&j, "action", splitlock_probe_action_name(splitlock_probe_get_action(p)));
 	r = splitlock_probe_get_delay_ms(p, &v);
 	json_double(&j, "delay_ms", r, v, 3);
+	json_string(&j, "delayed_by", splitlock_probe_get_action(p) == SPLITLOCK_PROBE_MISERY ?
+		    splitlock_probe_delayer_name(splitlock_probe_get_delayer(p)) : NULL);
 	r = splitlock_probe_get_split_lock_ns(p, &v);
 	json_double(&j, "split_lock_ns", r, v, 1);
 	r = splitlock_probe_get_aligned_lock_ns(p, &v);
@@ -140,6 +142,24 @@ static void print_json(const struct splitlock_probe *p,
 	json_msr(&j, m, summary);
 	json_object_end(&j);
 	json_finish(&j);
+}
+
+/* Who to turn to: this kernel's settings cannot lift someone else's delay. */
+static void print_delayer(enum splitlock_probe_delayer delayer)
+{
+	switch (delayer) {
+	case SPLITLOCK_PROBE_DELAYER_HYPERVISOR:
+		puts("Delayed by the hypervisor: this kernel does not penalize this trap in its mode,\n"
+		     "so the host penalizes split locks on this virtual CPU; kernel.split_lock_mitigate\n"
+		     "and slctl run here cannot lift it, only the host's settings can.");
+		break;
+	case SPLITLOCK_PROBE_DELAYER_UNKNOWN:
+		puts("Delayed, but not by this kernel, which does not penalize this trap in its mode;\n"
+		     "the cause is unknown.");
+		break;
+	default:
+		break;
+	}
 }
 
 static void print_verdict(const struct splitlock_probe *p)
@@ -162,6 +182,7 @@ static void print_verdict(const struct splitlock_probe *p)
 		break;
 	case SPLITLOCK_PROBE_MISERY:
 		printf("detected%s and penalized: %.1f ms per trap (misery).\n", by, delay);
+		print_delayer(splitlock_probe_get_delayer(p));
 		break;
 	case SPLITLOCK_PROBE_SIGBUS:
 		printf("detected%s and killed with SIGBUS.\n", by);

@@ -104,6 +104,7 @@ int sl_open_state_dir(struct splitlock_ctx *ctx, char **why);
 #define SL_SYSFS_MODE "/sys/kernel/split_lock/mode"
 bool sl_mode_file_writable(struct splitlock_ctx *ctx);
 bool sl_has_misery_exempt(struct splitlock_ctx *ctx);
+bool sl_release_before(struct splitlock_ctx *ctx, unsigned major, unsigned minor);
 /*
  * The value of the "KEY VALUE" line of @text (the part after the blanks,
  * up to the end of the line), or NULL when no line has @key.

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "internal.h"
 
@@ -11,6 +12,18 @@ _public_ int splitlock_kernel_release(struct splitlock_ctx *ctx, char *buf,
 				      size_t size)
 {
 	return sl_read_line(ctx, "/proc/sys/kernel/osrelease", buf, size);
+}
+
+/* True when the release is older than @major.@minor; false when unknown. */
+bool sl_release_before(struct splitlock_ctx *ctx, unsigned major, unsigned minor)
+{
+	char release[128];
+	unsigned a, b;
+
+	if (splitlock_kernel_release(ctx, release, sizeof(release)) < 0 ||
+	    sscanf(release, "%u.%u", &a, &b) != 2)
+		return false;
+	return a < major || (a == major && b < minor);
 }
 
 _public_ int splitlock_kernel_interfaces(struct splitlock_ctx *ctx,

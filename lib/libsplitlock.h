@@ -1239,6 +1239,26 @@ enum splitlock_probe_action {
 	SPLITLOCK_PROBE_SIGBUS,   /* killed with SIGBUS (BUS_ADRALN) */
 };
 
+/*
+ * Who delayed the probe's split locks, for SPLITLOCK_PROBE_MISERY. A guest's
+ * split lock can be penalized twice: by the guest's kernel, and by the
+ * host's, which applies its own misery to the virtual CPU's thread (KVM's
+ * handle_guest_split_lock()) whatever the guest's mode and sysctl say.
+ */
+enum splitlock_probe_delayer {
+	SPLITLOCK_PROBE_DELAYER_NONE = 0,   /* not delayed */
+	/* this kernel: its mode, sysctl and exemption make it delay this trap */
+	SPLITLOCK_PROBE_DELAYER_KERNEL,
+	/*
+	 * not this kernel, which would not have delayed this trap, and it runs
+	 * in a virtual machine: the host's penalty, which only the host's
+	 * settings change
+	 */
+	SPLITLOCK_PROBE_DELAYER_HYPERVISOR,
+	/* not this kernel, and not in a virtual machine: cause unknown */
+	SPLITLOCK_PROBE_DELAYER_UNKNOWN,
+};
+
 /* The command name the probe's child runs under, as the kernel log shows it. */
 #define SPLITLOCK_PROBE_COMM "slctl-probe"
 
@@ -1304,6 +1324,19 @@ int splitlock_probe_get_trap(const struct splitlock_probe *probe,
  */
 int splitlock_probe_get_delay_ms(const struct splitlock_probe *probe,
 				 double *ms);
+/*
+ * Who added the delay: SPLITLOCK_PROBE_DELAYER_NONE unless the action is
+ * SPLITLOCK_PROBE_MISERY. The kernel's part is judged from its mode, the
+ * trap, kernel.split_lock_mitigate, the release and the caller's own
+ * misery exemption (which the child inherits). Since: 1.0
+ */
+enum splitlock_probe_delayer
+splitlock_probe_get_delayer(const struct splitlock_probe *probe);
+/*
+ * "none", "kernel", "hypervisor", "unknown"; NULL for an unknown value.
+ * Since: 1.0
+ */
+const char *splitlock_probe_delayer_name(enum splitlock_probe_delayer delayer);
 /*
  * Median cost of one split-locked and of one aligned locked instruction in
  * nanoseconds. -ENODATA when not measured (split locks are trapped here).

@@ -36,18 +36,6 @@ static int say(char **why, const char *format, ...)
 	return r;
 }
 
-/* True when the release is older than @major.@minor; false when unknown. */
-static bool release_before(struct splitlock_ctx *ctx, unsigned major, unsigned minor)
-{
-	char release[128];
-	unsigned a, b;
-
-	if (splitlock_kernel_release(ctx, release, sizeof(release)) < 0 ||
-	    sscanf(release, "%u.%u", &a, &b) != 2)
-		return false;
-	return a < major || (a == major && b < minor);
-}
-
 _public_ int splitlock_lift_choose(struct splitlock_ctx *ctx, enum splitlock_lift *lift,
 				   char **why)
 {
@@ -102,12 +90,14 @@ _public_ int splitlock_lift_choose(struct splitlock_ctx *ctx, enum splitlock_lif
 		*lift = SPLITLOCK_LIFT_UNCHANGED;
 		r = say(why, "this CPU detects bus locks only (#DB, bus_lock_detect without "
 			"split_lock_detect), which warn mode reports but never penalizes: "
-			"kernel.split_lock_mitigate governs nothing here");
+			"kernel.split_lock_mitigate governs nothing here%s",
+			cpu & SPLITLOCK_CPU_HYPERVISOR ?
+			" (a delay that remains is the hypervisor's, set on the host)" : "");
 	} else if (ifaces & SPLITLOCK_KERNEL_MISERY_EXEMPT) {
 		*lift = SPLITLOCK_LIFT_EXEMPT;
 	} else if (ifaces & SPLITLOCK_KERNEL_MITIGATE_SYSCTL) {
 		*lift = SPLITLOCK_LIFT_LEASE;
-	} else if (release_before(ctx, 5, 19)) {
+	} else if (sl_release_before(ctx, 5, 19)) {
 		*lift = SPLITLOCK_LIFT_UNNEEDED;
 		r = say(why, "kernels before 5.19 warn about split locks but do not penalize them");
 	} else {

@@ -4,7 +4,8 @@
  * or sigbus. The kernel says a split lock was seen by logging the task
  * (once per task in warn mode, rate-limited), punishes it by delaying the
  * trap (misery: a 10 ms sleep, then one semaphore for all offenders) or
- * kills it with SIGBUS/BUS_ADRALN (fatal mode).
+ * kills it with SIGBUS/BUS_ADRALN (fatal mode). In a virtual machine the
+ * host may delay the trap as well, with its own penalty on the virtual CPU.
  */
 #include <stdlib.h>
 
@@ -43,6 +44,42 @@ static bool unlogged_trap(const struct sl_probe_obs *obs,
 	else
 		return false;
 	return true;
+}
+
+/*
+ * Whether this kernel delays @trap (lift.c has the same table): warn
+ * penalizes #AC only, since 5.19 and unless kernel.split_lock_mitigate is
+ * 0; ratelimit throttles #DB; seq delays both, exempt or not; an exempt
+ * process is spared the rest. What is not known is assumed to delay, so
+ * that only a delay this kernel cannot have added is put on someone else.
+ */
+static bool kernel_delays(const struct sl_probe_obs *obs, enum splitlock_kind trap)
+{
+	switch (obs->mode) {
+	case SPLITLOCK_MODE_UNKNOWN:
+	case SPLITLOCK_MODE_SEQ:
+		return true;
+	case SPLITLOCK_MODE_RATELIMIT:
+		return trap == SPLITLOCK_KIND_BUS_LOCK && !obs->exempt;
+	case SPLITLOCK_MODE_WARN:
+		return trap == SPLITLOCK_KIND_SPLIT_LOCK && !obs->exempt &&
+		       !obs->before_misery && obs->mitigate != 0;
+	case SPLITLOCK_MODE_OFF:
+	case SPLITLOCK_MODE_FATAL:
+		return false;
+	}
+	return true;
+}
+
+static enum splitlock_probe_delayer delayer(const struct sl_probe_obs *obs,
+					    const struct sl_probe_verdict *v)
+{
+	/* An injected trap runs this kernel's handler and nothing else. */
+	if (obs->simulated || !v->has_trap || kernel_delays(obs, v->trap))
+		return SPLITLOCK_PROBE_DELAYER_KERNEL;
+	if (obs->cpu_features & SPLITLOCK_CPU_HYPERVISOR)
+		return SPLITLOCK_PROBE_DELAYER_HYPERVISOR;
+	return SPLITLOCK_PROBE_DELAYER_UNKNOWN;
 }
 
 void sl_probe_classify(const struct sl_probe_obs *obs,
@@ -87,6 +124,7 @@ void sl_probe_classify(const struct sl_probe_obs *obs,
 	if (v->action == SPLITLOCK_PROBE_MISERY) {
 		v->has_delay = true;
 		v->delay_ms = sl_median(delays, delayed);
+		v->delayer = delayer(obs, v);
 	} else if (v->action == SPLITLOCK_PROBE_WARN) {
 		v->has_delay = true;
 		v->delay_ms = sl_median(extras, n);

@@ -27,6 +27,11 @@ struct sl_probe_obs {
 	bool sigbus;                  /* died of SIGBUS with BUS_ADRALN */
 	unsigned logged;              /* detector lines for the child's pid */
 	enum splitlock_kind logged_kind;
+	/* What decides whether this kernel delays a trap (SPLITLOCK_MODE_UNKNOWN: assume it may). */
+	enum splitlock_mode mode;
+	int mitigate;                 /* kernel.split_lock_mitigate; -1 without it */
+	bool before_misery;           /* a release before 5.19: no penalty at all */
+	bool exempt;                  /* the child inherits a misery exemption */
 };
 
 struct sl_probe_verdict {
@@ -35,6 +40,7 @@ struct sl_probe_verdict {
 	enum splitlock_kind trap;
 	bool has_delay;
 	double delay_ms;
+	enum splitlock_probe_delayer delayer;
 };
 
 /* probe-classify.c: pure, so that every outcome is tested without a trap. */

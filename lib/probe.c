@@ -512,6 +512,23 @@ out:
 	return r;
 }
 
+/* What decides whether this kernel delays a trap, read before the child runs. */
+static void kernel_policy(struct splitlock_ctx *ctx, struct sl_probe_obs *obs)
+{
+	struct splitlock_mode_info *info = NULL;
+
+	obs->mode = SPLITLOCK_MODE_UNKNOWN;
+	if (splitlock_mode_info_read(ctx, &info) == 0) {
+		obs->mode = splitlock_mode_info_get_mode(info);
+		splitlock_mode_info_free(info);
+	}
+	if (splitlock_mitigate_get(ctx, &obs->mitigate) < 0)
+		obs->mitigate = -1;
+	obs->before_misery = sl_release_before(ctx, 5, 19);
+	/* The child inherits the caller's mark (slctl run -- slctl probe). */
+	obs->exempt = splitlock_exempt_get(ctx, (uint32_t)getpid()) == 1;
+}
+
 _public_ int splitlock_probe_run(struct splitlock_ctx *ctx, unsigned flags,
 				 struct splitlock_probe **out)
 {
@@ -535,6 +552,7 @@ _public_ int splitlock_probe_run(struct splitlock_ctx *ctx, unsigned flags,
 				 SPLITLOCK_KIND_BUS_LOCK : SPLITLOCK_KIND_SPLIT_LOCK;
 	if (splitlock_cpu_features(ctx, &run.obs.cpu_features) < 0)
 		run.obs.cpu_features = 0;
+	kernel_policy(ctx, &run.obs);
 	r = pick_cpus(&report.cpu, &other_cpu);
 	if (r < 0)
 		return r;
@@ -624,6 +642,24 @@ _public_ int splitlock_probe_get_stall_percent(const struct splitlock_probe *p,
 					       double *percent)
 {
 	return get_double(p->has_stall, p->stall_percent, percent);
+}
+
+_public_ enum splitlock_probe_delayer
+splitlock_probe_get_delayer(const struct splitlock_probe *p)
+{
+	return p->verdict.delayer;
+}
+
+_public_ const char *splitlock_probe_delayer_name(enum splitlock_probe_delayer d)
+{
+	static const char *const names[] = {
+		[SPLITLOCK_PROBE_DELAYER_NONE] = "none",
+		[SPLITLOCK_PROBE_DELAYER_KERNEL] = "kernel",
+		[SPLITLOCK_PROBE_DELAYER_HYPERVISOR] = "hypervisor",
+		[SPLITLOCK_PROBE_DELAYER_UNKNOWN] = "unknown",
+	};
+
+	return (size_t)d < ARRAY_SIZE(names) ? names[d] : NULL;
 }
 
 _public_ const char *splitlock_probe_action_name(enum splitlock_probe_action a)

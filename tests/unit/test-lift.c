@@ -117,6 +117,19 @@ TEST(bus_lock_only_cpu_runs_unchanged_and_says_why)
 	done(ctx);
 }
 
+TEST(bus_lock_only_guest_names_the_hypervisor_for_a_delay)
+{
+	/* A KVM guest on Sapphire/Emerald Rapids, as seen on a real one. */
+	struct splitlock_ctx *ctx = machine("hypervisor bus_lock_detect", "6.18.44", NULL,
+					    true, false);
+	enum splitlock_lift lift = 0;
+
+	CHECK_INT(choice(ctx, &lift, "governs nothing here (a delay that remains is "
+			 "the hypervisor's, set on the host)"), 0);
+	CHECK_INT(lift, SPLITLOCK_LIFT_UNCHANGED);
+	done(ctx);
+}
+
 TEST(no_detection_and_mode_off_need_nothing)
 {
 	struct splitlock_ctx *ctx = machine("hypervisor", "6.8.0", NULL, true, false);
