@@ -198,7 +198,7 @@ check-boot: deps
 # The kernel series make check-kernel proves, each on its Debian tree
 # (tests/kernel/run kernel-patch/TREE). A series is listed only once it
 # passes; kernel-patch/README.md has the status of each series.
-KERNEL_SERIES ?= 6.12 7.3
+KERNEL_SERIES ?= 6.1 6.12 7.3
 
 check-kernel: deps
 	$(MAKE) all
