@@ -71,7 +71,10 @@ MANS := $(B)/man/slctl.8 $(MAN3:%=$(B)/man/%)
 # tools/deps.sh first are not held up here.
 INSTALLING_GOALS := deps run check check-asan check-valgrind check-kernel fuzz \
 	reliability check-abi abi-update clean
-ifeq ($(filter $(INSTALLING_GOALS),$(MAKECMDGOALS)),)
+# Cleaning needs nothing installed: dh_auto_clean runs make distclean
+# before the build dependencies are there (and probes it with make -n).
+NO_DEP_GOALS := clean distclean
+ifeq ($(filter $(INSTALLING_GOALS) $(NO_DEP_GOALS),$(MAKECMDGOALS)),)
 MISSING_DEP := $(shell \
 	command -v $(CC) >/dev/null 2>&1 || { echo "the C compiler $(CC)"; exit; }; \
 	command -v $(PKG_CONFIG) >/dev/null 2>&1 || { echo "$(PKG_CONFIG)"; exit; }; \
@@ -290,6 +293,11 @@ rpm: dist
 
 clean:
 	rm -rf $(B) build-asan build-fuzz $(DIST).tar.gz
+
+# clean, and the tarballs of every version.
+.PHONY: distclean
+distclean: clean
+	rm -f slctl-*.tar.gz slctl-*.tar.gz.tmp
 
 .PHONY: all tests deps run check-abi abi-update check-kernel-bisect fuzz reliability check check-asan check-valgrind \
 	check-boot check-kernel install dist distcheck deb debcheck rpm clean FORCE
