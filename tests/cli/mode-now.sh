@@ -6,6 +6,12 @@
 # then read back.
 . "$(dirname "$0")/../lib.sh"
 
+# test_not_root_... runs slctl as nobody on a tree in $T: a package build's
+# TMPDIR may be private (libpam-tmpdir's /tmp/user/0 is 0700), /tmp is not.
+for d in "${TMPDIR:-/tmp}" /tmp; do
+	setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$d" 2>/dev/null && { export TMPDIR=$d; break; }
+done
+
 MODE_FILE=sys/kernel/split_lock/mode
 
 test_patched_kernel_switches_and_reads_back() {

@@ -16,6 +16,15 @@
 # Nothing here reads or writes the real /proc/sys.
 source "$(dirname "$0")/../lib.sh"
 
+# The scratch directories must be ones the user nobody can enter and that
+# honour setuid (pkexec's stand-in): a package build's TMPDIR may be
+# private (libpam-tmpdir's /tmp/user/0 is 0700) or on a nosuid mount
+# (systemd's tmp.mount), then /tmp or /var/tmp serve.
+for d in "${TMPDIR:-/tmp}" /tmp /var/tmp; do
+	setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$d" 2>/dev/null &&
+		! findmnt -no OPTIONS -T "$d" | tr , '\n' | grep -qx nosuid && { export TMPDIR=$d; break; }
+done
+
 FAKE_PKEXEC=$TOP/$BUILD_DIR/tests/fake-pkexec
 # The machine's own value, compared at the end (test_zz_...).
 REAL_MITIGATE=$(cat /proc/sys/kernel/split_lock_mitigate 2>/dev/null || echo none)
