@@ -13,6 +13,8 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-build}
 SLCTL=${SLCTL:-$TOP/$BUILD_DIR/slctl}
 FIXTURES=$TOP/tests/fixtures
+# bash tests/cli/FILE.sh [NAME...] runs only the tests named (without test_).
+ONLY_TESTS=("$@")
 
 fail() {
 	echo "  FAIL: $*" >&2
@@ -88,6 +90,9 @@ require_root() {
 run_tests() {
 	local t status failed=0 tests
 	tests=$(declare -F | awk '$3 ~ /^test_/ {print $3}')
+	if [ ${#ONLY_TESTS[@]} -gt 0 ]; then
+		tests=$(grep -Fxf <(printf 'test_%s\n' "${ONLY_TESTS[@]}") <<<"$tests")
+	fi
 	echo "1..$(grep -c . <<<"$tests")"
 	SKIP_REASON_FILE=$(mktemp)
 	for t in $tests; do
@@ -117,6 +122,7 @@ run_tests() {
 # from here. Nothing of the running system is run.
 stub_env() {
 	local a bb
+	require_root "mknod and chroot, to run the root's own tools"
 	bb=$(command -v busybox) || fail "busybox (busybox-static) is not installed"
 	mkdir -p "$T/root/bin" "$T/root/usr/local/sbin" "$T/root/run" "$T/root/tmp" "$T/root/dev"
 	cp "$bb" "$T/root/bin/busybox"

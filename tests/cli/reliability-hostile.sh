@@ -21,6 +21,7 @@ valid_json() {
 }
 
 test_fifty_megabytes_of_random_bytes_everywhere() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	copy_fixture stock-ac
 	head -c 50M /dev/urandom >"$T/random"
 	local f
@@ -142,6 +143,7 @@ test_symlinked_files_are_not_followed_when_read() {
 }
 
 test_lock_directory_is_private_to_root() {
+	require_root "a lock directory owned by root"
 	copy_fixture mode/debian-grub
 	rm -rf "$T/root/run"
 	run "$SLCTL" --root "$T/root" mode fatal --persist
@@ -152,6 +154,7 @@ test_lock_directory_is_private_to_root() {
 }
 
 test_lock_directory_others_can_write_is_refused() {
+	require_root "chown of the lock directory to root"
 	local how before
 	for how in mode777 owner symlink; do
 		copy_fixture mode/debian-grub
@@ -231,6 +234,7 @@ test_symlinked_sysctl_directory_gets_a_true_message() {
 # systemd-sysctl treats kernel/split_lock_mitigate as kernel.split_lock_mitigate:
 # a second line in the slash form in our own drop-in would win over ours.
 test_slash_form_line_in_our_dropin_is_replaced_too() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	copy_fixture stock-ac
 	"$SLCTL" --root "$T/root" mitigate on --persist >/dev/null 2>&1 || fail "setup failed"
 	echo "kernel/split_lock_mitigate = 1" >>"$T/root/etc/sysctl.d/zz-slctl.conf"
