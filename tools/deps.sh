@@ -51,6 +51,12 @@ for group in "$@"; do
 	# make check-boot: Debian images built with mmdebstrap, kept as .tar.zst.
 	boot) have_cmd mmdebstrap || need mmdebstrap
 	      have_cmd zstd || need zstd ;;
+	# make deb, debcheck and rpm (tools/deb.sh, debcheck.sh, rpm.sh).
+	packaging) have_cmd mmdebstrap || need mmdebstrap
+	      have_cmd dpkg-buildpackage || need dpkg-dev
+	      have_cmd dh || need debhelper
+	      have_cmd lintian || need lintian
+	      have_cmd rpmbuild || need rpmbuild ;;
 	esac
 done
 
@@ -76,7 +82,9 @@ if have_cmd apt-get; then
 		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;;
 		abigail) echo abigail-tools;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;;
 		mmdebstrap) echo mmdebstrap;; zstd) echo zstd;;
-		busybox) echo busybox-static;; acl) echo acl;; attr) echo attr;; esac; }
+		busybox) echo busybox-static;; acl) echo acl;; attr) echo attr;;
+		dpkg-dev) echo dpkg-dev;; debhelper) echo debhelper;; lintian) echo lintian;;
+		rpmbuild) echo rpm;; esac; }
 elif have_cmd dnf; then
 	pm="dnf install -y"
 	map() { case $1 in
@@ -111,8 +119,10 @@ fi
 echo "deps: installing $pkgs" >&2
 if [ "${pm%% *}" = apt-get ]; then
 	export DEBIAN_FRONTEND=noninteractive
-	# A fresh machine may have no package lists yet.
-	apt-get install -y $pkgs || { apt-get update && apt-get install -y $pkgs; } || exit 1
+	# A fresh machine may have no package lists yet; another apt-get (the
+	# kernel tests' in CI) may hold dpkg's lock for a while.
+	lock="-o DPkg::Lock::Timeout=300"
+	apt-get install -y $lock $pkgs || { apt-get update $lock && apt-get install -y $lock $pkgs; } || exit 1
 else
 	$pm $pkgs || exit 1
 fi
