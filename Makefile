@@ -13,7 +13,7 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
-MANDIR ?= $(PREFIX)/share/man
+MANDIR ?= $(DATADIR)/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DESTDIR ?=
 
@@ -24,18 +24,26 @@ ABIDIFF ?= abidiff
 CC ?= cc
 B ?= build
 
-BASHCOMPDIR ?= $(shell $(PKG_CONFIG) --define-variable=prefix=$(PREFIX) \
+DATADIR ?= $(PREFIX)/share
+# The shells publish where they look, as a pkg-config variable under their
+# own datadir; defining datadir moves it under ours, so that PREFIX and
+# DATADIR are honoured and /usr lands where the distribution's shell reads.
+BASHCOMPDIR ?= $(shell $(PKG_CONFIG) --define-variable=datadir=$(DATADIR) \
 	--variable=completionsdir bash-completion 2>/dev/null || \
-	echo $(PREFIX)/share/bash-completion/completions)
-# zsh has no pkg-config file; Debian's zsh reads vendor-completions instead
-# (debian/rules says so), every other zsh site-functions.
-ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
-FISHCOMPDIR ?= $(shell $(PKG_CONFIG) --define-variable=prefix=$(PREFIX) \
+	echo $(DATADIR)/bash-completion/completions)
+FISHCOMPDIR ?= $(shell $(PKG_CONFIG) --define-variable=datadir=$(DATADIR) \
 	--variable=completionsdir fish 2>/dev/null || \
-	echo $(PREFIX)/share/fish/vendor_completions.d)
+	echo $(DATADIR)/fish/vendor_completions.d)
+# zsh has no pkg-config file. Debian's zsh reads vendor-completions and not
+# share/zsh/site-functions (its fpath says so); every other zsh reads
+# site-functions. Ask the installed zsh which of the two it reads.
+ZSHCOMPDIR ?= $(shell zsh -fc 'print -l $$fpath' 2>/dev/null | \
+	grep -qx '$(DATADIR)/zsh/vendor-completions' && \
+	echo $(DATADIR)/zsh/vendor-completions || \
+	echo $(DATADIR)/zsh/site-functions)
 # polkit reads actions from its own prefix's share/polkit-1/actions only:
 # with PREFIX=/usr/local, point POLKITACTIONDIR at /usr/share/polkit-1/actions.
-POLKITACTIONDIR ?= $(PREFIX)/share/polkit-1/actions
+POLKITACTIONDIR ?= $(DATADIR)/polkit-1/actions
 
 LIB_PKGS := libcap libmnl libkmod
 CLI_PKGS := smartcols libmnl
@@ -149,7 +157,13 @@ $(B)/tests/faultinject.so: tests/fault/faultinject.c | $(B)/tests
 $(B)/tests/fake-pkexec: tests/fake/fake-pkexec.c | $(B)/tests
 	$(CC) $(CFLAGS) -std=gnu11 -o $@ $<
 
-tests: $(TEST_BINS) $(B)/tests/faultinject.so $(B)/tests/fake-pkexec
+# A test binary that crashes part-way, for tests/cli/runner.sh: built
+# without the sanitizers (their SEGV handler would turn the signal into an
+# exit status) so that tests/run meets a real crash in every build.
+$(B)/tests/selftest-crash: tests/selftest/crash.c tests/unit/test.h | $(B)/tests
+	$(CC) -std=gnu11 -O1 -Itests/unit -o $@ $<
+
+tests: $(TEST_BINS) $(B)/tests/faultinject.so $(B)/tests/fake-pkexec $(B)/tests/selftest-crash
 
 deps:
 	@tools/deps.sh
@@ -159,6 +173,7 @@ run: deps
 	$(B)/slctl status
 
 check: deps
+	@tools/deps.sh test
 	$(MAKE) all tests
 	tests/run
 
@@ -166,6 +181,7 @@ check: deps
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 check-asan: deps
+	@tools/deps.sh test
 	$(MAKE) B=build-asan CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" all tests
 	BUILD_DIR=build-asan TEST_CFLAGS="$(SAN_FLAGS)" ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run
@@ -174,7 +190,7 @@ check-asan: deps
 # leak makes slctl exit 99, which fails the test that ran it. valgrind 3.19
 # does not know openat2, so paths are resolved by hand there.
 check-valgrind: deps
-	@command -v valgrind >/dev/null || tools/deps.sh valgrind
+	@tools/deps.sh test valgrind
 	$(MAKE) all tests
 	printf '#!/bin/sh\nSPLITLOCK_NO_OPENAT2=1 exec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --suppressions=%s "%s" "$$@"\n' \
 		"$(CURDIR)/tests/valgrind.supp" "$(CURDIR)/$(B)/slctl" > $(B)/slctl-valgrind
@@ -255,6 +271,23 @@ install: all
 	install -Dm644 completions/slctl.fish $(DESTDIR)$(FISHCOMPDIR)/slctl.fish
 	install -Dm644 $(B)/org.slctl.run.policy $(DESTDIR)$(POLKITACTIONDIR)/org.slctl.run.policy
 
+# Exactly the files install writes, under the same variables; directories
+# are left alone (others may share them).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/slctl \
+		$(DESTDIR)$(LIBDIR)/libsplitlock.so.$(VERSION) \
+		$(DESTDIR)$(LIBDIR)/libsplitlock.so.$(SONAME_MAJOR) \
+		$(DESTDIR)$(LIBDIR)/libsplitlock.so \
+		$(DESTDIR)$(LIBDIR)/libsplitlock.a \
+		$(DESTDIR)$(INCLUDEDIR)/libsplitlock.h \
+		$(DESTDIR)$(PKGCONFIGDIR)/libsplitlock.pc \
+		$(DESTDIR)$(MANDIR)/man8/slctl.8 \
+		$(MAN3:%=$(DESTDIR)$(MANDIR)/man3/%) \
+		$(DESTDIR)$(BASHCOMPDIR)/slctl \
+		$(DESTDIR)$(ZSHCOMPDIR)/_slctl \
+		$(DESTDIR)$(FISHCOMPDIR)/slctl.fish \
+		$(DESTDIR)$(POLKITACTIONDIR)/org.slctl.run.policy
+
 # The release tarball: every tracked file, as git has them in the work tree
 # (so a change is packed before it is committed), reproducible: names
 # sorted, owner root, the last commit's time. tar's transform must not touch
@@ -292,7 +325,7 @@ rpm: dist
 	tools/rpm.sh $(DIST).tar.gz $(B)/rpm
 
 clean:
-	rm -rf $(B) build-asan build-fuzz $(DIST).tar.gz
+	rm -rf $(B) build-asan build-fuzz build-kernel $(DIST).tar.gz
 
 # clean, and the tarballs of every version.
 .PHONY: distclean
@@ -300,5 +333,5 @@ distclean: clean
 	rm -f slctl-*.tar.gz slctl-*.tar.gz.tmp
 
 .PHONY: all tests deps run check-abi abi-update check-kernel-bisect fuzz reliability check check-asan check-valgrind \
-	check-boot check-kernel install dist distcheck deb debcheck rpm clean FORCE
+	check-boot check-kernel install uninstall dist distcheck deb debcheck rpm clean FORCE
 FORCE:

@@ -6,11 +6,15 @@ set -u
 # that started the suite (rpmbuild's %check passes a jobserver whose
 # descriptors do not reach us, and make then warns on stderr).
 unset MAKEFLAGS MFLAGS MAKELEVEL
+# depmod, capsh and kernel-install live in sbin, often not on a user's PATH.
+PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-build}
 SLCTL=${SLCTL:-$TOP/$BUILD_DIR/slctl}
 FIXTURES=$TOP/tests/fixtures
+# bash tests/cli/FILE.sh [NAME...] runs only the tests named (without test_).
+ONLY_TESTS=("$@")
 
 fail() {
 	echo "  FAIL: $*" >&2
@@ -68,19 +72,46 @@ tree_hash() {
 	})
 }
 
+# skip REASON: ends the current test as skipped (exit status 77, as
+# automake's harness uses); run_tests reports it as a TAP skip.
+skip() {
+	echo "$*" >"$SKIP_REASON_FILE"
+	exit 77
+}
+
+# require_root WHAT: skips the test unless it runs as root; WHAT says which
+# privileged operation it needs (mknod, chroot, a setuid file, ...).
+require_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root ($*)"
+}
+
+# Prints a TAP plan, then one line a test; the status is non-zero when a
+# test failed, so that tests/run sees the failure twice over.
 run_tests() {
-	local t status
-	for t in $(declare -F | awk '$3 ~ /^test_/ {print $3}'); do
+	local t status failed=0 tests
+	tests=$(declare -F | awk '$3 ~ /^test_/ {print $3}')
+	if [ ${#ONLY_TESTS[@]} -gt 0 ]; then
+		tests=$(grep -Fxf <(printf 'test_%s\n' "${ONLY_TESTS[@]}") <<<"$tests")
+	fi
+	echo "1..$(grep -c . <<<"$tests")"
+	SKIP_REASON_FILE=$(mktemp)
+	for t in $tests; do
 		T=$(mktemp -d)
+		: >"$SKIP_REASON_FILE"
 		(cd "$T" && "$t")
 		status=$?
 		rm -rf "$T"
 		if [ $status -eq 0 ]; then
 			echo "ok - ${0##*/}: ${t#test_}"
+		elif [ $status -eq 77 ] && [ -s "$SKIP_REASON_FILE" ]; then
+			echo "ok - ${0##*/}: ${t#test_} # SKIP $(head -n1 "$SKIP_REASON_FILE")"
 		else
 			echo "not ok - ${0##*/}: ${t#test_}"
+			failed=1
 		fi
 	done
+	rm -f "$SKIP_REASON_FILE"
+	return $failed
 }
 
 # stub_env: makes the fake root $T/root one that slctl --run-tools can chroot
@@ -91,6 +122,7 @@ run_tests() {
 # from here. Nothing of the running system is run.
 stub_env() {
 	local a bb
+	require_root "mknod and chroot, to run the root's own tools"
 	bb=$(command -v busybox) || fail "busybox (busybox-static) is not installed"
 	mkdir -p "$T/root/bin" "$T/root/usr/local/sbin" "$T/root/run" "$T/root/tmp" "$T/root/dev"
 	cp "$bb" "$T/root/bin/busybox"

@@ -8,13 +8,41 @@ set -u
 missing=""
 need() { missing="$missing $1"; }
 
+# A user's PATH often lacks the sbin directories where depmod and capsh
+# live; they are installed all the same.
+PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_pc() { have_cmd pkg-config && pkg-config --exists "$1"; }
 
-# Optional groups: `deps.sh valgrind`, `deps.sh fuzz` (reliability targets),
-# `deps.sh boot` (make check-boot).
+# What the test suite runs besides slctl (make check: `deps.sh test`).
+test_tools() {
+	# Tests: jq reads --json output, setpriv drops privileges.
+	have_cmd jq || need jq
+	have_cmd setpriv || need setpriv
+	# slctl probe tests build fake module trees with the real depmod.
+	have_cmd depmod || need depmod
+	# ... and watch the probe's child name and pin itself with strace.
+	have_cmd strace || need strace
+	# capsh drops one capability for the missing-privilege tests.
+	have_cmd capsh || need capsh
+	# The hostile-file-system tests set POSIX ACLs and xattrs on replaced files.
+	have_cmd setfacl || need acl
+	have_cmd setfattr || need attr
+	# Fake roots that slctl --run-tools chroots into get a static busybox.
+	have_cmd busybox || need busybox
+	# slctl mode tests run the real kernel-install of systemd in a fake root.
+	have_cmd kernel-install || need kernel-install
+	# tests/cli/completions.sh loads the zsh and fish completions in their shells.
+	have_cmd zsh || need zsh
+	have_cmd fish || need fish
+}
+
+# Without arguments: what building needs (make, make run). Optional groups:
+# `deps.sh test` (make check), `deps.sh valgrind`, `deps.sh fuzz`
+# (reliability targets), `deps.sh boot` (make check-boot).
 for group in "$@"; do
 	case $group in
+	test) test_tools ;;
 	valgrind) have_cmd valgrind || need valgrind ;;
 	abi) have_cmd abidw || need abigail ;;
 	fuzz) have_cmd clang || need clang
@@ -23,6 +51,12 @@ for group in "$@"; do
 	# make check-boot: Debian images built with mmdebstrap, kept as .tar.zst.
 	boot) have_cmd mmdebstrap || need mmdebstrap
 	      have_cmd zstd || need zstd ;;
+	# make deb, debcheck and rpm (tools/deb.sh, debcheck.sh, rpm.sh).
+	packaging) have_cmd mmdebstrap || need mmdebstrap
+	      have_cmd dpkg-buildpackage || need dpkg-dev
+	      have_cmd dh || need debhelper
+	      have_cmd lintian || need lintian
+	      have_cmd rpmbuild || need rpmbuild ;;
 	esac
 done
 
@@ -35,26 +69,6 @@ have_pc libkmod || need libkmod
 have_pc smartcols || need smartcols
 have_pc bash-completion || need bash-completion
 have_cmd scdoc || need scdoc
-# Tests: jq reads --json output, setpriv drops privileges.
-have_cmd jq || need jq
-have_cmd setpriv || need setpriv
-# slctl probe tests build fake module trees with the real depmod.
-have_cmd depmod || need depmod
-# ... and watch the probe's child name and pin itself with strace.
-have_cmd strace || need strace
-# capsh drops one capability for the missing-privilege tests.
-have_cmd capsh || need capsh
-# The hostile-file-system tests set POSIX ACLs and xattrs on replaced files.
-have_cmd setfacl || need acl
-have_cmd setfattr || need attr
-# Fake roots that slctl --run-tools chroots into get a static busybox.
-have_cmd busybox || need busybox
-# slctl mode tests run the real kernel-install of systemd in a fake root.
-have_cmd kernel-install || need kernel-install
-# tests/cli/completions.sh loads the zsh and fish completions in their shells.
-have_cmd zsh || need zsh
-have_cmd fish || need fish
-
 [ -z "$missing" ] && exit 0
 
 if have_cmd apt-get; then
@@ -68,7 +82,9 @@ if have_cmd apt-get; then
 		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;;
 		abigail) echo abigail-tools;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;;
 		mmdebstrap) echo mmdebstrap;; zstd) echo zstd;;
-		busybox) echo busybox-static;; acl) echo acl;; attr) echo attr;; esac; }
+		busybox) echo busybox-static;; acl) echo acl;; attr) echo attr;;
+		dpkg-dev) echo dpkg-dev;; debhelper) echo debhelper;; lintian) echo lintian;;
+		rpmbuild) echo rpm;; esac; }
 elif have_cmd dnf; then
 	pm="dnf install -y"
 	map() { case $1 in
@@ -103,8 +119,10 @@ fi
 echo "deps: installing $pkgs" >&2
 if [ "${pm%% *}" = apt-get ]; then
 	export DEBIAN_FRONTEND=noninteractive
-	# A fresh machine may have no package lists yet.
-	apt-get install -y $pkgs || { apt-get update && apt-get install -y $pkgs; } || exit 1
+	# A fresh machine may have no package lists yet; another apt-get (the
+	# kernel tests' in CI) may hold dpkg's lock for a while.
+	lock="-o DPkg::Lock::Timeout=300"
+	apt-get install -y $lock $pkgs || { apt-get update $lock && apt-get install -y $lock $pkgs; } || exit 1
 else
 	$pm $pkgs || exit 1
 fi

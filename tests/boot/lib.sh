@@ -57,10 +57,14 @@ unmount_under() {
 		while read -r m; do umount -l "$m"; done
 }
 
+# As run_tests of tests/lib.sh: a TAP plan, a line a test, and a non-zero
+# status when one failed, which tests/run checks.
 boot_run_tests() {
-	local t status
-	[ -x "$SLCTL_IMAGE_BIN" ] || { echo "not ok - ${0##*/}: $SLCTL_IMAGE_BIN is not built"; return; }
-	for t in $(declare -F | awk '$3 ~ /^test_/ {print $3}'); do
+	local t status failed=0 tests
+	tests=$(declare -F | awk '$3 ~ /^test_/ {print $3}')
+	echo "1..$(grep -c . <<<"$tests")"
+	[ -x "$SLCTL_IMAGE_BIN" ] || { echo "not ok - ${0##*/}: $SLCTL_IMAGE_BIN is not built"; return 1; }
+	for t in $tests; do
 		T=$(mktemp -d)
 		(cd "$T" && "$t")
 		status=$?
@@ -70,6 +74,8 @@ boot_run_tests() {
 			echo "ok - ${0##*/}: ${t#test_}"
 		else
 			echo "not ok - ${0##*/}: ${t#test_}"
+			failed=1
 		fi
 	done
+	return $failed
 }

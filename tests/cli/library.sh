@@ -21,16 +21,39 @@ test_install_puts_every_piece_in_place() {
 		usr/share/man/man3/libsplitlock-mitigate.3 usr/share/man/man3/libsplitlock-boot.3 \
 		usr/share/man/man3/libsplitlock-offenders.3 usr/share/man/man3/libsplitlock-follow.3 \
 		usr/share/man/man3/libsplitlock-run.3 \
-		usr/share/bash-completion/completions/slctl usr/share/zsh/site-functions/_slctl \
+		usr/share/bash-completion/completions/slctl \
 		usr/share/fish/vendor_completions.d/slctl.fish usr/share/polkit-1/actions/org.slctl.run.policy; do
 		[ -e "$T/dest/$f" ] || fail "missing $f"
 	done
+	# The zsh completion lands in a directory this machine's zsh reads.
+	local zfile
+	zfile=$(cd "$T/dest" && find . -name _slctl | sed 's|^\.||')
+	[ -n "$zfile" ] || fail "no zsh completion installed"
+	if command -v zsh >/dev/null; then
+		zsh -fc 'print -l $fpath' | grep -qx "${zfile%/_slctl}" ||
+			fail "zsh does not read ${zfile%/_slctl} (fpath: $(zsh -fc 'print $fpath'))"
+	fi
 	# pkexec picks the action by the installed program's path.
 	grep -q '<annotate key="org.freedesktop.policykit.exec.path">/usr/bin/slctl</annotate>' \
 		"$T/dest/usr/share/polkit-1/actions/org.slctl.run.policy" || fail "the polkit action names another program"
 	if command -v xmllint >/dev/null; then
 		xmllint --noout "$T/dest/usr/share/polkit-1/actions/org.slctl.run.policy" || fail "the polkit action is not XML"
 	fi
+}
+
+test_install_honours_prefix_for_every_file_and_uninstall_removes_them() {
+	make -s -C "$TOP" B="$BUILD_DIR" install PREFIX=/opt/slctl DESTDIR="$T/dest" >/dev/null ||
+		fail "make install failed"
+	local outside
+	outside=$(cd "$T/dest" && find . ! -type d ! -path './opt/slctl/*')
+	[ -z "$outside" ] || fail "installed outside PREFIX: $outside"
+	[ -e "$T/dest/opt/slctl/share/bash-completion/completions/slctl" ] || fail "no bash completion under PREFIX"
+	[ -e "$T/dest/opt/slctl/share/zsh/site-functions/_slctl" ] || fail "no zsh completion under PREFIX"
+	[ "$(cd "$T/dest" && find . ! -type d | wc -l)" -gt 10 ] || fail "too few files installed"
+	make -s -C "$TOP" B="$BUILD_DIR" uninstall PREFIX=/opt/slctl DESTDIR="$T/dest" >/dev/null ||
+		fail "make uninstall failed"
+	outside=$(cd "$T/dest" && find . ! -type d)
+	[ -z "$outside" ] || fail "make uninstall left: $outside"
 }
 
 # One program, written only against the installed header and .pc, uses

@@ -8,6 +8,7 @@ persisted() { # ROOT -> "value file"
 }
 
 test_off_persist_changes_runtime_and_writes_a_winning_dropin() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	copy_fixture stock-ac
 	run "$SLCTL" --root "$T/root" mitigate off --persist
 	expect_rc 0
@@ -23,6 +24,7 @@ test_off_persist_changes_runtime_and_writes_a_winning_dropin() {
 }
 
 test_later_sorting_file_is_reported_as_the_winner() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	copy_fixture stock-ac
 	printf 'kernel.split_lock_mitigate = 1\n' >"$T/root/etc/sysctl.d/zzz-local.conf"
 	run "$SLCTL" --root "$T/root" mitigate off --persist
@@ -36,6 +38,7 @@ test_later_sorting_file_is_reported_as_the_winner() {
 }
 
 test_later_file_with_the_same_value_is_no_conflict() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	copy_fixture stock-ac
 	printf 'kernel.split_lock_mitigate=0\n' >"$T/root/etc/sysctl.d/zzz-gaming.conf"
 	run "$SLCTL" --root "$T/root" mitigate off --persist
@@ -43,6 +46,7 @@ test_later_file_with_the_same_value_is_no_conflict() {
 }
 
 test_slash_separated_key_is_the_same_key() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	copy_fixture stock-ac
 	mkdir -p "$T/root/usr/lib/sysctl.d"
 	printf 'kernel/split_lock_mitigate = 1\n' >"$T/root/usr/lib/sysctl.d/zzzz-vendor.conf"
@@ -74,6 +78,7 @@ test_run_directory_sits_between_etc_and_usr_lib() {
 }
 
 test_sysctl_conf_linked_as_99_sysctl_competes_by_that_name() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	copy_fixture stock-ac
 	printf 'kernel.split_lock_mitigate = 0\n' >>"$T/root/etc/sysctl.conf"
 	printf 'kernel.split_lock_mitigate = 1\n' >"$T/root/usr/lib/sysctl.d/50-a.conf"
@@ -131,6 +136,7 @@ test_foreign_file_at_our_path_is_left_alone() {
 }
 
 test_other_lines_of_our_dropin_are_kept() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	copy_fixture stock-ac
 	"$SLCTL" --root "$T/root" mitigate off --persist >/dev/null || fail "first write failed"
 	echo 'kernel.sysrq = 1' >>"$T/root/$DROPIN"
@@ -141,6 +147,7 @@ test_other_lines_of_our_dropin_are_kept() {
 }
 
 test_missing_sysctl_directory_is_created() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	copy_fixture old-5.10
 	copy_fixture stock-ac
 	rm -rf "$T/root/etc/sysctl.d"
@@ -162,6 +169,7 @@ test_kernel_without_the_sysctl_exits_4() {
 }
 
 test_unprivileged_user_gets_exit_3_and_nothing_changes() {
+	require_root "setpriv to become another user"
 	copy_fixture stock-ac
 	chmod 755 "$T"
 	chmod -R a+rX "$T/root"
@@ -199,6 +207,7 @@ test_show_reports_now_and_after_reboot() {
 }
 
 test_json_result_of_a_change() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	copy_fixture stock-ac
 	run "$SLCTL" --root "$T/root" --json mitigate off
 	expect_rc 0
@@ -208,6 +217,7 @@ test_json_result_of_a_change() {
 }
 
 test_persisted_value_other_than_0_or_1_is_null_not_a_string() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	copy_fixture stock-ac
 	printf 'kernel.split_lock_mitigate = 2\n' >"$T/root/usr/lib/sysctl.d/50-odd.conf"
 	run "$SLCTL" --root "$T/root" --json status

@@ -15,6 +15,7 @@ done
 MODE_FILE=sys/kernel/split_lock/mode
 
 test_patched_kernel_switches_and_reads_back() {
+	require_root "CAP_SYS_ADMIN to switch the mode"
 	copy_fixture patched-runctl
 	run "$SLCTL" --root "$T/root" mode fatal --now
 	expect_rc 0
@@ -29,6 +30,7 @@ test_patched_kernel_switches_and_reads_back() {
 }
 
 test_json_reports_before_and_after() {
+	require_root "CAP_SYS_ADMIN to switch the mode"
 	copy_fixture patched-runctl
 	run "$SLCTL" --root "$T/root" --json mode ratelimit:20 --now
 	expect_rc 0
@@ -81,6 +83,7 @@ test_read_only_mode_file_is_a_kernel_without_run_time_control() {
 }
 
 test_seq_mode_is_never_left() {
+	require_root "CAP_SYS_ADMIN to switch the mode"
 	copy_fixture patched-seq
 	tree_hash "$T/root" >"$T/before"
 	run "$SLCTL" --root "$T/root" mode warn --now
@@ -97,6 +100,7 @@ test_seq_mode_is_never_left() {
 }
 
 test_not_root_exits_3_and_changes_nothing() {
+	require_root "setpriv to become another user"
 	copy_fixture patched-runctl
 	chmod 755 "$T"
 	chmod -R a+rX "$T/root"
@@ -114,6 +118,7 @@ test_not_root_exits_3_and_changes_nothing() {
 }
 
 test_now_and_persist_switch_both() {
+	require_root "CAP_SYS_ADMIN to switch the mode"
 	copy_fixture mode/debian-grub
 	mkdir -p "$T/root/sys/kernel/split_lock"
 	echo warn >"$T/root/$MODE_FILE"

@@ -40,6 +40,7 @@ no_temporaries() {
 }
 
 test_enospc_and_eio_at_every_step_leave_old_or_new() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	local op nth e struck=0
 	for op in creat write fsync rename; do
 		for e in ENOSPC EIO; do
@@ -67,6 +68,7 @@ test_enospc_and_eio_at_every_step_leave_old_or_new() {
 }
 
 test_persist_failing_after_the_running_value_changed_says_so() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	prepare
 	# Only the drop-in's directory fails: the running value is already 0.
 	run env LD_PRELOAD="$(preload)" FAULT_PREFIX="$T/root/etc" FAULT_OP=rename \
@@ -81,6 +83,7 @@ test_persist_failing_after_the_running_value_changed_says_so() {
 }
 
 test_runtime_write_failing_changes_nothing_and_says_so() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	prepare
 	run env LD_PRELOAD="$(preload)" FAULT_PREFIX="$T/root/proc" FAULT_OP=rename \
 		FAULT_NTH=1 FAULT_ERRNO=EIO FAULT_LOG="$FAULT_LOG" \
@@ -92,6 +95,7 @@ test_runtime_write_failing_changes_nothing_and_says_so() {
 }
 
 test_sigkill_between_any_two_steps_leaves_old_or_new() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	local op nth
 	for op in creat write fsync rename; do
 		for nth in 1 2 3; do
@@ -110,6 +114,7 @@ test_sigkill_between_any_two_steps_leaves_old_or_new() {
 }
 
 test_twenty_concurrent_writers() {
+	require_root "CAP_SYS_ADMIN to change kernel.split_lock_mitigate"
 	prepare
 	local i pids=() bad=0
 	for i in $(seq 1 20); do

@@ -2,7 +2,8 @@
 /*
  * A tiny unit-test harness: TEST(name) { ... } registers a test; CHECK*
  * record failures and carry on; main() runs every test and prints one
- * "ok - name" or "not ok - name" line each, which tests/run counts.
+ * "ok - name" or "not ok - name" line each after a TAP plan ("1..N"),
+ * which tests/run checks against the exit status.
  */
 #ifndef SLCTL_TEST_H
 #define SLCTL_TEST_H
@@ -16,22 +17,30 @@
 struct test {
 	const char *name;
 	void (*fn)(void);
+	struct test *next;
 };
 
-#define TEST_MAX 512
-static struct test tests_registry[TEST_MAX];
-static int tests_count;
+/* Registered in definition order; no limit on their number. */
+static struct test *tests_first, **tests_last = &tests_first;
 static int test_failed;
+static const char *test_skip_reason;
 
 #define TEST(name)                                                          \
 	static void test_##name(void);                                      \
+	static struct test test_node_##name = { #name, test_##name, NULL }; \
 	__attribute__((constructor)) static void register_##name(void)      \
 	{                                                                   \
-		if (tests_count < TEST_MAX)                                 \
-			tests_registry[tests_count++] =                     \
-				(struct test){ #name, test_##name };        \
+		*tests_last = &test_node_##name;                            \
+		tests_last = &test_node_##name.next;                        \
 	}                                                                   \
 	static void test_##name(void)
+
+/* Ends the current test as skipped; tests/run counts it apart. */
+#define SKIP(reason)                                                        \
+	do {                                                                \
+		test_skip_reason = (reason);                                \
+		return;                                                     \
+	} while (0)
 
 #define CHECK(cond)                                                         \
 	do {                                                                \
@@ -63,17 +72,32 @@ static int test_failed;
 		}                                                           \
 	} while (0)
 
+/*
+ * TAP: the plan first, so that tests/run sees a binary that dies part-way
+ * as one that did not finish, then one line a test.
+ */
 int main(int argc, char **argv)
 {
-	int failures = 0;
+	const char *only = argc > 1 ? argv[1] : NULL;
+	int failures = 0, planned = 0;
+	struct test *t;
 
-	for (int i = 0; i < tests_count; i++) {
-		if (argc > 1 && strcmp(argv[1], tests_registry[i].name) != 0)
+	for (t = tests_first; t; t = t->next)
+		planned += !only || strcmp(only, t->name) == 0;
+	printf("1..%d\n", planned);
+	fflush(stdout);
+	for (t = tests_first; t; t = t->next) {
+		if (only && strcmp(only, t->name) != 0)
 			continue;
 		test_failed = 0;
-		tests_registry[i].fn();
-		printf("%s - %s\n", test_failed ? "not ok" : "ok",
-		       tests_registry[i].name);
+		test_skip_reason = NULL;
+		t->fn();
+		if (test_skip_reason && !test_failed)
+			printf("ok - %s # SKIP %s\n", t->name, test_skip_reason);
+		else
+			printf("%s - %s\n", test_failed ? "not ok" : "ok", t->name);
+		/* A crash in the next test must not lose this line. */
+		fflush(stdout);
 		failures += test_failed;
 	}
 	return failures ? 1 : 0;
