@@ -2,7 +2,9 @@
 # tools/debcheck.sh TARBALL DEBDIR WORKDIR: the packages of `make deb` as a
 # user gets them. A clean bookworm made by mmdebstrap from this machine's
 # Debian mirror; the .debs installed there with apt (which resolves their
-# dependencies from the mirror); `slctl --version` and `slctl status` run
+# dependencies from the mirror): first libsplitlock-dev alone, and a program
+# built against it with pkg-config (debian/tests/pkg-config), then all of
+# them; `slctl --version` and `slctl status` run
 # there; then autopkgtest runs debian/tests against the installed packages
 # in that chroot (the null virt server). Needs root.
 set -eu
@@ -36,6 +38,10 @@ cp "$@" "$tarball" "$work/in/"
 mmdebstrap --variant=apt bookworm "$work/chroot" "deb $mirror bookworm main" \
 	--customize-hook='mkdir -p "$1/tmp/in"' \
 	--customize-hook="copy-in $(cd "$work/in" && ls | sed "s|^|$work/in/|" | tr '\n' ' ') /tmp/in" \
+	--customize-hook='chroot "$1" sh -c "mkdir -p /tmp/src && tar -xzf /tmp/in/*.tar.gz -C /tmp/src"' \
+	--customize-hook='chroot "$1" sh -c "apt-get install -y --no-install-recommends gcc libc6-dev pkgconf /tmp/in/libsplitlock-dev_*.deb /tmp/in/libsplitlock1_*.deb"' \
+	--customize-hook='chroot "$1" sh -c "! dpkg -s slctl >/dev/null 2>&1"' \
+	--customize-hook='chroot "$1" sh -c "cd /tmp/src/* && debian/tests/pkg-config"' \
 	--customize-hook='chroot "$1" sh -c "apt-get install -y /tmp/in/*.deb"' \
 	--customize-hook='chroot "$1" dpkg-query -W slctl libsplitlock1 libsplitlock-dev' \
 	--customize-hook='chroot "$1" slctl --version' \
@@ -43,7 +49,6 @@ mmdebstrap --variant=apt bookworm "$work/chroot" "deb $mirror bookworm main" \
 	--customize-hook='chroot "$1" sh -c "slctl --json status > /tmp/status.json"' \
 	--customize-hook='copy-out /tmp/status.json '"$work" \
 	--customize-hook='chroot "$1" sh -c "apt-get install -y --no-install-recommends autopkgtest"' \
-	--customize-hook='chroot "$1" sh -c "mkdir -p /tmp/src && tar -xzf /tmp/in/*.tar.gz -C /tmp/src"' \
 	--customize-hook='chroot "$1" sh -c "cd /tmp/src/* && autopkgtest --no-built-binaries --output-dir /tmp/autopkgtest . /tmp/in/*.deb -- null; echo \$? > /tmp/autopkgtest/rc"' \
 	--customize-hook='copy-out /tmp/autopkgtest '"$work"
 
