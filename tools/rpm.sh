@@ -3,7 +3,8 @@
 # from the release tarball, everything under OUTDIR. On a distribution whose
 # package database is not rpm's (Debian's rpm package), rpm cannot see the
 # BuildRequires, so they are not checked there (--nodeps); make check in
-# %check still needs the tools, which tools/deps.sh provides.
+# %check still needs the tools, which tools/deps.sh provides. %check runs
+# (the test runner's summary must be in the log, $OUTDIR/build.log).
 set -eu
 tarball=$1 out=$(mkdir -p "$2" && cd "$2" && pwd)
 spec=$(dirname "$0")/../slctl.spec
@@ -20,5 +21,14 @@ rpm -q rpm >/dev/null 2>&1 || nodeps=--nodeps
 rm -rf "$out/rpmbuild"
 mkdir -p "$out/rpmbuild/SOURCES"
 cp "$tarball" "$out/rpmbuild/SOURCES/"
-rpmbuild -bb $nodeps --define "_topdir $out/rpmbuild" "$spec"
+{
+	rc=0
+	rpmbuild -bb $nodeps --define "_topdir $out/rpmbuild" "$spec" 2>&1 || rc=$?
+	echo $rc >"$out/build.rc"
+} | tee "$out/build.log"
+[ "$(cat "$out/build.rc")" = 0 ] ||
+	{ echo "rpm.sh: rpmbuild failed (exit $(cat "$out/build.rc")), see $out/build.log." >&2; exit 1; }
+# %check ran the suite: its runner's summary is in the log.
+grep -Eq '^[0-9]+ passed, 0 failed' "$out/build.log" ||
+	{ echo "rpm.sh: no test summary in $out/build.log: %check did not run make check." >&2; exit 1; }
 find "$out/rpmbuild/RPMS" -name '*.rpm' | sort
