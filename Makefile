@@ -79,9 +79,9 @@ MANS := $(B)/man/slctl.8 $(MAN3:%=$(B)/man/%)
 # tools/deps.sh first are not held up here.
 INSTALLING_GOALS := deps run check check-asan check-valgrind check-kernel fuzz \
 	reliability check-abi abi-update clean
-# Cleaning needs nothing installed: dh_auto_clean runs make distclean
+# Cleaning and uninstalling need nothing installed: dh_auto_clean runs make distclean
 # before the build dependencies are there (and probes it with make -n).
-NO_DEP_GOALS := clean distclean
+NO_DEP_GOALS := clean distclean uninstall
 ifeq ($(filter $(INSTALLING_GOALS) $(NO_DEP_GOALS),$(MAKECMDGOALS)),)
 MISSING_DEP := $(shell \
 	command -v $(CC) >/dev/null 2>&1 || { echo "the C compiler $(CC)"; exit; }; \
