@@ -915,11 +915,16 @@ enum splitlock_input_format {
 	SPLITLOCK_INPUT_JOURNAL,   /* journalctl -o json, json-seq, json-sse, json-pretty */
 	SPLITLOCK_INPUT_SYSLOG,    /* rsyslog, syslog-ng: RFC 3164 or RFC 3339 stamps */
 	SPLITLOCK_INPUT_JOURNAL_TEXT, /* journalctl -o short* */
+	SPLITLOCK_INPUT_DMESG_JSON,   /* dmesg --json, with or without -x */
+	SPLITLOCK_INPUT_JOURNAL_EXPORT, /* journalctl -o export */
+	SPLITLOCK_INPUT_JOURNAL_VERBOSE, /* journalctl -o verbose */
 };
 /*
  * -EINVAL for an unknown name; "auto", "kmsg", "kmsg-nul", "dmesg",
- * "journal", "syslog", "journal-text".
- * Since 0.1 ("syslog" and "journal-text" since 1.0).
+ * "journal", "syslog", "journal-text", "dmesg-json", "journal-export",
+ * "journal-verbose".
+ * Since 0.1 ("syslog" and "journal-text" since 1.0; "dmesg-json",
+ * "journal-export" and "journal-verbose" also since 1.0).
  */
 int splitlock_input_format_parse(const char *name,
 				 enum splitlock_input_format *format);

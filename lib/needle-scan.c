@@ -85,6 +85,10 @@ static const char *vector_find_any(const char **pp, const char *end,
 		return vector_find(pp, end, set, 4, longest);
 	case 5:
 		return vector_find(pp, end, set, 5, longest);
+	case 6:
+		return vector_find(pp, end, set, 6, longest);
+	case 7:
+		return vector_find(pp, end, set, 7, longest);
 	default:
 		return vector_find(pp, end, set, n, longest);
 	}

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <syslog.h>
 #include <time.h>
 
 #include "name-table.h"
@@ -516,14 +517,26 @@ static int add_log_record(struct splitlock_offenders *r,
 		if (lr->facility_known && rec->facility != 0)
 			return 0;
 		sl_alignment_rule_see(&r->alignment, lr);
-		/* An event's words in a form the parser does not know: say so. */
-		if (sl_has_detector_text(rec->message, rec->message_len))
+		/* The detector's words in a form the parser does not know: say so. */
+		if (sl_detector_text_unread(rec->message, rec->message_len))
 			sl_unread_note(&r->unread, lr->line);
 		return 0;
 	}
 	/* User space can write to /dev/kmsg: it must not forge an offender. */
 	if (lr->facility_known && rec->facility != 0) {
 		sl_dbg(r->ctx, "ignoring a detector-like line from user space");
+		r->forged++;
+		return 0;
+	}
+	/*
+	 * The detector warns at LOG_WARNING, its rate limits too; the kernel's
+	 * "traps:" line is LOG_INFO. A form that shows the level (dmesg -r, -x,
+	 * --json) holds it to that.
+	 */
+	if (lr->level_known && type != SPLITLOCK_LINE_MALFORMED &&
+	    rec->level != (sl_is_alignment_check(rec->message, rec->message_len) ?
+			   LOG_INFO : LOG_WARNING)) {
+		sl_dbg(r->ctx, "ignoring a detector-like line at another level");
 		r->forged++;
 		return 0;
 	}
