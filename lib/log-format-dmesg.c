@@ -253,6 +253,7 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 	struct sl_log_record r = SL_RECORD_INIT;
 	const char *end, *p, *q;
 	int facility, level;
+	bool further;
 
 	if (memchr(line, '\x1b', len)) {
 		len = sl_strip_colors(line, len, rd->scratch);
@@ -263,12 +264,9 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 	if (p == end)
 		return 0;
 	q = record_prefix(p, end, &facility, &level);
-	if (rd->dmesg_form != SL_DMESG_PLAIN &&
-	    (!q || (size_t)(p - line) > rd->dmesg_indent)) {
-		/* A further line of a record: never the kernel's detector. */
-		r.line = rd->line;
-		return sl_reader_emit_untrusted(rd, &r, p, (size_t)(end - p));
-	}
+	/* A further line of a record: never the kernel's detector. */
+	further = rd->dmesg_form != SL_DMESG_PLAIN &&
+		  (!q || (size_t)(p - line) > rd->dmesg_indent);
 	if (q) {
 		r.facility_known = true;
 		r.level_known = true;
@@ -297,6 +295,10 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 	p = sl_skip_caller_id(p, end);
 	if (!r.facility_known)
 		r.rec.facility = 0; /* plain text cannot tell; see slctl(8) */
+	if (further) {
+		r.facility_known = true;
+		r.rec.facility = 1; /* user space's, whatever it says */
+	}
 	if (r.mono_usec != SPLITLOCK_TIME_UNKNOWN)
 		r.rec.usec = (uint64_t)r.mono_usec;
 	return sl_reader_emit(rd, &r, p, (size_t)(end - p));
