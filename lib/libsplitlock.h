@@ -1121,12 +1121,14 @@ const char *splitlock_offender_get_unit(const struct splitlock_offender *o);
 const char *splitlock_offender_get_container(const struct splitlock_offender *o);
 
 /*
- * Parse a --since/--until time: "boot", "now", "YYYY-MM-DD[ HH:MM[:SS]]"
- * (local time), "-2h"/"-30m"/"-45s"/"-1d" (before @now), "@EPOCH". Gives
- * microseconds since the epoch; "boot" gives @boot. -EINVAL otherwise,
- * and for a date or time that does not exist (2026-02-30, 23:59:61, a
- * local time skipped by a DST change).
- * Since 0.1; impossible dates refused since 1.0.
+ * Parse a --since/--until time in the forms journalctl takes: "boot",
+ * "now", "today", "yesterday", "tomorrow" (local midnight),
+ * "YYYY-MM-DD[ HH:MM[:SS]]" and "HH:MM[:SS]" (local time; today),
+ * "-2h", "+30min", "1h 30min ago", "2 days left" (spans as systemd writes
+ * them, from @now), "@EPOCH". Gives microseconds since the epoch; "boot"
+ * gives @boot. -EINVAL otherwise, and for a date or time that does not
+ * exist (2026-02-30, 23:59:61, a local time skipped by a DST change).
+ * Since 0.1; impossible dates refused, and journalctl's forms, since 1.0.
  */
 int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 			 int64_t *usec);
