@@ -24,21 +24,21 @@
 
 #define INPUT_BUF SL_INPUT_BUF
 #define PROGRESS_STEP (8ull << 20)
+#define READ_STEP (64u * 1024)
 
 /*
  * Text that every detector line holds, even one cut short: '#' of "#AC:"
  * and "#DB:" (rare in kernel logs), the detector's prefix ("x86/split lock
  * detection: "), the rate limits' names (split_lock_warn,
- * handle_user_split_lock, handle_bus_lock) and fatal mode's "alignment
- * check". A line holding one that no parser reads makes the report
+ * handle_user_split_lock, handle_bus_lock: "_lock" in each) and fatal
+ * mode's "alignment check". A line holding one that no parser reads makes the report
  * incomplete (sl_detector_text_unread()). Needles whose first and last
  * bytes seldom stand at that distance keep the candidates few.
  */
 #define DETECTOR_NEEDLES \
 	{ "#", 1 }, \
 	{ "lock detection", 14 }, \
-	{ "split_lock", 10 }, \
-	{ "bus_lock", 8 }, \
+	{ "_lock", 5 }, \
 	{ "alignment check", 15 }
 
 static const struct sl_needle needles[] = {
@@ -344,7 +344,7 @@ static int fill(int fd, char *buf, size_t *end, size_t size, bool *eof)
 	ssize_t n;
 
 	do
-		n = read(fd, buf + *end, size - *end);
+		n = read(fd, buf + *end, size - *end > READ_STEP ? READ_STEP : size - *end);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
