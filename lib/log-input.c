@@ -92,9 +92,15 @@ int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
  * Line numbers are counted only until the first unread line is found: the
  * report names that one, and counting costs a pass over the buffer.
  */
-/* Vectorized at gcc's -O2 too (clang does so already): ~7 % of a scan. */
+/*
+ * Vectorized at gcc's -O2 too (clang does so already): ~7 % of a scan;
+ * in 32-byte vectors where the CPU has AVX2 (a clone chosen at load time).
+ */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("tree-vectorize")))
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
 #endif
 static uint64_t count_sep(const char *p, const char *end, char sep)
 {
