@@ -915,11 +915,16 @@ enum splitlock_input_format {
 	SPLITLOCK_INPUT_JOURNAL,   /* journalctl -o json, json-seq, json-sse, json-pretty */
 	SPLITLOCK_INPUT_SYSLOG,    /* rsyslog, syslog-ng: RFC 3164 or RFC 3339 stamps */
 	SPLITLOCK_INPUT_JOURNAL_TEXT, /* journalctl -o short* */
+	SPLITLOCK_INPUT_DMESG_JSON,   /* dmesg --json, with or without -x */
+	SPLITLOCK_INPUT_JOURNAL_EXPORT, /* journalctl -o export */
+	SPLITLOCK_INPUT_JOURNAL_VERBOSE, /* journalctl -o verbose */
 };
 /*
  * -EINVAL for an unknown name; "auto", "kmsg", "kmsg-nul", "dmesg",
- * "journal", "syslog", "journal-text".
- * Since 0.1 ("syslog" and "journal-text" since 1.0).
+ * "journal", "syslog", "journal-text", "dmesg-json", "journal-export",
+ * "journal-verbose".
+ * Since 0.1 ("syslog" and "journal-text" since 1.0; "dmesg-json",
+ * "journal-export" and "journal-verbose" also since 1.0).
  */
 int splitlock_input_format_parse(const char *name,
 				 enum splitlock_input_format *format);
@@ -1116,12 +1121,14 @@ const char *splitlock_offender_get_unit(const struct splitlock_offender *o);
 const char *splitlock_offender_get_container(const struct splitlock_offender *o);
 
 /*
- * Parse a --since/--until time: "boot", "now", "YYYY-MM-DD[ HH:MM[:SS]]"
- * (local time), "-2h"/"-30m"/"-45s"/"-1d" (before @now), "@EPOCH". Gives
- * microseconds since the epoch; "boot" gives @boot. -EINVAL otherwise,
- * and for a date or time that does not exist (2026-02-30, 23:59:61, a
- * local time skipped by a DST change).
- * Since 0.1; impossible dates refused since 1.0.
+ * Parse a --since/--until time in the forms journalctl takes: "boot",
+ * "now", "today", "yesterday", "tomorrow" (local midnight),
+ * "YYYY-MM-DD[ HH:MM[:SS]]" and "HH:MM[:SS]" (local time; today),
+ * "-2h", "+30min", "1h 30min ago", "2 days left" (spans as systemd writes
+ * them, from @now), "@EPOCH". Gives microseconds since the epoch; "boot"
+ * gives @boot. -EINVAL otherwise, and for a date or time that does not
+ * exist (2026-02-30, 23:59:61, a local time skipped by a DST change).
+ * Since 0.1; impossible dates refused, and journalctl's forms, since 1.0.
  */
 int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 			 int64_t *usec);
