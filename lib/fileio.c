@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <time.h>
 
 #include "dir-list.h"
 #include "internal.h"
@@ -151,6 +152,32 @@ static bool is_temporary_of(const char *entry, void *prefix)
 	return startswith(entry, prefix) && strlen(entry) == strlen(prefix) + 8;
 }
 
+/*
+ * A temporary file is in use while its writer holds a flock on it (from
+ * just after creating it until after the rename); an older one that
+ * nobody holds was left by a writer that was killed. Nobody's lock on
+ * the directory is involved: a directory such as /etc/sysctl.d can be
+ * opened, and so flocked, by every user, who could then hang root's
+ * writers. The age covers the moment between a writer's create and its
+ * flock.
+ */
+#define STALE_TEMPORARY_SEC 60
+
+void sl_remove_stale_temporary(int dirfd, const char *entry)
+{
+	_cleanup_close_ int fd = openat(dirfd, entry, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+					O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	if (st.st_mtime > time(NULL) - STALE_TEMPORARY_SEC)
+		return;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+		return;
+	unlinkat(dirfd, entry, 0);
+}
+
 /* Temporary files of ours that a killed run left behind. */
 static void remove_stale_temporaries(int dirfd, const char *name)
 {
@@ -162,7 +189,7 @@ static void remove_stale_temporaries(int dirfd, const char *name)
 		return;
 	n = dir_list(fd, is_temporary_of, prefix, &stale);
 	for (int i = 0; i < n; i++)
-		unlinkat(dirfd, stale[i], 0);
+		sl_remove_stale_temporary(dirfd, stale[i]);
 	dir_list_free(stale, n > 0 ? (size_t)n : 0);
 }
 
@@ -172,25 +199,18 @@ static void remove_stale_temporaries(int dirfd, const char *name)
  * the same directory, fsync it, rename it over the target, fsync the
  * directory. A symlink at @name is refused, never followed or replaced.
  * An existing file keeps its mode, owner, group and extended attributes
- * (ACLs, SELinux label); a new one gets @mode.
- * Writers of the same directory take turns (flock on the directory), which
- * makes it safe to sweep temporaries that a killed writer left.
+ * (ACLs, SELinux label); a new one gets @mode, whatever the umask.
+ * Concurrent writers of one file need no turns: each renames a whole file
+ * of its own, and the last rename wins.
  */
-static int write_locked(int dirfd, const char *name, const char *data,
-			size_t len, mode_t mode, const char *like);
+static int write_file(int dirfd, const char *name, const char *data,
+		      size_t len, mode_t mode, const char *like);
 
 static int write_at(int dirfd, const char *name, const char *data, size_t len,
 		    mode_t mode, const char *like)
 {
-	int r;
-
-	while (flock(dirfd, LOCK_EX) < 0)
-		if (errno != EINTR)
-			return -errno;
 	remove_stale_temporaries(dirfd, name);
-	r = write_locked(dirfd, name, data, len, mode, like);
-	flock(dirfd, LOCK_UN);
-	return r;
+	return write_file(dirfd, name, data, len, mode, like);
 }
 
 int sl_write_file_atomic_at(int dirfd, const char *name, const char *data,
@@ -273,8 +293,8 @@ static int copy_metadata(int dirfd, const char *name, const struct stat *st, int
 
 /* @like: a file in the same directory whose metadata the result takes
  * (NULL: @name itself, when it exists). */
-static int write_locked(int dirfd, const char *name, const char *data,
-			size_t len, mode_t mode, const char *like)
+static int write_file(int dirfd, const char *name, const char *data,
+		      size_t len, mode_t mode, const char *like)
 {
 	char tmp[NAME_MAX + 1];
 	struct stat st;
@@ -308,22 +328,26 @@ static int write_locked(int dirfd, const char *name, const char *data,
 		return -ENAMETOOLONG;
 
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, exists ? 0600 : mode);
+		    O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
+	/* In use until renamed: see sl_remove_stale_temporary(). */
+	(void)flock(fd, LOCK_EX | LOCK_NB);
 	r = write_all(fd, data, len);
 	if (r == 0 && exists)
 		r = copy_metadata(dirfd, like, &st, fd);
-	if (r == 0 && fsync(fd) < 0)
+	else if (r == 0 && fchmod(fd, mode) < 0)
 		r = -errno;
-	if (close(fd) < 0 && r == 0)
+	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
 		r = -errno;
-	if (r < 0) {
+	if (r < 0)
 		unlinkat(dirfd, tmp, 0);
+	/* fsync() above has said what close() could: the data is there. */
+	close(fd);
+	if (r < 0)
 		return r;
-	}
 	if (fsync(dirfd) < 0)
 		return -errno;
 	return 0;
