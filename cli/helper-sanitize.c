@@ -163,14 +163,19 @@ int helper_sanitize(char **why)
 /*
  * Reopen the standard descriptor @fd as a description of our own that
  * never blocks: the caller shares the original one, and a pipe it keeps
- * full, or a FIFO it drains first, would otherwise hold a root process
- * (and any lock it holds) in write() or read() for ever. What cannot be
- * reopened (a socket) becomes /dev/null.
+ * full, a FIFO it drains first, or a terminal it stops with ^S, would
+ * otherwise hold a root process (and any lock it holds) in write() or
+ * read() for ever. What cannot be reopened (a socket) becomes /dev/null.
  */
 int helper_reopen_nonblocking(int fd, int flags)
 {
+	struct stat st;
 	char path[32];
 	int n;
+
+	/* A file or /dev/null never blocks, and keeps its offset as it is. */
+	if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+		return 0;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	n = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);

@@ -15,7 +15,7 @@
  * cannot forge through it) names the user; the caller (our parent: pkexec
  * execs us in its place) must be that user's, and is pinned with a pidfd;
  * the PID to exempt must be that user's and the caller's child, pinned
- * from the check to the write (splitlock_exempt_set_checked()); the way
+ * from the check to the write (sl_exempt_set_checked()); the way
  * must be the one the library chooses here for itself. Everything else is
  * refused with exit status 2.
  *
@@ -47,6 +47,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "helper-lib.h"
 #include "slctl.h"
 
 #ifndef SLCTL_INSTALLED_PATH
@@ -107,6 +108,27 @@ static bool installed_helper(void)
 		return true; /* what cannot be told is the strict case */
 	return stat(SLCTL_INSTALLED_PATH, &installed) == 0 && self.st_dev == installed.st_dev &&
 	       self.st_ino == installed.st_ino;
+}
+
+/*
+ * Whether the /proc we read shows our PIDs: a user may put the caller in a
+ * PID namespace of its own (it owns one through its user namespace) while
+ * pkexec still makes us root, and /proc/N would then be another process
+ * than the N of getppid() or of the argument. A fake root's /proc is the
+ * test's to keep consistent.
+ */
+static bool same_pid_namespace_as_proc(struct splitlock_ctx *ctx)
+{
+	char link[32];
+	ssize_t n;
+
+	if (!streq(splitlock_get_root(ctx), "/"))
+		return true;
+	n = readlink("/proc/self", link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	return strtol(link, NULL, 10) == (long)getpid();
 }
 
 /* Whether the mount @fd is on is one of our mount namespace. */
@@ -206,7 +228,7 @@ static int exempt(struct splitlock_ctx *ctx, uint32_t user, uint32_t caller, uin
 	if (r)
 		return r;
 	/* Checked again, and pinned from that check to the write. */
-	r = splitlock_exempt_set_checked(ctx, pid, user, caller, true);
+	r = sl_exempt_set_checked(ctx, pid, user, caller, true);
 	if (r == -ECHILD || r == -ENOTUNIQ)
 		return refuse("process %" PRIu32 " is not the calling process's child of uid %"
 			      PRIu32, pid, user);
@@ -293,10 +315,8 @@ static int lease(struct splitlock_ctx *ctx, uint32_t user, uint32_t caller, int 
 	r = check_way(ctx, SPLITLOCK_LIFT_LEASE);
 	if (r)
 		return r;
-	if (helper_reopen_nonblocking(STDIN_FILENO, O_RDONLY) < 0 ||
-	    helper_reopen_nonblocking(STDOUT_FILENO, O_WRONLY) < 0 ||
-	    helper_reopen_nonblocking(STDERR_FILENO, O_WRONLY) < 0) {
-		slctl_error("cannot reopen the standard descriptors: %s.", strerror(errno));
+	if (helper_reopen_nonblocking(STDIN_FILENO, O_RDONLY) < 0) {
+		slctl_error("cannot reopen the standard input: %s.", strerror(errno));
 		return EXIT_FAIL;
 	}
 	/* Asked to stop (not killed): drop the lease like at EOF. */
@@ -357,6 +377,15 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		slctl_error("%s.", why ? why : "cannot set up the helper's process");
 		return EXIT_FAIL;
 	}
+	/* A message (-v is the caller's to give) must not block us either. */
+	if (helper_reopen_nonblocking(STDOUT_FILENO, O_WRONLY) < 0 ||
+	    helper_reopen_nonblocking(STDERR_FILENO, O_WRONLY) < 0) {
+		slctl_error("cannot reopen the standard descriptors: %s.", strerror(errno));
+		return EXIT_FAIL;
+	}
+	if (!same_pid_namespace_as_proc(ctx))
+		return refuse("it runs in a PID namespace other than that of /proc, where "
+			      "process IDs name other processes");
 	r = trusted_context(ctx, &act);
 	if (r)
 		return r;

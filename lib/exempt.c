@@ -22,6 +22,7 @@
 #include <sys/vfs.h>
 
 #include "internal.h"
+#include "helper-lib.h"
 
 static void exempt_path(uint32_t pid, char *path, size_t size)
 {
@@ -137,8 +138,8 @@ static bool pidfd_ended(int pidfd)
 	return poll(&p, 1, 0) != 0;
 }
 
-_public_ int splitlock_exempt_set_checked(struct splitlock_ctx *ctx, uint32_t pid,
-					  uint32_t uid, uint32_t ppid, bool exempt)
+int sl_exempt_set_checked(struct splitlock_ctx *ctx, uint32_t pid, uint32_t uid,
+			  uint32_t ppid, bool exempt)
 {
 	_cleanup_close_ int pidfd = -1, dir = -1, status_fd = -1;
 	_cleanup_free_ char *status = NULL;

@@ -7,7 +7,6 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
-#include <time.h>
 
 #include "dir-list.h"
 #include "internal.h"
@@ -154,15 +153,15 @@ static bool is_temporary_of(const char *entry, void *prefix)
 
 /*
  * A temporary file is in use while its writer holds a flock on it (from
- * just after creating it until after the rename); an older one that
- * nobody holds was left by a writer that was killed. Nobody's lock on
- * the directory is involved: a directory such as /etc/sysctl.d can be
- * opened, and so flocked, by every user, who could then hang root's
- * writers. The age covers the moment between a writer's create and its
- * flock.
+ * its create until after the rename); one that nobody holds was left by a
+ * writer that was killed. Nobody's lock on the directory is involved: a
+ * directory such as /etc/sysctl.d can be opened, and so flocked, by every
+ * user, who could then hang root's writers. A writer that finds its new
+ * file taken by a sweeper first lets it go (write_file()); a user who
+ * flocks a temporary file (readable once it has the target's mode) only
+ * keeps it from being swept, never blocks anyone: every flock here is
+ * non-blocking.
  */
-#define STALE_TEMPORARY_SEC 60
-
 void sl_remove_stale_temporary(int dirfd, const char *entry)
 {
 	_cleanup_close_ int fd = openat(dirfd, entry, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
@@ -170,8 +169,6 @@ void sl_remove_stale_temporary(int dirfd, const char *entry)
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return;
-	if (st.st_mtime > time(NULL) - STALE_TEMPORARY_SEC)
 		return;
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
 		return;
@@ -321,18 +318,37 @@ static int write_file(int dirfd, const char *name, const char *data,
 		like = name;
 	}
 
-	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
-		rnd = (uint32_t)getpid() ^ (uint32_t)(uintptr_t)&rnd;
-	r = snprintf(tmp, sizeof(tmp), ".#%.200s.%08x", name, rnd);
-	if (r < 0 || (size_t)r >= sizeof(tmp))
-		return -ENAMETOOLONG;
+	/*
+	 * In use until renamed: see sl_remove_stale_temporary(). A sweeper
+	 * that took the flock between our create and ours is removing the
+	 * file: leave it to it and take another name.
+	 */
+	for (int tries = 0;; tries++) {
+		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+			rnd = (uint32_t)getpid() ^ (uint32_t)(uintptr_t)&rnd ^ (uint32_t)tries;
+		r = snprintf(tmp, sizeof(tmp), ".#%.200s.%08x", name, rnd);
+		if (r < 0 || (size_t)r >= sizeof(tmp))
+			return -ENAMETOOLONG;
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			    O_CLOEXEC, 0600);
+		if (fd < 0)
+			return -errno;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			struct stat mine, named;
 
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	/* In use until renamed: see sl_remove_stale_temporary(). */
-	(void)flock(fd, LOCK_EX | LOCK_NB);
+			/* Ours from now on; unless a sweeper unlinked it first. */
+			if (fstat(fd, &mine) == 0 &&
+			    fstatat(dirfd, tmp, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    mine.st_ino == named.st_ino && mine.st_dev == named.st_dev)
+				break;
+			r = -EWOULDBLOCK;
+		} else {
+			r = -errno;
+		}
+		close(fd);
+		if (r != -EWOULDBLOCK || tries >= 8)
+			return r;
+	}
 	r = write_all(fd, data, len);
 	if (r == 0 && exists)
 		r = copy_metadata(dirfd, like, &st, fd);

@@ -69,7 +69,7 @@ int sl_write_atomic(const struct splitlock_ctx *ctx, const char *path,
 int sl_write_atomic_like(const struct splitlock_ctx *ctx, const char *path,
 			 const char *data, size_t len, const char *like);
 /* Remove the temporary file @entry of @dirfd ('.#NAME.XXXXXXXX') if it is
- * stale: old, and held by no writer. */
+ * stale: no writer holds its flock. */
 void sl_remove_stale_temporary(int dirfd, const char *entry);
 int sl_mkdir_p(const struct splitlock_ctx *ctx, const char *path, mode_t mode);
 

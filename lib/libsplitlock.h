@@ -648,21 +648,6 @@ int splitlock_exempt_get(struct splitlock_ctx *ctx, uint32_t pid);
  * Since 1.0.
  */
 int splitlock_exempt_set(struct splitlock_ctx *ctx, uint32_t pid, bool exempt);
-/*
- * splitlock_exempt_set() for a process that must be, from the check to
- * the write, a live process of @uid alone (real, effective, saved and
- * filesystem uid) whose parent is @ppid: what a privileged helper acting
- * for a user checks before it marks that user's child. The process is
- * pinned (a pidfd, then its /proc/PID directory, through which everything
- * is read and written), so that it cannot end and its PID be reused by
- * another process between the check and the write. Errors as
- * splitlock_exempt_set(), and -ESRCH: gone or ended (a zombie); -ECHILD:
- * not @ppid's child of @uid; -ENOTUNIQ: its uids differ; -EBADMSG: a
- * status file not understood.
- * Since 1.0.
- */
-int splitlock_exempt_set_checked(struct splitlock_ctx *ctx, uint32_t pid, uint32_t uid,
-				 uint32_t ppid, bool exempt);
 
 /*
  * Who process @pid is, from /proc/PID/status: *@uid (may be NULL) when its

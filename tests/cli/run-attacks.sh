@@ -103,8 +103,10 @@ end_helpers() {
 # as nobody, with $SLCTL, $ROOT, $T exported to it. Sets $caller.
 start_caller() { # SCRIPT
 	export SLCTL ROOT=$T/root T
-	"$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" "$BASH" -c "$1" &
+	"$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" "$BASH" -c "$1" >/dev/null 2>>"$T/caller.err" &
 	caller=$!
+	# Killing it is the test's doing: no "Killed" notice from bash.
+	disown "$caller"
 }
 
 leases_left() {
