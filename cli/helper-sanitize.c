@@ -106,13 +106,34 @@ static int reset_limits(char **why)
 	return 0;
 }
 
-/* A nice of 19 or SCHED_IDLE would make others wait on our locks. */
+/*
+ * A nice of 19, SCHED_IDLE, the idle I/O class or one busy CPU would make
+ * others wait on our locks; an oom_score_adj of 1000 would make us the
+ * first process the OOM killer ends, in the middle of a lease, under
+ * memory pressure the caller can cause. Best effort: each is a default.
+ */
 static void reset_scheduling(void)
 {
 	struct sched_param param = { 0 };
+	cpu_set_t all;
+	int fd;
 
 	sched_setscheduler(0, SCHED_OTHER, &param);
 	setpriority(PRIO_PROCESS, 0, 0);
+	/* IOPRIO_WHO_PROCESS, IOPRIO_CLASS_BE level 4: the default. */
+	syscall(SYS_ioprio_set, 1, 0, (2 << 13) | 4);
+	CPU_ZERO(&all);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, &all);
+	sched_setaffinity(0, sizeof(all), &all);
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		/* A kernel that refuses keeps the caller's value. */
+		ssize_t n = write(fd, "0\n", 2);
+
+		(void)n;
+		close(fd);
+	}
 }
 
 /*

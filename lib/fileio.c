@@ -350,10 +350,23 @@ static int write_file(int dirfd, const char *name, const char *data,
 			return r;
 	}
 	r = write_all(fd, data, len);
+	if (r == 0 && !exists && fchmod(fd, mode) < 0)
+		r = -errno;
 	if (r == 0 && exists)
 		r = copy_metadata(dirfd, like, &st, fd);
-	else if (r == 0 && fchmod(fd, mode) < 0)
-		r = -errno;
+	/*
+	 * Replaced since we looked: by a concurrent writer of the same file
+	 * (writers take no turns), whose file has the same metadata, copied
+	 * in turn. Look again, a few times.
+	 */
+	for (int tries = 0; r == -ESTALE && tries < 16; tries++) {
+		if (fstatat(dirfd, like, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			r = -errno;
+		else if (!S_ISREG(st.st_mode))
+			r = -EBADFD;
+		else
+			r = copy_metadata(dirfd, like, &st, fd);
+	}
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)

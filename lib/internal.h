@@ -108,6 +108,9 @@ int sl_open_state_dir(struct splitlock_ctx *ctx, char **why);
  * directory's owner, or -EBADFD.
  */
 int sl_open_lock_file(int dirfd, const char *name);
+/* mkdirat() whose new directory gets @mode whatever the umask; an existing
+ * one is left as it is (0). */
+int sl_mkdirat_mode(int dirfd, const char *name, mode_t mode);
 /*
  * An exclusive flock on @fd, waited for @timeout_ms at most: a holder that
  * is stopped, frozen or hung makes the waiter fail with -ETIMEDOUT, never

@@ -107,8 +107,8 @@ static int lease_dir_open(struct splitlock_ctx *ctx, bool create, struct lease_d
 		sl_err(ctx, "%s", why ? why : strerror(-state));
 		return state;
 	}
-	if (create && mkdirat(state, LEASE_DIR, 0700) < 0 && errno != EEXIST) {
-		r = -errno;
+	r = create ? sl_mkdirat_mode(state, LEASE_DIR, 0700) : 0;
+	if (r < 0) {
 		sl_err(ctx, "cannot create " SL_STATE_DIR "/" LEASE_DIR ": %s", strerror(-r));
 		return r;
 	}

@@ -117,6 +117,13 @@ int sl_open_state_dir(struct splitlock_ctx *ctx, char **why)
 	return r;
 }
 
+int sl_mkdirat_mode(int dirfd, const char *name, mode_t mode)
+{
+	if (mkdirat(dirfd, name, mode) < 0)
+		return errno == EEXIST ? 0 : -errno;
+	return fix_created_mode(dirfd, name, mode);
+}
+
 int sl_open_lock_file(int dirfd, const char *name)
 {
 	struct stat st, dst;

@@ -361,6 +361,27 @@ test_resource_limits_are_not_inherited() {
 	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
 }
 
+# The caller's oom_score_adj (a user may raise its own to 1000) makes the
+# helper the OOM killer's first choice, in the middle of its lease, under
+# memory pressure the user can cause; its nice value and I/O class slow
+# it down while others wait on its locks.
+test_oom_score_and_priorities_are_not_inherited() {
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	start_caller 'echo 1000 >/proc/self/oom_score_adj; renice -n 19 $$ >/dev/null; ionice -c 3 -p $$;
+		sleep 30 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid
+	pid=$(helper_pid)
+	[ "$(cat "/proc/$pid/oom_score_adj")" = 0 ] || fail "oom_score_adj $(cat "/proc/$pid/oom_score_adj")"
+	[ "$(awk '{print $19}' "/proc/$pid/stat")" = 0 ] || fail "nice $(awk '{print $19}' "/proc/$pid/stat")"
+	[ "$(ionice -p "$pid")" != idle ] || fail "I/O class idle"
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+}
+
 # The caller's umask: the helper's files and directories would be made
 # with it (see also umask_0777_leaves_the_state_directory_usable).
 test_umask_is_not_inherited() {
