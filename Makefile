@@ -62,7 +62,8 @@ LIB_CFLAGS = $(BASE_CFLAGS) -Ilib -Ishared $(shell $(PKG_CONFIG) --cflags $(LIB_
 LIB_LIBS = $(shell $(PKG_CONFIG) --libs $(LIB_PKGS))
 # The CLI sees the public header only, as any program linking the library,
 # and the internal helpers of shared/.
-CLI_CFLAGS = $(BASE_CFLAGS) -I$(B)/include -Ishared $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS))
+CLI_CFLAGS = $(BASE_CFLAGS) -I$(B)/include -Ishared $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS)) \
+	-DSLCTL_INSTALLED_PATH='"$(BINDIR)/slctl"'
 CLI_LIBS = $(shell $(PKG_CONFIG) --libs $(CLI_PKGS))
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
