@@ -21,11 +21,6 @@ MITIGATE=proc/sys/kernel/split_lock_mitigate
 NOBODY=$(id -u nobody)
 AS_NOBODY=(/usr/bin/setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all)
 
-skip() { # REASON: this test cannot run here
-	echo "$*" >"$T/.skip"
-	exit 0
-}
-
 proc_gone() { # PID: the process died; the fake kernel forgets it
 	rm -rf "$T/root/proc/$1"
 }
@@ -119,6 +114,7 @@ leases_left() {
 # too (it got it read-write), and another process of the user's, which
 # outlives the caller, as well: no end of file ever comes.
 test_fifo_opened_read_write_does_not_keep_the_lease_after_the_caller() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	trap 'kill $(cat "$T/flags/writer") 2>/dev/null; end_helpers' EXIT
@@ -136,6 +132,7 @@ test_fifo_opened_read_write_does_not_keep_the_lease_after_the_caller() {
 
 # stdin is a pipe whose write end is also the helper's stderr.
 test_stderr_on_the_stdin_pipe_does_not_keep_the_lease_after_the_caller() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	trap end_helpers EXIT
@@ -152,6 +149,7 @@ test_stderr_on_the_stdin_pipe_does_not_keep_the_lease_after_the_caller() {
 # stdout is a FIFO kept full: writing "ready" would block for ever with
 # the lease taken, and the caller's end would never be seen.
 test_a_full_stdout_pipe_does_not_hold_the_helper() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	trap end_helpers EXIT
@@ -283,6 +281,7 @@ test_cgroup_v1_freezer_does_not_freeze_the_helper() {
 # ^Z on the caller's terminal stops the foreground process group, the
 # helper included: a stopped helper sees nothing, and holds what it holds.
 test_terminal_stop_does_not_stop_the_helper() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	trap 'kill $(jobs -p) 2>/dev/null; end_helpers' EXIT
@@ -330,6 +329,7 @@ test_terminal_stop_does_not_stop_the_helper() {
 # pkexec: root's SIGTERM then no longer asks the helper to drop its lease.
 # The helper blocks the three itself, to read them from a signalfd.
 test_blocked_signals_are_not_inherited() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	trap end_helpers EXIT
@@ -347,6 +347,7 @@ test_blocked_signals_are_not_inherited() {
 # helper dies of SIGXFSZ half-way through a write, with RLIMIT_CPU during
 # its lease, with a core limit it dumps root's memory where it stands.
 test_resource_limits_are_not_inherited() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	trap end_helpers EXIT
@@ -366,6 +367,7 @@ test_resource_limits_are_not_inherited() {
 # memory pressure the user can cause; its nice value and I/O class slow
 # it down while others wait on its locks.
 test_oom_score_and_priorities_are_not_inherited() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	trap end_helpers EXIT
@@ -385,6 +387,7 @@ test_oom_score_and_priorities_are_not_inherited() {
 # The caller's umask: the helper's files and directories would be made
 # with it (see also umask_0777_leaves_the_state_directory_usable).
 test_umask_is_not_inherited() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	trap end_helpers EXIT
@@ -400,6 +403,7 @@ test_umask_is_not_inherited() {
 # umask 0777 before the first run: /run/slctl came out mode 0000, and
 # every later check refused it, root's runs and mitigate included.
 test_umask_0777_leaves_the_state_directory_usable() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	rm -rf "$T/root/run/slctl"
 	unprivileged_env
@@ -416,6 +420,7 @@ test_umask_0777_leaves_the_state_directory_usable() {
 # The helper dies (killed, crashed) and its caller never reaps it: the
 # zombie keeps its PID and start time, and counted as a live holder.
 test_a_zombie_helper_holds_no_lease() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	trap end_helpers EXIT
@@ -443,6 +448,7 @@ test_a_zombie_helper_holds_no_lease() {
 # A writer killed between its temporary file and the rename leaves
 # .#NAME.XXXXXXXX in leases/, which no later run removed.
 test_temporary_lease_files_are_swept() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	mkdir -m 700 "$T/root/run/slctl/leases"
 	echo "pid=1" >"$T/root/run/slctl/leases/.#123-456-0000abcd.1234abcd"
@@ -457,6 +463,7 @@ test_temporary_lease_files_are_swept() {
 # start time a process of this boot happens to have looked alive, and a
 # value saved in the last boot was given back over this boot's.
 test_leases_and_saved_values_of_another_boot_are_not_this_boots() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	mkdir -p "$T/root/proc/sys/kernel/random" "$T/flags"
 	echo 11111111-2222-3333-4444-555555555555 >"$T/root/proc/sys/kernel/random/boot_id"
@@ -480,6 +487,7 @@ test_leases_and_saved_values_of_another_boot_are_not_this_boots() {
 # Each lease of a user is a root helper process that the user's process
 # limit does not count: a user could start thousands.
 test_leases_of_one_user_are_capped() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	trap 'kill $(jobs -p) 2>/dev/null; end_helpers' EXIT
@@ -511,6 +519,7 @@ test_leases_of_one_user_are_capped() {
 # free for reuse as soon as the caller reaps it, and the helper's check
 # (status) and write (split_lock) were two lookups of a PID.
 test_exempting_a_child_that_ended_is_refused() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture patched-runctl
 	unprivileged_env
 	trap end_helpers EXIT
@@ -565,6 +574,7 @@ test_a_root_in_a_users_namespace_is_refused() {
 # --root at all. The test puts this build there in a mount namespace
 # of its own, so that the machine's files stay as they are.
 test_the_installed_helper_refuses_any_root() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	local installed dir
 	installed=$(grep -ao 'Installed as [^ ]*' "$SLCTL" | head -n1 | cut -d' ' -f3)
 	[ -n "$installed" ] || fail "the helper does not say where it is installed"
@@ -591,6 +601,7 @@ test_the_installed_helper_refuses_any_root() {
 # Root's mitigate --persist took turns with other writers through a
 # flock on /etc/sysctl.d, a directory every user can open and flock.
 test_a_users_flock_on_sysctl_d_does_not_hang_mitigate_persist() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	trap 'kill $(jobs -p) 2>/dev/null' EXIT
@@ -604,6 +615,7 @@ test_a_users_flock_on_sysctl_d_does_not_hang_mitigate_persist() {
 
 # The same for mode --persist, which writes /etc/kernel/cmdline.
 test_a_users_flock_on_etc_kernel_does_not_hang_mode_persist() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture mode/kernel-install
 	chmod 755 "$T"
 	chmod -R a+rX "$T/root"
@@ -621,6 +633,7 @@ test_a_users_flock_on_etc_kernel_does_not_hang_mode_persist() {
 # A holder of the lease lock that is stopped (a helper halted by ^Z, a
 # frozen cgroup) made every other run, and root's status, wait for ever.
 test_a_held_lease_lock_is_waited_for_ten_seconds_at_most() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	mkdir -p -m 1777 "$T/flags"
 	trap 'kill $(jobs -p) 2>/dev/null' EXIT
@@ -645,6 +658,7 @@ test_a_held_lease_lock_is_waited_for_ten_seconds_at_most() {
 # The lock files are root's alone, mode 0600 whatever the umask, never a
 # directory or a link a user could have placed.
 test_lock_files_are_root_only_files() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	rm -rf "$T/root/run/slctl"
 	(umask 0000 && "$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- true) || fail "run failed"
@@ -663,23 +677,4 @@ test_zz_the_machines_own_sysctl_is_untouched() {
 		fail "the real kernel.split_lock_mitigate changed"
 }
 
-# run_tests, with "ok - NAME # SKIP REASON" for a test that skipped.
-run_attacks() {
-	local t status reason
-	for t in $(declare -F | awk '$3 ~ /^test_/ {print $3}'); do
-		T=$(mktemp -d)
-		(cd "$T" && "$t")
-		status=$?
-		reason=$(cat "$T/.skip" 2>/dev/null)
-		rm -rf "$T"
-		if [ -n "$reason" ]; then
-			echo "ok - ${0##*/}: ${t#test_} # SKIP $reason"
-		elif [ $status -eq 0 ]; then
-			echo "ok - ${0##*/}: ${t#test_}"
-		else
-			echo "not ok - ${0##*/}: ${t#test_}"
-		fi
-	done
-}
-
-run_attacks
+run_tests

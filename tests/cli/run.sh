@@ -138,6 +138,7 @@ in_pid_namespace() {
 # ---- stock kernel: leases ---------------------------------------------------
 
 test_lease_holds_misery_off_for_the_run_and_gives_it_back() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	run "$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- sh -c "cat '$T/root/$MITIGATE'"
 	expect_rc 0
@@ -146,6 +147,7 @@ test_lease_holds_misery_off_for_the_run_and_gives_it_back() {
 }
 
 test_exit_status_is_cmds() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	run "$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- sh -c 'exit 7'
 	expect_rc 7
@@ -163,6 +165,7 @@ test_exit_status_is_cmds() {
 }
 
 test_overlapping_runs_restore_after_the_last() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	"$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- sh -c "$(waiter a)" &
 	local a=$!
@@ -181,6 +184,7 @@ test_overlapping_runs_restore_after_the_last() {
 }
 
 test_sigkill_of_a_run_is_undone_by_the_next_slctl() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	"$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- sh -c "$(waiter a)" &
 	local a=$!
@@ -205,6 +209,7 @@ test_sigkill_of_a_run_is_undone_by_the_next_slctl() {
 }
 
 test_a_value_set_by_hand_meanwhile_is_kept() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	"$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- sh -c "$(waiter a)" &
 	local a=$!
@@ -226,6 +231,7 @@ test_a_value_set_by_hand_meanwhile_is_kept() {
 }
 
 test_twenty_concurrent_runs_end_with_the_original_value() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	local pids=() i failed=0
 	for ((i = 0; i < 20; i++)); do
@@ -244,6 +250,7 @@ test_twenty_concurrent_runs_end_with_the_original_value() {
 }
 
 test_status_lists_live_leases() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	"$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- sh -c "$(waiter a)" &
 	local a=$!
@@ -268,6 +275,7 @@ test_status_lists_live_leases() {
 # ---- patched kernel: the exemption -------------------------------------------
 
 test_patched_kernel_exempts_the_child_before_it_runs_cmd() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	patched_child 0
 	# CMD reads its own file: the mark is there before it starts.
 	run in_pid_namespace "$SLCTL" --root "$T/root" run -- sh -c "echo \$\$; tail -n1 '$T/root/proc/'\$\$/split_lock"
@@ -280,6 +288,7 @@ misery_exempt 1" ] || fail "CMD saw: $out"
 }
 
 test_cmd_is_not_started_when_the_exemption_fails() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture patched-runctl
 	# No ROOT/proc/2: the child is unknown to the (fake) kernel.
 	run in_pid_namespace "$SLCTL" --root "$T/root" run -- touch "$T/started"
@@ -291,6 +300,7 @@ test_cmd_is_not_started_when_the_exemption_fails() {
 # ---- without privileges: pkexec ----------------------------------------------
 
 test_user_lease_through_pkexec_runs_cmd_as_the_user() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	SLCTL_TEST_VAR=kept run "$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" "$SLCTL" --root "$T/root" \
@@ -305,6 +315,7 @@ kept" ] || fail "CMD saw: $out"
 }
 
 test_user_exemption_through_pkexec() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	patched_child "$NOBODY"
 	unprivileged_env
 	run in_pid_namespace "${AS_NOBODY[@]}" "$SLCTL" --root "$T/root" run -- sh -c "id -u; tail -n1 '$T/root/proc/'\$\$/split_lock"
@@ -315,6 +326,7 @@ misery_exempt 1" ] || fail "CMD saw: $out"
 }
 
 test_sigkill_of_a_users_run_drops_the_lease_at_once() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	"$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" "$SLCTL" --root "$T/root" run -- sh -c "$(waiter a)" &
@@ -330,6 +342,7 @@ test_sigkill_of_a_users_run_drops_the_lease_at_once() {
 }
 
 test_sigkill_of_the_helper_is_undone_by_the_next_slctl() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	"$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" "$SLCTL" --root "$T/root" run -- sh -c "$(waiter a)" \
@@ -350,6 +363,7 @@ test_sigkill_of_the_helper_is_undone_by_the_next_slctl() {
 }
 
 test_a_refused_authorization_starts_nothing() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	local answer
@@ -364,6 +378,7 @@ test_a_refused_authorization_starts_nothing() {
 }
 
 test_without_pkexec_a_user_gets_exit_3() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	chmod 755 "$T"
 	chmod -R a+rX "$T/root"
@@ -379,6 +394,7 @@ test_without_pkexec_a_user_gets_exit_3() {
 # ---- the helper refuses every other use ------------------------------------
 
 test_helper_refuses_every_other_use() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	unprivileged_env
 	tree_hash "$T/root" >"$T/before"
@@ -440,6 +456,7 @@ test_helper_refuses_every_other_use() {
 }
 
 test_helper_does_only_the_way_of_this_kernel() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	patched_child "$NOBODY"
 	unprivileged_env
 	tree_hash "$T/root" >"$T/before"
@@ -483,6 +500,7 @@ test_old_kernel_runs_cmd_unchanged_quietly() {
 }
 
 test_usage_errors() {
+	require_root "the setuid pkexec stand-in and the root helper"
 	copy_fixture stock-ac
 	tree_hash "$T/root" >"$T/before"
 	run "$SLCTL" --root "$T/root" run touch "$T/started"
