@@ -96,13 +96,6 @@ $(B)/lib/%.o: lib/%.c VERSION | $(B)/lib
 $(B)/cli/%.o: cli/%.c VERSION | $(B)/cli $(B)/include/libsplitlock.h
 	$(CC) $(CPPFLAGS) $(CLI_CFLAGS) $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
-# The helper refuses --root when it is the program polkit's action names,
-# BINDIR/slctl, which it has compiled in: rebuilt when BINDIR changes (make
-# install PREFIX=/usr after a plain make), as the policy is regenerated.
-$(B)/cli/bindir: FORCE | $(B)/cli
-	@echo '$(BINDIR)' | cmp -s - $@ || echo '$(BINDIR)' >$@
-$(B)/cli/helper.o: $(B)/cli/bindir
-
 $(B)/include/libsplitlock.h: lib/libsplitlock.h | $(B)/include
 	cp $< $@
 
