@@ -25,9 +25,10 @@
  * is a hint, the caller's pidfd is the rule.
  *
  * A root other than / (--root) is never accepted by the installed helper,
- * the program polkit's action names (@BINDIR@/slctl, compiled in as
- * SLCTL_INSTALLED_PATH): a user authorized for that action would otherwise
- * choose the files it acts on. Another copy (the build tree's, which the
+ * the program polkit's action names (BINDIR/slctl, compiled in as
+ * SLCTL_INSTALLED_PATH, or the path an installed policy file names): a
+ * user authorized for that action would otherwise choose the files it
+ * acts on. Another copy (the build tree's, which the
  * test suite runs through a stand-in pkexec; real pkexec asks an
  * administrator's password for it, as for any program) accepts a root that
  * is a canonical path in our own mount namespace to a directory of root's
@@ -99,15 +100,70 @@ static bool parse_id(const char *text, uint32_t max, uint32_t *value)
  * The context to act in: the caller's for "/", else a new one on a root
  * checked through the very descriptor it is then made from.
  */
-/* Whether this program is the file polkit's action names. */
+static bool same_file(const struct stat *self, const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_dev == self->st_dev && st.st_ino == self->st_ino;
+}
+
+/*
+ * The program org.slctl.run names in an installed policy file
+ * (org.freedesktop.policykit.exec.path), in *@path; polkit reads its own
+ * prefix's actions directory, which a build with another PREFIX may not
+ * know.
+ */
+static bool policy_exec_path(const char *file, char *path, size_t size)
+{
+	static const char key[] = "org.freedesktop.policykit.exec.path\">";
+	_cleanup_free_ char *text = NULL;
+	_cleanup_fclose_ FILE *f = fopen(file, "re");
+	const char *start, *end;
+	size_t len = 0;
+
+	if (!f)
+		return false;
+	text = calloc(1, 64 * 1024);
+	if (!text)
+		return false;
+	len = fread(text, 1, 64 * 1024 - 1, f);
+	text[len] = '\0';
+	start = strstr(text, key);
+	if (!start)
+		return false;
+	start += strlen(key);
+	end = strchr(start, '<');
+	if (!end || (size_t)(end - start) >= size || *start != '/')
+		return false;
+	memcpy(path, start, (size_t)(end - start));
+	path[end - start] = '\0';
+	return true;
+}
+
+/*
+ * Whether this program is the one polkit's action names: the path this
+ * build was made for (BINDIR/slctl), or the one an installed policy file
+ * names. Only that program gets the action's authorization (auth_admin,
+ * or a group's rules.d rule); pkexec asks an administrator for any other.
+ */
 static bool installed_helper(void)
 {
-	struct stat self, installed;
+	static const char *const policies[] = {
+		"/usr/share/polkit-1/actions/org.slctl.run.policy",
+		"/usr/local/share/polkit-1/actions/org.slctl.run.policy",
+		"/etc/polkit-1/actions/org.slctl.run.policy",
+	};
+	struct stat self;
+	char path[PATH_MAX];
 
 	if (stat("/proc/self/exe", &self) < 0)
 		return true; /* what cannot be told is the strict case */
-	return stat(SLCTL_INSTALLED_PATH, &installed) == 0 && self.st_dev == installed.st_dev &&
-	       self.st_ino == installed.st_ino;
+	if (same_file(&self, SLCTL_INSTALLED_PATH))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(policies); i++)
+		if (policy_exec_path(policies[i], path, sizeof(path)) && same_file(&self, path))
+			return true;
+	return false;
 }
 
 /*

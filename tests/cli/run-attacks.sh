@@ -571,29 +571,36 @@ test_a_root_in_a_users_namespace_is_refused() {
 }
 
 # The installed helper, the program polkit's action names, takes no
-# --root at all. The test puts this build there in a mount namespace
-# of its own, so that the machine's files stay as they are.
+# --root at all. The test puts this build there in a mount namespace of
+# its own, through an overlay on BINDIR whose upper layer is a tmpfs, so
+# that the machine's files stay as they are and BINDIR keeps its tools.
 test_the_installed_helper_refuses_any_root() {
 	require_root "the setuid pkexec stand-in and the root helper"
 	local installed dir
 	installed=$(grep -ao 'Installed as [^ ]*' "$SLCTL" | head -n1 | cut -d' ' -f3)
-	[ -n "$installed" ] || fail "the helper does not say where it is installed"
+	# A helper that does not say (an old one): the Makefile's default.
+	installed=${installed:-/usr/local/bin/slctl}
 	dir=${installed%/*}
-	case $dir in
-	/bin | /sbin | /usr/bin | /usr/sbin) skip "installed into $dir, which a test cannot cover with a tmpfs" ;;
-	esac
 	[ -d "$dir" ] || skip "$dir does not exist here"
 	copy_fixture stock-ac
 	unprivileged_env
+	mkdir "$T/ov"
 	run unshare -m "$BASH" -c '
-		mount -t tmpfs none "$1" && install -m 755 "$2" "$3" || exit 99
-		exec "$4" "$5" "$6" "$7" "$8" "$9" "${10}" "${11}" "$BASH" -c \
-			"sleep 2 | pkexec \"\$0\" __helper lease --root \"\$1\" | head -c 6; exit \${PIPESTATUS[1]}" "$3" "$5"' \
-		sh "$dir" "$SLCTL" "$installed" "$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}"
-	[ "$rc" != 99 ] || skip "cannot mount a tmpfs over $dir in a mount namespace"
+		mount -t tmpfs none "$2/ov" && mkdir "$2/ov/up" "$2/ov/work" &&
+		mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/ov/up,workdir=$2/ov/work" "$1" &&
+		install -m 755 "$3" "$4" || exit 99
+		shift 4
+		exec "$@"' sh "$dir" "$T" "$SLCTL" "$installed" \
+		"$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" "$BASH" -c \
+		'sleep 2 | pkexec "$0" __helper lease --root "$1" | head -c 6; exit ${PIPESTATUS[1]}' \
+		"$installed" "$T/root"
+	[ "$rc" != 99 ] || skip "cannot put an overlay on $dir in a mount namespace: $err"
 	expect_rc 2
 	expect_err "acts on the running system only"
 	[ "$(value)" = 1 ] || fail "the sysctl changed"
+	if [ -e "$installed" ] && cmp -s "$installed" "$SLCTL"; then
+		fail "the test's copy is visible outside its namespace"
+	fi
 }
 
 # ---- locks ------------------------------------------------------------------------
