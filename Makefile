@@ -62,7 +62,8 @@ LIB_CFLAGS = $(BASE_CFLAGS) -Ilib -Ishared $(shell $(PKG_CONFIG) --cflags $(LIB_
 LIB_LIBS = $(shell $(PKG_CONFIG) --libs $(LIB_PKGS))
 # The CLI sees the public header only, as any program linking the library,
 # and the internal helpers of shared/.
-CLI_CFLAGS = $(BASE_CFLAGS) -I$(B)/include -Ishared $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS))
+CLI_CFLAGS = $(BASE_CFLAGS) -I$(B)/include -Ishared $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS)) \
+	-DSLCTL_INSTALLED_PATH='"$(BINDIR)/slctl"'
 CLI_LIBS = $(shell $(PKG_CONFIG) --libs $(CLI_PKGS))
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
@@ -79,9 +80,9 @@ MANS := $(B)/man/slctl.8 $(MAN3:%=$(B)/man/%)
 # tools/deps.sh first are not held up here.
 INSTALLING_GOALS := deps run check check-asan check-valgrind check-kernel fuzz \
 	reliability check-abi abi-update clean
-# Cleaning needs nothing installed: dh_auto_clean runs make distclean
+# Cleaning and uninstalling need nothing installed: dh_auto_clean runs make distclean
 # before the build dependencies are there (and probes it with make -n).
-NO_DEP_GOALS := clean distclean
+NO_DEP_GOALS := clean distclean uninstall
 ifeq ($(filter $(INSTALLING_GOALS) $(NO_DEP_GOALS),$(MAKECMDGOALS)),)
 MISSING_DEP := $(shell \
 	command -v $(CC) >/dev/null 2>&1 || { echo "the C compiler $(CC)"; exit; }; \

@@ -7,35 +7,61 @@
  *
  *   slctl __helper exempt PID   exempt PID from misery, read it back, exit 0
  *   slctl __helper lease        take a lease, write "ready\n" to stdout,
- *                               hold it until stdin reaches EOF, drop it
+ *                               hold it until stdin reaches EOF or the
+ *                               calling process ends, drop it
  *
- * It trusts the kernel and pkexec, not its caller: PKEXEC_UID (set by
- * pkexec, which a caller cannot forge through it) names the user; the
- * caller (our parent: pkexec execs us in its place) must be that user's;
- * the PID to exempt must be that user's and the caller's child, so that it
- * cannot be reaped and its PID reused while we act; the way must be the
- * one the library chooses here for itself. Everything else is refused
- * with exit status 2. A root other than / is accepted only when it is a
- * directory of root's that no one else may write: a tree the user cannot
- * have prepared (the test suite's fake roots).
+ * One authorization buys one run, and nothing more. It trusts the kernel
+ * and pkexec, not its caller: PKEXEC_UID (set by pkexec, which a caller
+ * cannot forge through it) names the user; the caller (our parent: pkexec
+ * execs us in its place) must be that user's, and is pinned with a pidfd;
+ * the PID to exempt must be that user's and the caller's child, pinned
+ * from the check to the write (sl_exempt_set_checked()); the way
+ * must be the one the library chooses here for itself. Everything else is
+ * refused with exit status 2.
+ *
+ * What the process inherits from the caller is reset first
+ * (helper-sanitize.c). A lease ends when the caller ends, whatever the
+ * caller did with our descriptors: the end of a pipe the caller controls
+ * is a hint, the caller's pidfd is the rule.
+ *
+ * A root other than / (--root) is never accepted by the installed helper,
+ * the program polkit's action names (@BINDIR@/slctl, compiled in as
+ * SLCTL_INSTALLED_PATH): a user authorized for that action would otherwise
+ * choose the files it acts on. Another copy (the build tree's, which the
+ * test suite runs through a stand-in pkexec; real pkexec asks an
+ * administrator's password for it, as for any program) accepts a root that
+ * is a canonical path in our own mount namespace to a directory of root's
+ * that no one else may write: a tree the user cannot have prepared, and
+ * not a view into a namespace of the user's (/proc/PID/root).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "helper-lib.h"
 #include "slctl.h"
+
+#ifndef SLCTL_INSTALLED_PATH
+#define SLCTL_INSTALLED_PATH "/usr/local/bin/slctl"
+#endif
 
 static void usage(FILE *out)
 {
 	fputs("Usage: pkexec slctl __helper exempt PID\n"
 	      "       pkexec slctl __helper lease\n\n"
 	      "The privileged step of 'slctl run' for a user without privileges,\n"
-	      "run by 'slctl run' through pkexec only. See slctl(8).\n", out);
+	      "run by 'slctl run' through pkexec only. See slctl(8).\n"
+	      "Installed as " SLCTL_INSTALLED_PATH " it acts on the running system only\n"
+	      "(no --root).\n", out);
 }
 
 static int refuse(const char *format, ...) __attribute__((format(printf, 1, 2)));
@@ -73,10 +99,63 @@ static bool parse_id(const char *text, uint32_t max, uint32_t *value)
  * The context to act in: the caller's for "/", else a new one on a root
  * checked through the very descriptor it is then made from.
  */
+/* Whether this program is the file polkit's action names. */
+static bool installed_helper(void)
+{
+	struct stat self, installed;
+
+	if (stat("/proc/self/exe", &self) < 0)
+		return true; /* what cannot be told is the strict case */
+	return stat(SLCTL_INSTALLED_PATH, &installed) == 0 && self.st_dev == installed.st_dev &&
+	       self.st_ino == installed.st_ino;
+}
+
+/*
+ * Whether the /proc we read shows our PIDs: a user may put the caller in a
+ * PID namespace of its own (it owns one through its user namespace) while
+ * pkexec still makes us root, and /proc/N would then be another process
+ * than the N of getppid() or of the argument. A fake root's /proc is the
+ * test's to keep consistent.
+ */
+static bool same_pid_namespace_as_proc(struct splitlock_ctx *ctx)
+{
+	char link[32];
+	ssize_t n;
+
+	if (!streq(splitlock_get_root(ctx), "/"))
+		return true;
+	n = readlink("/proc/self", link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	return strtol(link, NULL, 10) == (long)getpid();
+}
+
+/* Whether the mount @fd is on is one of our mount namespace. */
+static bool in_our_mount_namespace(int fd)
+{
+	_cleanup_fclose_ FILE *info = NULL, *mounts = NULL;
+	char path[64], line[4096];
+	long id = -1, m;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	info = fopen(path, "re");
+	while (info && fgets(line, sizeof(line), info))
+		if (sscanf(line, "mnt_id: %ld", &m) == 1)
+			id = m;
+	if (id < 0)
+		return false;
+	mounts = fopen("/proc/self/mountinfo", "re");
+	while (mounts && fgets(line, sizeof(line), mounts))
+		if (sscanf(line, "%ld ", &m) == 1 && m == id)
+			return true;
+	return false;
+}
+
 static int trusted_context(struct splitlock_ctx *ctx, struct splitlock_ctx **out)
 {
 	const char *root = splitlock_get_root(ctx);
-	char path[64];
+	char path[64], real[PATH_MAX];
 	struct stat st;
 	int fd;
 
@@ -84,7 +163,13 @@ static int trusted_context(struct splitlock_ctx *ctx, struct splitlock_ctx **out
 		*out = splitlock_ref(ctx);
 		return EXIT_OK;
 	}
-	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (installed_helper())
+		return refuse("installed as " SLCTL_INSTALLED_PATH ", it acts on the running "
+			      "system only, not on --root %s", root);
+	if (!realpath(root, real) || !streq(real, root))
+		return refuse("the root %s is not a canonical path (no symbolic link, no "
+			      "/proc/PID/root)", root);
+	fd = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -94,6 +179,10 @@ static int trusted_context(struct splitlock_ctx *ctx, struct splitlock_ctx **out
 		close(fd);
 		return refuse("the root %s is not a directory of root's that only root may "
 			      "write", root);
+	}
+	if (!in_our_mount_namespace(fd)) {
+		close(fd);
+		return refuse("the root %s is not in this mount namespace", root);
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	*out = splitlock_new(path);
@@ -138,7 +227,13 @@ static int exempt(struct splitlock_ctx *ctx, uint32_t user, uint32_t caller, uin
 	r = check_way(ctx, SPLITLOCK_LIFT_EXEMPT);
 	if (r)
 		return r;
-	r = splitlock_exempt_set(ctx, pid, true);
+	/* Checked again, and pinned from that check to the write. */
+	r = sl_exempt_set_checked(ctx, pid, user, caller, true);
+	if (r == -ECHILD || r == -ENOTUNIQ)
+		return refuse("process %" PRIu32 " is not the calling process's child of uid %"
+			      PRIu32, pid, user);
+	if (r == -ESRCH)
+		return refuse("process %" PRIu32 " has ended", pid);
 	if (r < 0) {
 		slctl_error("cannot exempt process %" PRIu32 " from misery: %s.", pid, errno_text(r));
 		return r == -EACCES ? EXIT_PRIVILEGE : EXIT_FAIL;
@@ -146,21 +241,65 @@ static int exempt(struct splitlock_ctx *ctx, uint32_t user, uint32_t caller, uin
 	return EXIT_OK;
 }
 
-static volatile sig_atomic_t stop;
-
-static void on_stop(int sig)
+/* Whether the process of @pidfd has ended (a zombie has). */
+static bool ended(int pidfd)
 {
-	(void)sig;
-	stop = 1;
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) != 0;
 }
 
-static int lease(struct splitlock_ctx *ctx, uint32_t user, uint32_t caller)
+static int lease_error(int r)
+{
+	if (r == -ETIMEDOUT) {
+		slctl_error("another process has held /run/slctl/leases.lock for 10 seconds; "
+			    "no lease was taken.");
+		return EXIT_FAIL;
+	}
+	if (r == -EDQUOT) {
+		slctl_error("this user holds as many leases as one user may (8); end a run "
+			    "first.");
+		return EXIT_FAIL;
+	}
+	slctl_error("cannot take a lease on kernel.split_lock_mitigate: %s.", errno_text(r));
+	return r == -EACCES ? EXIT_PRIVILEGE : r == -ENOENT ? EXIT_UNSUPPORTED : EXIT_FAIL;
+}
+
+/*
+ * Hold the lease until the run ends: EOF on stdin (slctl run closed its
+ * end), the caller's end (its pidfd: whatever the caller did with the
+ * pipe, a FIFO opened for writing too, our stderr on the same pipe), or
+ * SIGTERM, SIGINT or SIGHUP from root. Nothing here blocks: every
+ * descriptor is our own non-blocking one.
+ */
+static void hold(int caller_fd, int signal_fd)
+{
+	/* stdin's data is never read: only its end (POLLHUP) counts, and a
+	 * caller that writes without end fills its own pipe, not our time. */
+	struct pollfd fds[3] = {
+		{ .fd = STDIN_FILENO, .events = 0 },
+		{ .fd = caller_fd, .events = POLLIN },
+		{ .fd = signal_fd, .events = POLLIN },
+	};
+	for (;;) {
+		if (poll(fds, ARRAY_SIZE(fds), -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (fds[1].revents || fds[2].revents)
+			return;
+		if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+			return;
+	}
+}
+
+static int lease(struct splitlock_ctx *ctx, uint32_t user, uint32_t caller, int caller_fd)
 {
 	struct splitlock_lease *l = NULL;
-	struct sigaction sa = { .sa_handler = on_stop };
+	_cleanup_close_ int signal_fd = -1;
 	struct stat in, out;
-	char buf[256];
-	ssize_t n;
+	sigset_t stops;
 	int r;
 
 	/* EOF on a pipe is how the run's end reaches us; a terminal never ends. */
@@ -170,26 +309,28 @@ static int lease(struct splitlock_ctx *ctx, uint32_t user, uint32_t caller)
 	r = check_way(ctx, SPLITLOCK_LIFT_LEASE);
 	if (r)
 		return r;
-	/* Asked to stop (not killed): drop the lease like at EOF. No
-	 * SA_RESTART, so that the read below returns. */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	if (helper_reopen_nonblocking(STDIN_FILENO, O_RDONLY) < 0) {
+		slctl_error("cannot reopen the standard input: %s.", strerror(errno));
+		return EXIT_FAIL;
+	}
+	/* Asked to stop (not killed): drop the lease like at EOF. */
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stops, NULL);
+	signal_fd = signalfd(-1, &stops, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (signal_fd < 0) {
+		slctl_error("cannot watch for signals: %s.", strerror(errno));
+		return EXIT_FAIL;
+	}
 
 	r = splitlock_lease_take(ctx, user, caller, &l);
-	if (r < 0) {
-		slctl_error("cannot take a lease on kernel.split_lock_mitigate: %s.", errno_text(r));
-		return r == -EACCES ? EXIT_PRIVILEGE : r == -ENOENT ? EXIT_UNSUPPORTED : EXIT_FAIL;
-	}
-	if (write(STDOUT_FILENO, "ready\n", 6) == 6) {
-		while (!stop) {
-			n = read(STDIN_FILENO, buf, sizeof(buf));
-			if (n == 0 || (n < 0 && errno != EINTR))
-				break;
-		}
-	}
+	if (r < 0)
+		return lease_error(r);
+	/* A caller that is gone already, or a pipe kept full: no run to hold for. */
+	if (!ended(caller_fd) && write(STDOUT_FILENO, "ready\n", 6) == 6)
+		hold(caller_fd, signal_fd);
 	r = splitlock_lease_drop(l);
 	if (r < 0) {
 		slctl_error("cannot drop the lease on kernel.split_lock_mitigate: %s.",
@@ -203,6 +344,8 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	       int argc, char **argv)
 {
 	struct splitlock_ctx *act = NULL;
+	_cleanup_free_ char *why = NULL;
+	_cleanup_close_ int caller_fd = -1;
 	uint32_t user, caller_uid, caller, pid = 0;
 	const char *job = argc > 1 ? argv[1] : "";
 	int r;
@@ -224,13 +367,36 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		slctl_error("__helper runs as root, through pkexec.");
 		return EXIT_PRIVILEGE;
 	}
+	if (helper_sanitize(&why) < 0 || helper_leave_delegated_cgroups(&why) < 0) {
+		slctl_error("%s.", why ? why : "cannot set up the helper's process");
+		return EXIT_FAIL;
+	}
+	/* A message (-v is the caller's to give) must not block us either. */
+	if (helper_reopen_nonblocking(STDOUT_FILENO, O_WRONLY) < 0 ||
+	    helper_reopen_nonblocking(STDERR_FILENO, O_WRONLY) < 0) {
+		slctl_error("cannot reopen the standard descriptors: %s.", strerror(errno));
+		return EXIT_FAIL;
+	}
+	if (!same_pid_namespace_as_proc(ctx))
+		return refuse("it runs in a PID namespace other than that of /proc, where "
+			      "process IDs name other processes");
 	r = trusted_context(ctx, &act);
 	if (r)
 		return r;
-	/* Our parent is whoever ran pkexec: pkexec became us in place. */
+	/*
+	 * Our parent is whoever ran pkexec: pkexec became us in place. Pinned
+	 * before anything is checked; still our parent after the pidfd was
+	 * taken means the pidfd is that parent's (not a reaper's we were
+	 * handed to).
+	 */
 	caller = (uint32_t)getppid();
+	caller_fd = (int)syscall(SYS_pidfd_open, (pid_t)caller, 0);
+	if (caller_fd < 0 || (uint32_t)getppid() != caller) {
+		splitlock_unref(act);
+		return refuse("the calling process has ended");
+	}
 	r = splitlock_process_identity(act, caller, &caller_uid, NULL);
-	if (r < 0 || caller_uid != user)
+	if (r < 0 || caller_uid != user || ended(caller_fd))
 		r = refuse("the calling process %" PRIu32 " does not belong to uid %" PRIu32,
 			   caller, user);
 	else if (pid && pid == caller)
@@ -238,7 +404,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	else if (pid)
 		r = exempt(act, user, caller, pid);
 	else
-		r = lease(act, user, caller);
+		r = lease(act, user, caller, caller_fd);
 	splitlock_unref(act);
 	return r;
 }

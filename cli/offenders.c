@@ -11,6 +11,8 @@
 #include <libsmartcols.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio_ext.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <time.h>
@@ -20,6 +22,9 @@
 #include "slctl.h"
 
 enum format { FORMAT_TABLE, FORMAT_JSON, FORMAT_PROMETHEUS };
+
+/* The "version" of the JSON report: raised when a key changes meaning. */
+#define OFFENDERS_JSON_VERSION 1
 
 static const struct name_table format_names[] = {
 	{ FORMAT_TABLE, "table" },
@@ -41,7 +46,7 @@ static const struct column {
 	int flags;
 	const char *help;
 } columns[] = {
-	[COL_COMM] = { "COMM", 0.1, 0, "task name as the kernel printed it" },
+	[COL_COMM] = { "COMM", 0.1, SCOLS_FL_TRUNC, "task name as the kernel printed it" },
 	[COL_PID] = { "PID", 5, SCOLS_FL_RIGHT, "task id the kernel printed (TGID for --group-by process)" },
 	[COL_TGID] = { "TGID", 5, SCOLS_FL_RIGHT, "thread group of the live process" },
 	[COL_KIND] = { "KIND", 10, 0, "split_lock (#AC) or bus_lock (#DB)" },
@@ -49,7 +54,7 @@ static const struct column {
 	[COL_EVENTS] = { "EVENTS", 6, SCOLS_FL_RIGHT, "events in the log" },
 	[COL_FIRST] = { "FIRST", 19, 0, "first event (local time, or [seconds since boot])" },
 	[COL_LAST] = { "LAST", 19, 0, "last event" },
-	[COL_IPS] = { "IPS", 0.3, SCOLS_FL_WRAP, "trap addresses, as object+offset when known" },
+	[COL_IPS] = { "IPS", 0.3, SCOLS_FL_TRUNC, "trap addresses, as object+offset when known" },
 	[COL_EXE] = { "EXE", 0.2, SCOLS_FL_TRUNC, "executable of the live process" },
 	[COL_CMDLINE] = { "CMDLINE", 0.3, SCOLS_FL_TRUNC, "command line of the live process" },
 	[COL_UNIT] = { "UNIT", 0.2, SCOLS_FL_TRUNC, "systemd unit or container" },
@@ -64,9 +69,11 @@ struct options {
 	size_t top;
 	bool follow;
 	enum format format;
+	bool format_set;
 	int cols[32];
 	size_t n_cols;
-	bool noheadings, raw;
+	bool cols_set;
+	bool noheadings, raw, full;
 };
 
 static void usage(FILE *out)
@@ -76,20 +83,23 @@ static void usage(FILE *out)
 	      "running boot's kernel log (/dev/kmsg) or a saved log.\n\n"
 	      "Options:\n"
 	      "  -i, --input FILE          read a saved log ('-': stdin): /dev/kmsg records,\n"
-	      "                            dmesg text, syslog files, journalctl text or JSON\n"
-	      "      --input-format FMT    auto (default), kmsg, kmsg-nul, dmesg, syslog,\n"
-	      "                            journal-text, journal (JSON)\n"
+	      "                            dmesg text or JSON, syslog files, any journalctl -o\n"
+	      "      --input-format FMT    auto (default), kmsg, kmsg-nul, dmesg, dmesg-json,\n"
+	      "                            syslog, journal-text, journal (JSON), journal-export,\n"
+	      "                            journal-verbose\n"
 	      "  -g, --group-by KEY        task (default for --input), process (default\n"
 	      "                            for the live log), comm, exe, unit\n"
-	      "  -S, --since TIME          boot, 'YYYY-MM-DD HH:MM[:SS]', -2h, -30m, @EPOCH\n"
+	      "  -S, --since TIME          boot, now, today, yesterday, 'YYYY-MM-DD HH:MM[:SS]',\n"
+	      "                            HH:MM, -2h, '1h 30min ago', @EPOCH (as journalctl)\n"
 	      "  -U, --until TIME          same forms\n"
 	      "  -t, --top N               only the N offenders with most events\n"
 	      "  -f, --follow              print events as they happen (live log only)\n"
 	      "  -F, --format FMT          table (default), json, prometheus\n"
 	      "  -o, --output COLS         table columns, comma-separated (see below)\n"
-	      "  -n, --noheadings          no table header\n"
-	      "  -r, --raw                 raw table output\n"
-	      "      --json                same as --format json\n\n"
+	      "  -n, --noheadings          no table header; the summary goes to stderr\n"
+	      "  -r, --raw                 raw table output; the summary goes to stderr\n"
+	      "  -l, --full                do not truncate columns to the terminal's width\n"
+	      "      --json                same as --format json (-o chooses its keys)\n\n"
 	      "Columns:\n", out);
 	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
 		fprintf(out, "  %8s  %s\n", columns[i].name, columns[i].help);
@@ -274,19 +284,19 @@ static size_t shown(const struct options *o, const struct splitlock_offenders *r
 }
 
 /* Never silently incomplete: say how much detector text was not read. */
-static void print_unrecognized(const struct splitlock_offenders *r)
+static void print_unrecognized(FILE *out, const struct splitlock_offenders *r)
 {
 	uint64_t first, n = splitlock_offenders_get_unrecognized(r, &first);
 
 	if (n && first)
-		printf("%" PRIu64 " line%s with detector text could not be read (the first "
+		fprintf(out, "%" PRIu64 " line%s with detector text could not be read (the first "
 		       "is line %" PRIu64 "), so this report is incomplete.\n",
 		       n, n == 1 ? "" : "s", first);
 	else if (n)
-		printf("%" PRIu64 " line%s with detector text could not be read, so this "
+		fprintf(out, "%" PRIu64 " line%s with detector text could not be read, so this "
 		       "report is incomplete.\n", n, n == 1 ? "" : "s");
 	if (splitlock_offenders_get_alignment_checks(r))
-		printf("%" PRIu64 " alignment-check kill%s outside fatal mode left out: "
+		fprintf(out, "%" PRIu64 " alignment-check kill%s outside fatal mode left out: "
 		       "programs that set the AC flag themselves, not split locks.\n",
 		       splitlock_offenders_get_alignment_checks(r),
 		       splitlock_offenders_get_alignment_checks(r) == 1 ? "" : "s");
@@ -295,8 +305,7 @@ static void print_unrecognized(const struct splitlock_offenders *r)
 /*
  * libsmartcols holds every cell of a table until it prints: a few hundred
  * bytes a row, gigabytes for a log of millions of tasks. Larger reports
- * are printed in tables of TABLE_CHUNK rows whose columns are pinned to
- * widths measured over all rows first, so that they line up as one table.
+ * are streamed, row by row, in columns measured over all rows first.
  */
 #define TABLE_CHUNK 4096
 
@@ -313,8 +322,110 @@ static size_t cell_width(const char *s)
 	return w;
 }
 
+/* Cut @s where its escaped form would pass @width. */
+static void cut_cell(char *s, size_t width)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+		size_t cw = c < 0x20 || c >= 0x7f || (c == '\\' && s[i + 1] == 'x') ? 4 : 1;
+
+		if (w + cw > width) {
+			s[i] = '\0';
+			return;
+		}
+		w += cw;
+	}
+}
+
+/* Columns whose text may be cut to fit a terminal: never numbers or times. */
+static bool truncatable(int col)
+{
+	return col == COL_COMM || col == COL_IPS || col == COL_EXE ||
+	       col == COL_CMDLINE || col == COL_UNIT;
+}
+
+/*
+ * The terminal's width when stdout is one and the table may be cut to it
+ * (not --full, not --raw); 0 otherwise: a pipe or a file gets every byte
+ * and no line is wrapped.
+ */
+static size_t terminal_width(const struct options *o)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+
+	if (o->full || o->raw || !isatty(STDOUT_FILENO))
+		return 0;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (env && atoi(env) > 0)
+		return (size_t)atoi(env);
+	return 80;
+}
+
+/*
+ * As util-linux and systemd tools do: while the row is wider than the
+ * terminal, the widest column of text loses a character, down to its
+ * heading's width; then the times lose their seconds. What does not fit
+ * then overflows.
+ */
+static size_t least_width(int col, bool times)
+{
+	if (truncatable(col))
+		return strlen(columns[col].name);
+	if (times && (col == COL_FIRST || col == COL_LAST))
+		return 16; /* "YYYY-MM-DD HH:MM" */
+	return SIZE_MAX;
+}
+
+static void fit_widths(const struct options *o, size_t *widths, size_t limit)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (;;) {
+			size_t total = o->n_cols ? o->n_cols - 1 : 0, widest = SIZE_MAX;
+
+			for (size_t i = 0; i < o->n_cols; i++)
+				total += widths[i];
+			if (total <= limit)
+				return;
+			for (size_t i = 0; i < o->n_cols; i++) {
+				size_t min = least_width(o->cols[i], pass == 1);
+
+				if (min != SIZE_MAX && widths[i] > min &&
+				    (widest == SIZE_MAX || widths[i] > widths[widest]))
+					widest = i;
+			}
+			if (widest == SIZE_MAX)
+				break;
+			widths[widest]--;
+		}
+}
+
+/* @hints: an absolute hint is the least width, as libsmartcols has it. */
+static void measure(const struct options *o, const struct splitlock_offenders *r,
+		    size_t n, size_t *widths, bool hints)
+{
+	char buf[4096];
+
+	for (size_t i = 0; i < o->n_cols; i++)
+		widths[i] = hints && columns[o->cols[i]].whint >= 1 ?
+			    (size_t)columns[o->cols[i]].whint : 1;
+	for (size_t i = 0; i < o->n_cols && !o->noheadings; i++)
+		if (strlen(columns[o->cols[i]].name) > widths[i])
+			widths[i] = strlen(columns[o->cols[i]].name);
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < o->n_cols; i++) {
+			cell(o, splitlock_offenders_get(r, k), o->cols[i], buf, sizeof(buf));
+			if (cell_width(buf) > widths[i])
+				widths[i] = cell_width(buf);
+		}
+}
+
+/* @widths: pinned column widths (NULL: libsmartcols chooses); @cut: fit them. */
 static int print_rows(const struct options *o, const struct splitlock_offenders *r,
-		      size_t from, size_t to, const size_t *widths)
+		      size_t from, size_t to, const size_t *widths, bool cut)
 {
 	struct libscols_table *tb = scols_new_table();
 	char buf[4096];
@@ -323,6 +434,9 @@ static int print_rows(const struct options *o, const struct splitlock_offenders 
 		return -ENOMEM;
 	scols_table_enable_noheadings(tb, o->noheadings || from > 0);
 	scols_table_enable_raw(tb, o->raw);
+	/* The widths were fitted here, or --full keeps every byte. */
+	if (o->full || cut)
+		scols_table_set_termforce(tb, SCOLS_TERMFORCE_NEVER);
 	for (size_t i = 0; i < o->n_cols; i++) {
 		const struct column *c = &columns[o->cols[i]];
 		if (!scols_table_new_column(tb, c->name, widths ? (double)widths[i] : c->whint,
@@ -341,6 +455,8 @@ static int print_rows(const struct options *o, const struct splitlock_offenders 
 		}
 		for (size_t i = 0; i < o->n_cols; i++) {
 			cell(o, of, o->cols[i], buf, sizeof(buf));
+			if (cut)
+				cut_cell(buf, widths[i]);
 			scols_line_set_data(ln, i, buf);
 		}
 	}
@@ -349,44 +465,84 @@ static int print_rows(const struct options *o, const struct splitlock_offenders 
 	return 0;
 }
 
-static int print_table(const struct options *o, const struct splitlock_offenders *r)
+/* One cell as libsmartcols lays it out: escaped, padded unless last. */
+static void put_cell(const char *text, size_t width, bool right, bool last)
 {
-	size_t n = shown(o, r), widths[32] = { 0 };
+	char esc[4096 * 4 + 1];
+	size_t len;
+
+	printable(text, strlen(text), esc, sizeof(esc));
+	len = strlen(esc);
+	if (right)
+		for (size_t i = len; i < width; i++)
+			putchar_unlocked(' ');
+	fwrite_unlocked(esc, 1, len, stdout);
+	if (!right && !last)
+		for (size_t i = len; i < width; i++)
+			putchar_unlocked(' ');
+	putchar_unlocked(last ? '\n' : ' ');
+}
+
+/* A large report, streamed: memory stays a row, whatever the count. */
+static void stream_rows(const struct options *o, const struct splitlock_offenders *r,
+			size_t n, const size_t *widths, bool cut)
+{
 	char buf[4096];
 
-	if (n <= TABLE_CHUNK) {
-		if (n > 0 && print_rows(o, r, 0, n, NULL) < 0)
-			return -ENOMEM;
-	} else {
-		/* An absolute hint is the least width, as in one table. */
+	if (!o->noheadings)
 		for (size_t i = 0; i < o->n_cols; i++)
-			widths[i] = columns[o->cols[i]].whint >= 1 ? (size_t)columns[o->cols[i]].whint : 1;
-		for (size_t i = 0; i < o->n_cols && !o->noheadings; i++)
-			if (strlen(columns[o->cols[i]].name) > widths[i])
-				widths[i] = strlen(columns[o->cols[i]].name);
-		for (size_t k = 0; k < n; k++)
-			for (size_t i = 0; i < o->n_cols; i++) {
-				cell(o, splitlock_offenders_get(r, k), o->cols[i], buf, sizeof(buf));
-				if (cell_width(buf) > widths[i])
-					widths[i] = cell_width(buf);
-			}
+			put_cell(columns[o->cols[i]].name, widths[i],
+				 columns[o->cols[i]].flags & SCOLS_FL_RIGHT, i + 1 == o->n_cols);
+	for (size_t k = 0; k < n; k++) {
+		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
+
+		for (size_t i = 0; i < o->n_cols; i++) {
+			cell(o, of, o->cols[i], buf, sizeof(buf));
+			if (cut)
+				cut_cell(buf, widths[i]);
+			put_cell(buf, widths[i], columns[o->cols[i]].flags & SCOLS_FL_RIGHT,
+				 i + 1 == o->n_cols);
+		}
+	}
+}
+
+static int print_table(const struct options *o, const struct splitlock_offenders *r)
+{
+	size_t n = shown(o, r), widths[32] = { 0 }, limit = terminal_width(o);
+	FILE *sum;
+
+	/* On a terminal the cells decide, the fit below what is cut. */
+	if (n > TABLE_CHUNK || limit)
+		measure(o, r, n, widths, !limit);
+	if (limit)
+		fit_widths(o, widths, limit);
+	if (n > TABLE_CHUNK && !o->raw) {
+		stream_rows(o, r, n, widths, limit > 0);
+	} else if (n > TABLE_CHUNK) {
+		/* Raw rows are escaped by libsmartcols' rules: chunks of its tables. */
 		for (size_t k = 0; k < n; k += TABLE_CHUNK)
-			if (print_rows(o, r, k, k + TABLE_CHUNK < n ? k + TABLE_CHUNK : n, widths) < 0)
+			if (print_rows(o, r, k, k + TABLE_CHUNK < n ? k + TABLE_CHUNK : n,
+				       widths, false) < 0)
 				return -ENOMEM;
+	} else if (n > 0 && print_rows(o, r, 0, n, limit ? widths : NULL, limit > 0) < 0) {
+		return -ENOMEM;
 	}
 	fflush(stdout);
-	printf("%s%" PRIu64 " event%s", splitlock_offenders_get_count(r) ? "\n" : "",
-	       splitlock_offenders_get_events(r),
-	       splitlock_offenders_get_events(r) == 1 ? "" : "s");
+	/* Rows only on stdout for -n and -r, which scripts read. */
+	sum = o->noheadings || o->raw ? stderr : stdout;
+	fprintf(sum, "%s%" PRIu64 " event%s",
+		splitlock_offenders_get_count(r) && sum == stdout ? "\n" : "",
+		splitlock_offenders_get_events(r),
+		splitlock_offenders_get_events(r) == 1 ? "" : "s");
 	if (splitlock_offenders_get_suppressed(r))
-		printf("; %" PRIu64 " more suppressed by the kernel's rate limit, so "
-		       "this report is incomplete", splitlock_offenders_get_suppressed(r));
-	printf(".\n");
-	print_unrecognized(r);
+		fprintf(sum, "; %" PRIu64 " more suppressed by the kernel's rate limit, so "
+			"this report is incomplete", splitlock_offenders_get_suppressed(r));
+	fprintf(sum, ".\n");
+	print_unrecognized(sum, r);
 	if (splitlock_offenders_get_forged(r))
-		printf("%" PRIu64 " detector-like line%s from user space ignored.\n",
-		       splitlock_offenders_get_forged(r),
-		       splitlock_offenders_get_forged(r) == 1 ? "" : "s");
+		fprintf(sum, "%" PRIu64 " detector-like line%s from user space ignored.\n",
+			splitlock_offenders_get_forged(r),
+			splitlock_offenders_get_forged(r) == 1 ? "" : "s");
 	return 0;
 }
 
@@ -416,38 +572,70 @@ static void json_pid(struct json *j, const char *key, uint32_t pid)
 		json_null(j, key);
 }
 
-static void json_offender(struct json *j, const struct splitlock_offender *of)
+/* --output chooses JSON keys too: those of the columns named, as lsblk -J -o. */
+static bool wanted(const struct options *o, int col)
+{
+	if (!o->cols_set)
+		return true;
+	for (size_t i = 0; i < o->n_cols; i++)
+		if (o->cols[i] == col)
+			return true;
+	return false;
+}
+
+static void json_offender(struct json *j, const struct options *o,
+			  const struct splitlock_offender *of)
 {
 	size_t len;
 	const char *comm = splitlock_offender_get_comm(of, &len);
 
 	json_object_begin(j, NULL);
-	if (comm)
-		json_string_len(j, "comm", comm, len);
-	else
-		json_null(j, "comm");
-	json_pid(j, "pid", splitlock_offender_get_pid(of));
-	if (splitlock_offender_get_tgid(of))
-		json_uint(j, "tgid", splitlock_offender_get_tgid(of));
-	else
-		json_null(j, "tgid");
-	json_string(j, "kind", splitlock_kind_name(splitlock_offender_get_kind(of)));
-	json_string(j, "action", splitlock_action_name(splitlock_offender_get_action(of)));
-	json_bool(j, "probe", splitlock_offender_is_probe(of));
-	json_uint(j, "events", splitlock_offender_get_events(of));
-	json_kernel_traps(j, of);
-	json_time(j, "first_seen", splitlock_offender_get_first_seen(of), false);
-	json_time(j, "last_seen", splitlock_offender_get_last_seen(of), false);
-	json_time(j, "first_seen_wall", splitlock_offender_get_first_wall(of), true);
-	json_time(j, "last_seen_wall", splitlock_offender_get_last_wall(of), true);
-	json_array_begin(j, "ips");
-	for (size_t i = 0; i < splitlock_offender_get_ip_count(of); i++)
-		json_string(j, NULL, splitlock_offender_get_ip(of, i));
-	json_array_end(j);
-	json_string(j, "exe", splitlock_offender_get_exe(of));
-	json_string(j, "cmdline", splitlock_offender_get_cmdline(of));
-	json_string(j, "unit", splitlock_offender_get_unit(of));
-	json_string(j, "container", splitlock_offender_get_container(of));
+	if (wanted(o, COL_COMM)) {
+		if (comm)
+			json_string_len(j, "comm", comm, len);
+		else
+			json_null(j, "comm");
+	}
+	if (wanted(o, COL_PID))
+		json_pid(j, "pid", splitlock_offender_get_pid(of));
+	if (wanted(o, COL_TGID)) {
+		if (splitlock_offender_get_tgid(of))
+			json_uint(j, "tgid", splitlock_offender_get_tgid(of));
+		else
+			json_null(j, "tgid");
+	}
+	if (wanted(o, COL_KIND))
+		json_string(j, "kind", splitlock_kind_name(splitlock_offender_get_kind(of)));
+	if (wanted(o, COL_ACTION)) {
+		json_string(j, "action", splitlock_action_name(splitlock_offender_get_action(of)));
+		json_bool(j, "probe", splitlock_offender_is_probe(of));
+	}
+	if (wanted(o, COL_EVENTS)) {
+		json_uint(j, "events", splitlock_offender_get_events(of));
+		json_kernel_traps(j, of);
+	}
+	if (wanted(o, COL_FIRST)) {
+		json_time(j, "first_seen", splitlock_offender_get_first_seen(of), false);
+		json_time(j, "first_seen_wall", splitlock_offender_get_first_wall(of), true);
+	}
+	if (wanted(o, COL_LAST)) {
+		json_time(j, "last_seen", splitlock_offender_get_last_seen(of), false);
+		json_time(j, "last_seen_wall", splitlock_offender_get_last_wall(of), true);
+	}
+	if (wanted(o, COL_IPS)) {
+		json_array_begin(j, "ips");
+		for (size_t i = 0; i < splitlock_offender_get_ip_count(of); i++)
+			json_string(j, NULL, splitlock_offender_get_ip(of, i));
+		json_array_end(j);
+	}
+	if (wanted(o, COL_EXE))
+		json_string(j, "exe", splitlock_offender_get_exe(of));
+	if (wanted(o, COL_CMDLINE))
+		json_string(j, "cmdline", splitlock_offender_get_cmdline(of));
+	if (wanted(o, COL_UNIT)) {
+		json_string(j, "unit", splitlock_offender_get_unit(of));
+		json_string(j, "container", splitlock_offender_get_container(of));
+	}
 	json_object_end(j);
 }
 
@@ -460,6 +648,8 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 
 	json_init(&j, stdout);
 	json_object_begin(&j, NULL);
+	/* The document's schema: 1 since keys were first documented in full. */
+	json_uint(&j, "version", OFFENDERS_JSON_VERSION);
 	json_uint(&j, "events", splitlock_offenders_get_events(r));
 	json_uint(&j, "suppressed", splitlock_offenders_get_suppressed(r));
 	json_bool(&j, "complete", splitlock_offenders_get_suppressed(r) == 0 &&
@@ -484,7 +674,7 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 			     counters : NULL);
 	json_array_begin(&j, "offenders");
 	for (size_t k = 0; k < shown(o, r); k++)
-		json_offender(&j, splitlock_offenders_get(r, k));
+		json_offender(&j, o, splitlock_offenders_get(r, k));
 	json_array_end(&j);
 	json_object_end(&j);
 	json_finish(&j);
@@ -758,15 +948,17 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 		{ "output", required_argument, NULL, 'o' },
 		{ "noheadings", no_argument, NULL, 'n' },
 		{ "raw", no_argument, NULL, 'r' },
+		{ "full", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *cols = NULL;
+	enum format format;
 	char *end;
 	int c;
 
 	o->format = g->json ? FORMAT_JSON : FORMAT_TABLE;
-	while ((c = getopt_long(argc, argv, "+i:g:S:U:t:fF:o:nrh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+i:g:S:U:t:fF:o:nrlh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -796,8 +988,15 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 			o->follow = true;
 			break;
 		case 'F':
-			if (format_parse(optarg, &o->format) < 0)
+			if (format_parse(optarg, &format) < 0)
 				return slctl_usage_error("offenders", "unknown format '%s'.", optarg);
+			/* One output: --json and another --format do not both win. */
+			if ((o->format_set || g->json) && format != o->format)
+				return slctl_usage_error("offenders", "--format %s conflicts with %s.",
+							 optarg, o->format_set ? "an earlier --format"
+									       : "--json");
+			o->format = format;
+			o->format_set = true;
 			break;
 		case 'o':
 			cols = optarg;
@@ -807,6 +1006,9 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 			break;
 		case 'r':
 			o->raw = true;
+			break;
+		case 'l':
+			o->full = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -821,6 +1023,13 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 		return slctl_usage_error("offenders", "--follow reads the live log, not --input.");
 	if (o->follow && o->format == FORMAT_PROMETHEUS)
 		return slctl_usage_error("offenders", "--follow prints events, not --format prometheus.");
+	if (o->format != FORMAT_TABLE && (o->noheadings || o->raw || o->full))
+		return slctl_usage_error("offenders", "%s shapes the table, not --format %s.",
+					 o->noheadings ? "--noheadings" : o->raw ? "--raw" : "--full",
+					 format_names[o->format].name);
+	if (cols && o->format == FORMAT_PROMETHEUS)
+		return slctl_usage_error("offenders", "--output chooses table columns or JSON keys, "
+					 "not Prometheus series.");
 	if (!o->group_set)
 		o->group = o->input ? SPLITLOCK_GROUP_TASK : SPLITLOCK_GROUP_PROCESS;
 	/* Its series are per comm and kind, whatever the table would group by. */
@@ -829,6 +1038,7 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 	if (cols) {
 		if (parse_columns(o, cols) < 0)
 			return EXIT_USAGE;
+		o->cols_set = true;
 	} else {
 		static const int def[] = { COL_COMM, COL_PID, COL_KIND, COL_ACTION, COL_EVENTS,
 					   COL_FIRST, COL_LAST, COL_IPS };
@@ -882,6 +1092,14 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 
 	if (ret != EXIT_OK)
 		return ret;
+	/*
+	 * A report of a large log is megabytes: written in 64 KiB blocks
+	 * rather than the 4 KiB of a file's default, and without stdio's
+	 * lock around each of its many small calls (slctl has one thread).
+	 */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOFBF, 64 * 1024);
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	ret = splitlock_offenders_new(ctx, o.group,
 				      o.input ? 0 : SPLITLOCK_OFFENDERS_RESOLVE, &r);
 	if (ret < 0) {

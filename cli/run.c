@@ -423,6 +423,11 @@ static int run_lease(struct splitlock_ctx *ctx, const struct slctl_globals *g, c
 	if (privileged) {
 		r = splitlock_lease_take(ctx, (uint32_t)getuid(), (uint32_t)getpid(), &lease);
 		if (r < 0) {
+			if (r == -ETIMEDOUT) {
+				slctl_error("another process has held /run/slctl/leases.lock for "
+					    "10 seconds; %s was not started.", cmd[0]);
+				return EXIT_FAIL;
+			}
 			slctl_error("cannot take a lease on kernel.split_lock_mitigate: %s; %s was "
 				    "not started.", errno_text(r), cmd[0]);
 			return exit_for_setup(r);

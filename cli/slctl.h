@@ -77,6 +77,17 @@ const char *slctl_backend_names(void);
 /* Exit EXIT_PRIVILEGE with a sentence when @cap is missing; 0 when present. */
 int slctl_require_capability(enum splitlock_cap cap, const char *action);
 
+/*
+ * helper-sanitize.c: the root helper's process, reset from what its caller
+ * gave it (umask, signals, descriptors 3 and up, session and terminal,
+ * scheduling, rlimits, environment); out of a cgroup its user may kill or
+ * freeze; standard descriptors reopened so that no read or write blocks.
+ * 0, or a negative errno with a sentence in *@why (malloc'ed).
+ */
+int helper_sanitize(char **why);
+int helper_leave_delegated_cgroups(char **why);
+int helper_reopen_nonblocking(int fd, int flags);
+
 /* Point each closed descriptor 0-2 at /dev/null; call first in main(). */
 void slctl_ensure_std_fds(void);
 

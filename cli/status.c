@@ -75,6 +75,9 @@ static void gather(struct splitlock_ctx *ctx, struct status *s)
 		if (splitlock_have_capability(wanted[i]) <= 0)
 			s->missing[s->n_missing++] = splitlock_capability_name(wanted[i]);
 	s->leases_r = splitlock_leases_read(ctx, &s->leases);
+	if (s->leases_r == -ETIMEDOUT)
+		slctl_warning("the leases are not shown: another process has held "
+			      "/run/slctl/leases.lock for 10 seconds.");
 }
 
 static void format_since(int64_t usec, char *buf, size_t size, bool iso)

@@ -52,7 +52,7 @@ _slctl_offenders() {
 		_filedir
 		return ;;
 	--input-format)
-		COMPREPLY=($(compgen -W "auto kmsg kmsg-nul dmesg syslog journal-text journal" -- "$cur"))
+		COMPREPLY=($(compgen -W "auto kmsg kmsg-nul dmesg dmesg-json journal journal-export journal-verbose syslog journal-text" -- "$cur"))
 		return ;;
 	--group-by|-g)
 		COMPREPLY=($(compgen -W "task process comm exe unit" -- "$cur"))
@@ -61,7 +61,7 @@ _slctl_offenders() {
 		COMPREPLY=($(compgen -W "table json prometheus" -- "$cur"))
 		return ;;
 	--since|--until|-S|-U)
-		COMPREPLY=($(compgen -W "boot now -1h -2h -30m -1d @" -- "$cur"))
+		COMPREPLY=($(compgen -W "boot now today yesterday -1h -2h -30m -1d @" -- "$cur"))
 		return ;;
 	--top|-t)
 		return ;;
@@ -72,7 +72,7 @@ _slctl_offenders() {
 		compopt -o nospace
 		return ;;
 	esac
-	COMPREPLY=($(compgen -W "--input --input-format --group-by --since --until --top --follow --format --output --noheadings --raw --help $_slctl_global_opts" -- "$cur"))
+	COMPREPLY=($(compgen -W "--input --input-format --group-by --since --until --top --follow --format --output --noheadings --raw --full --help $_slctl_global_opts" -- "$cur"))
 }
 
 _slctl_probe() {

@@ -295,17 +295,44 @@ _public_ int splitlock_detector_line_parse(const char *message, size_t len,
 	return SPLITLOCK_LINE_OTHER;
 }
 
-bool sl_has_detector_text(const char *s, size_t len)
+/*
+ * What only the detector writes: its prefix, the trap markers and the
+ * names of its rate limits. Of its lines that are no event, only those
+ * known are read (the boot lines, a patched kernel's notes); any other
+ * holding these words is one the report could not read.
+ */
+bool sl_detector_text_unread(const char *s, size_t len)
 {
 	static const char *const words[] = {
-		"split_lock trap", "bus_lock trap", "trap alignment check",
-		"split_lock_warn: ", "handle_user_split_lock: ", "handle_bus_lock: ",
+		"lock detection", "#AC:", "#DB:", "split_lock trap", "bus_lock trap",
+		"trap alignment check", "split_lock_warn", "handle_user_split_lock",
+		"handle_bus_lock",
 	};
+	static const char *const known[] = {
+		/* kernel-patch/: the run-time switch and the hotplug warning */
+		PR_FMT "mode changed from ", PR_FMT "No splitlock CPU offline handler",
+	};
+	enum splitlock_mode mode;
+	unsigned rate;
+	bool found = false;
+	char buf[512];
 
-	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(words) && !found; i++)
 		if (memmem(s, len, words[i], strlen(words[i])))
-			return true;
-	return false;
+			found = true;
+	if (!found)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (len >= strlen(known[i]) && memcmp(s, known[i], strlen(known[i])) == 0)
+			return false;
+	/* Boot lines: splitlock_mode_from_boot_line() reads a C string. */
+	if (len < sizeof(buf)) {
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		if (splitlock_mode_from_boot_line(buf, &mode, &rate))
+			return false;
+	}
+	return true;
 }
 
 static const struct name_table kind_names[] = {

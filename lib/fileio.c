@@ -151,6 +151,30 @@ static bool is_temporary_of(const char *entry, void *prefix)
 	return startswith(entry, prefix) && strlen(entry) == strlen(prefix) + 8;
 }
 
+/*
+ * A temporary file is in use while its writer holds a flock on it (from
+ * its create until after the rename); one that nobody holds was left by a
+ * writer that was killed. Nobody's lock on the directory is involved: a
+ * directory such as /etc/sysctl.d can be opened, and so flocked, by every
+ * user, who could then hang root's writers. A writer that finds its new
+ * file taken by a sweeper first lets it go (write_file()); a user who
+ * flocks a temporary file (readable once it has the target's mode) only
+ * keeps it from being swept, never blocks anyone: every flock here is
+ * non-blocking.
+ */
+void sl_remove_stale_temporary(int dirfd, const char *entry)
+{
+	_cleanup_close_ int fd = openat(dirfd, entry, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+					O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+		return;
+	unlinkat(dirfd, entry, 0);
+}
+
 /* Temporary files of ours that a killed run left behind. */
 static void remove_stale_temporaries(int dirfd, const char *name)
 {
@@ -162,7 +186,7 @@ static void remove_stale_temporaries(int dirfd, const char *name)
 		return;
 	n = dir_list(fd, is_temporary_of, prefix, &stale);
 	for (int i = 0; i < n; i++)
-		unlinkat(dirfd, stale[i], 0);
+		sl_remove_stale_temporary(dirfd, stale[i]);
 	dir_list_free(stale, n > 0 ? (size_t)n : 0);
 }
 
@@ -172,25 +196,18 @@ static void remove_stale_temporaries(int dirfd, const char *name)
  * the same directory, fsync it, rename it over the target, fsync the
  * directory. A symlink at @name is refused, never followed or replaced.
  * An existing file keeps its mode, owner, group and extended attributes
- * (ACLs, SELinux label); a new one gets @mode.
- * Writers of the same directory take turns (flock on the directory), which
- * makes it safe to sweep temporaries that a killed writer left.
+ * (ACLs, SELinux label); a new one gets @mode, whatever the umask.
+ * Concurrent writers of one file need no turns: each renames a whole file
+ * of its own, and the last rename wins.
  */
-static int write_locked(int dirfd, const char *name, const char *data,
-			size_t len, mode_t mode, const char *like);
+static int write_file(int dirfd, const char *name, const char *data,
+		      size_t len, mode_t mode, const char *like);
 
 static int write_at(int dirfd, const char *name, const char *data, size_t len,
 		    mode_t mode, const char *like)
 {
-	int r;
-
-	while (flock(dirfd, LOCK_EX) < 0)
-		if (errno != EINTR)
-			return -errno;
 	remove_stale_temporaries(dirfd, name);
-	r = write_locked(dirfd, name, data, len, mode, like);
-	flock(dirfd, LOCK_UN);
-	return r;
+	return write_file(dirfd, name, data, len, mode, like);
 }
 
 int sl_write_file_atomic_at(int dirfd, const char *name, const char *data,
@@ -273,8 +290,8 @@ static int copy_metadata(int dirfd, const char *name, const struct stat *st, int
 
 /* @like: a file in the same directory whose metadata the result takes
  * (NULL: @name itself, when it exists). */
-static int write_locked(int dirfd, const char *name, const char *data,
-			size_t len, mode_t mode, const char *like)
+static int write_file(int dirfd, const char *name, const char *data,
+		      size_t len, mode_t mode, const char *like)
 {
 	char tmp[NAME_MAX + 1];
 	struct stat st;
@@ -301,29 +318,65 @@ static int write_locked(int dirfd, const char *name, const char *data,
 		like = name;
 	}
 
-	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
-		rnd = (uint32_t)getpid() ^ (uint32_t)(uintptr_t)&rnd;
-	r = snprintf(tmp, sizeof(tmp), ".#%.200s.%08x", name, rnd);
-	if (r < 0 || (size_t)r >= sizeof(tmp))
-		return -ENAMETOOLONG;
+	/*
+	 * In use until renamed: see sl_remove_stale_temporary(). A sweeper
+	 * that took the flock between our create and ours is removing the
+	 * file: leave it to it and take another name.
+	 */
+	for (int tries = 0;; tries++) {
+		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+			rnd = (uint32_t)getpid() ^ (uint32_t)(uintptr_t)&rnd ^ (uint32_t)tries;
+		r = snprintf(tmp, sizeof(tmp), ".#%.200s.%08x", name, rnd);
+		if (r < 0 || (size_t)r >= sizeof(tmp))
+			return -ENAMETOOLONG;
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			    O_CLOEXEC, 0600);
+		if (fd < 0)
+			return -errno;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			struct stat mine, named;
 
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, exists ? 0600 : mode);
-	if (fd < 0)
-		return -errno;
+			/* Ours from now on; unless a sweeper unlinked it first. */
+			if (fstat(fd, &mine) == 0 &&
+			    fstatat(dirfd, tmp, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    mine.st_ino == named.st_ino && mine.st_dev == named.st_dev)
+				break;
+			r = -EWOULDBLOCK;
+		} else {
+			r = -errno;
+		}
+		close(fd);
+		if (r != -EWOULDBLOCK || tries >= 8)
+			return r;
+	}
 	r = write_all(fd, data, len);
+	if (r == 0 && !exists && fchmod(fd, mode) < 0)
+		r = -errno;
 	if (r == 0 && exists)
 		r = copy_metadata(dirfd, like, &st, fd);
+	/*
+	 * Replaced since we looked: by a concurrent writer of the same file
+	 * (writers take no turns), whose file has the same metadata, copied
+	 * in turn. Look again, a few times.
+	 */
+	for (int tries = 0; r == -ESTALE && tries < 16; tries++) {
+		if (fstatat(dirfd, like, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			r = -errno;
+		else if (!S_ISREG(st.st_mode))
+			r = -EBADFD;
+		else
+			r = copy_metadata(dirfd, like, &st, fd);
+	}
 	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
 		r = -errno;
-	if (r < 0) {
+	if (r < 0)
 		unlinkat(dirfd, tmp, 0);
+	/* fsync() above has said what close() could: the data is there. */
+	close(fd);
+	if (r < 0)
 		return r;
-	}
 	if (fsync(dirfd) < 0)
 		return -errno;
 	return 0;

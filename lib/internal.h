@@ -68,6 +68,9 @@ int sl_write_atomic(const struct splitlock_ctx *ctx, const char *path,
  * @like, a file in the same directory (a faithful backup copy). */
 int sl_write_atomic_like(const struct splitlock_ctx *ctx, const char *path,
 			 const char *data, size_t len, const char *like);
+/* Remove the temporary file @entry of @dirfd ('.#NAME.XXXXXXXX') if it is
+ * stale: no writer holds its flock. */
+void sl_remove_stale_temporary(int dirfd, const char *entry);
 int sl_mkdir_p(const struct splitlock_ctx *ctx, const char *path, mode_t mode);
 
 /* kmsg.c: \xNN escapes as /dev/kmsg writes them; every log reader shares them. */
@@ -99,6 +102,24 @@ int sl_dropin_read_back(struct splitlock_ctx *ctx, const char *key,
  */
 #define SL_STATE_DIR "/run/slctl"
 int sl_open_state_dir(struct splitlock_ctx *ctx, char **why);
+/*
+ * The lock file @name of the state directory @dirfd, created mode 0600
+ * whatever the umask: a regular file with one link, owned by the
+ * directory's owner, or -EBADFD.
+ */
+int sl_open_lock_file(int dirfd, const char *name);
+/* mkdirat() whose new directory gets @mode whatever the umask; an existing
+ * one is left as it is (0). */
+int sl_mkdirat_mode(int dirfd, const char *name, mode_t mode);
+/*
+ * An exclusive flock on @fd, waited for @timeout_ms at most: a holder that
+ * is stopped, frozen or hung makes the waiter fail with -ETIMEDOUT, never
+ * hang with it.
+ */
+int sl_flock_wait(int fd, unsigned timeout_ms);
+/* How long a lock of slctl's may be waited for: its holders keep it for a
+ * few file operations. */
+#define SL_LOCK_TIMEOUT_MS 10000
 
 /* kernel.c: the interfaces of the patched kernel's run-time control. */
 #define SL_SYSFS_MODE "/sys/kernel/split_lock/mode"
@@ -113,6 +134,11 @@ const char *sl_find_key(const char *text, const char *key);
 
 /* process.c: field 22 of /proc/PID/stat; -ESRCH when there is no PID. */
 int sl_proc_start_time(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start);
+/* The same and field 3, the state: 'Z' (zombie) and 'X' (dead) have ended. */
+int sl_proc_stat(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start, char *state);
+/* This boot's id (/proc/sys/kernel/random/boot_id; "" where the root has
+ * none): a PID and start time name a process within one boot only. */
+int sl_boot_id(struct splitlock_ctx *ctx, char *id, size_t size);
 
 /*
  * lease.c: someone set kernel.split_lock_mitigate through the mitigate

@@ -10,10 +10,20 @@
  *              the lease lasts, named by PID and start time (/proc/PID/stat
  *              field 22), so that a PID reused by another process does
  *              not keep a dead lease alive; TAG tells apart leases of one
- *              holder. Its lines (pid=, start=, uid=, run=, since=) say for
- *              whom, for status.
- *   saved      the value the sysctl had before slctl set it to 0; present
- *              only while slctl owes it back.
+ *              holder. Its lines (pid=, start=, uid=, run=, run_start=,
+ *              boot=, since=) say for whom, for status, and tie the lease
+ *              to the run it was taken for as well: a lease lasts while
+ *              its holder and its run both live (neither a zombie), in
+ *              the boot it was taken in.
+ *   saved      the value the sysctl had before slctl set it to 0 and the
+ *              boot it was saved in; present only while slctl owes it
+ *              back. A value saved in another boot is not ours to give
+ *              back: that boot's configuration has set the sysctl since.
+ *
+ * A user reaches this through a root helper, so what a user can cause is
+ * bounded: the lock is a root-only file, waited for SL_LOCK_TIMEOUT_MS at
+ * most; a uid other than root's holds SL_LEASES_PER_UID leases at most;
+ * temporary files a killed writer left are swept under the lock.
  *
  * Taking a lease when the value is not 0 saves it and sets 0; when the
  * last lease goes, the saved value comes back, but only over the 0 that
@@ -36,6 +46,10 @@
 #define LEASE_DIR "leases"
 #define LEASE_LOCK "leases.lock"
 #define SAVED "saved"
+/* A launcher may start a few runs at once; every lease of a user is a
+ * root helper process that the user's own process limit does not count. */
+#define SL_LEASES_PER_UID 8
+#define BOOT_ID_SIZE 40
 
 struct splitlock_lease {
 	struct splitlock_ctx *ctx;
@@ -44,8 +58,9 @@ struct splitlock_lease {
 
 struct lease_entry {
 	uint32_t holder, run, uid;
-	uint64_t start;
+	uint64_t start, run_start;  /* run_start 0: not recorded */
 	int64_t since;
+	char boot[BOOT_ID_SIZE];    /* "": not recorded */
 	bool live;
 };
 
@@ -92,8 +107,8 @@ static int lease_dir_open(struct splitlock_ctx *ctx, bool create, struct lease_d
 		sl_err(ctx, "%s", why ? why : strerror(-state));
 		return state;
 	}
-	if (create && mkdirat(state, LEASE_DIR, 0700) < 0 && errno != EEXIST) {
-		r = -errno;
+	r = create ? sl_mkdirat_mode(state, LEASE_DIR, 0700) : 0;
+	if (r < 0) {
 		sl_err(ctx, "cannot create " SL_STATE_DIR "/" LEASE_DIR ": %s", strerror(-r));
 		return r;
 	}
@@ -112,21 +127,30 @@ static int lease_dir_open(struct splitlock_ctx *ctx, bool create, struct lease_d
 		lease_dir_close(ld);
 		return -EUCLEAN;
 	}
-	ld->lock = openat(state, LEASE_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY |
-			  O_NONBLOCK | O_CLOEXEC, 0600);
-	if (ld->lock < 0 || fstat(ld->lock, &st) < 0 || !S_ISREG(st.st_mode)) {
-		r = ld->lock < 0 ? -errno : -EBADFD;
-		sl_err(ctx, "cannot open " SL_STATE_DIR "/" LEASE_LOCK ": %s", strerror(-r));
+	ld->lock = sl_open_lock_file(state, LEASE_LOCK);
+	if (ld->lock < 0) {
+		r = ld->lock;
+		if (r == -EBADFD)
+			sl_err(ctx, SL_STATE_DIR "/" LEASE_LOCK " is not a regular file of %u's; "
+			       "remove it", (unsigned)sst.st_uid);
+		else
+			sl_err(ctx, "cannot open " SL_STATE_DIR "/" LEASE_LOCK ": %s",
+			       strerror(-r));
+		ld->lock = -1;
 		lease_dir_close(ld);
 		return r;
 	}
-	/* Holders keep it for a few file operations: waiting is cheap. */
-	while (flock(ld->lock, LOCK_EX) < 0)
-		if (errno != EINTR) {
-			r = -errno;
-			lease_dir_close(ld);
-			return r;
-		}
+	/* Holders keep it for a few file operations; one that is stopped or
+	 * hung must not hang everyone else with it. */
+	r = sl_flock_wait(ld->lock, SL_LOCK_TIMEOUT_MS);
+	if (r < 0) {
+		/* The caller says it in its own sentence: -ETIMEDOUT is documented. */
+		if (r == -ETIMEDOUT)
+			sl_dbg(ctx, "another process has held " SL_STATE_DIR "/" LEASE_LOCK
+			       " for %u seconds", SL_LOCK_TIMEOUT_MS / 1000);
+		lease_dir_close(ld);
+		return r;
+	}
 	return 0;
 }
 
@@ -173,11 +197,16 @@ static int list_leases(int dir, char ***names)
 	return dir_list(fd, keep_lease_name, NULL, names);
 }
 
-/* A holder is alive while /proc/PID/stat shows the start time it had. */
-static bool holder_alive(struct splitlock_ctx *ctx, uint32_t pid, uint64_t start)
+/*
+ * A process is alive while /proc/PID/stat shows the start time it had and
+ * it has not ended: a zombie is a process nobody reaped, not a live one
+ * (a caller could keep its dead helper unreaped for ever).
+ */
+static bool process_alive(struct splitlock_ctx *ctx, uint32_t pid, uint64_t start)
 {
 	uint64_t now;
-	int r = sl_proc_start_time(ctx, pid, &now);
+	char state;
+	int r = sl_proc_stat(ctx, pid, &now, &state);
 
 	if (r == -ESRCH)
 		return false;
@@ -186,7 +215,19 @@ static bool holder_alive(struct splitlock_ctx *ctx, uint32_t pid, uint64_t start
 		sl_dbg(ctx, "cannot read the start time of %" PRIu32 ": %s", pid, strerror(-r));
 		return true;
 	}
-	return now == start;
+	return now == start && state != 'Z' && state != 'X';
+}
+
+/* A lease lives in its own boot, while its holder and its run both live. */
+static bool lease_alive(struct splitlock_ctx *ctx, const struct lease_entry *e,
+			const char *boot)
+{
+	if (*e->boot && *boot && !streq(e->boot, boot))
+		return false;
+	if (!process_alive(ctx, e->holder, e->start))
+		return false;
+	return e->run_start == 0 || e->run == e->holder ||
+	       process_alive(ctx, e->run, e->run_start);
 }
 
 /* A small file of the lease directory, terminated; links are not followed. */
@@ -205,18 +246,32 @@ static int read_small(int dir, const char *name, char *buf, size_t size)
 	return 0;
 }
 
-static int read_saved(int dir, int *value)
+/* The saved value; -ESTALE when it was saved in another boot. */
+static int read_saved(int dir, const char *boot, int *value)
 {
-	char buf[16];
+	char buf[96];
+	const char *b;
 	int r = read_small(dir, SAVED, buf, sizeof(buf));
 
 	if (r < 0)
 		return r;
-	if (streq(buf, "0\n") || streq(buf, "1\n")) {
-		*value = buf[0] - '0';
-		return 0;
+	if ((buf[0] != '0' && buf[0] != '1') || buf[1] != '\n')
+		return -EBADMSG;
+	b = buf + 2;
+	if (*b) {
+		size_t len;
+
+		if (!startswith(b, "boot="))
+			return -EBADMSG;
+		b += 5;
+		len = strcspn(b, "\n");
+		if (b[len] != '\n' || b[len + 1])
+			return -EBADMSG;
+		if (*boot && (strlen(boot) != len || strncmp(b, boot, len) != 0))
+			return -ESTALE;
 	}
-	return -EBADMSG;
+	*value = buf[0] - '0';
+	return 0;
 }
 
 static void sync_dir(int dir)
@@ -229,12 +284,19 @@ static void sync_dir(int dir)
  * Under the lock: give back the saved value when no lease is left, over
  * the 0 slctl wrote only. A failed write keeps the file for the next try.
  */
-static int restore_saved(struct splitlock_ctx *ctx, int dir)
+static int restore_saved(struct splitlock_ctx *ctx, int dir, const char *boot)
 {
-	int saved, now, r = read_saved(dir, &saved);
+	int saved, now, r = read_saved(dir, boot, &saved);
 
 	if (r == -ENOENT)
 		return 0;
+	if (r == -ESTALE) {
+		sl_info(ctx, SL_STATE_DIR "/" LEASE_DIR "/" SAVED " was saved in another boot; "
+			"it is removed and kernel.split_lock_mitigate is left as this boot set it");
+		unlinkat(dir, SAVED, 0);
+		sync_dir(dir);
+		return 0;
+	}
 	if (r < 0) {
 		sl_warn(ctx, SL_STATE_DIR "/" LEASE_DIR "/" SAVED " is unreadable (%s); it is "
 			"removed and kernel.split_lock_mitigate is left as it is", strerror(-r));
@@ -260,36 +322,73 @@ static int restore_saved(struct splitlock_ctx *ctx, int dir)
 	return 0;
 }
 
-/*
- * Under the lock: remove the leases of dead holders, and when none is
- * left, restore. *@live (may be NULL) receives the count of live leases.
- */
-static int reconcile(struct splitlock_ctx *ctx, int dir, size_t *live)
+static bool is_temporary(const char *name, void *data)
 {
-	char **names = NULL;
-	size_t alive = 0;
-	int n = list_leases(dir, &names);
+	(void)data;
+	return startswith(name, ".#");
+}
 
+/*
+ * Under the lock, every temporary file is a killed writer's: writers of
+ * this directory write under the lock only.
+ */
+static void sweep_temporaries(int dir)
+{
+	int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n;
+	char **names = NULL;
+
+	if (fd < 0)
+		return;
+	n = dir_list(fd, is_temporary, NULL, &names);
+	for (int i = 0; i < n; i++)
+		unlinkat(dir, names[i], 0);
+	if (n > 0)
+		dir_list_free(names, (size_t)n);
+}
+
+static int read_entry(int dir, const char *name, struct lease_entry *e);
+
+/*
+ * Under the lock: remove the leases of dead holders and runs, and when
+ * none is left, restore. *@live (may be NULL) receives the count of live
+ * leases, *@of_uid (may be NULL) those of @uid.
+ */
+static int reconcile(struct splitlock_ctx *ctx, int dir, uint32_t uid, size_t *live,
+		     size_t *of_uid)
+{
+	char **names = NULL, boot[BOOT_ID_SIZE];
+	size_t alive = 0, mine = 0;
+	int n, r;
+
+	r = sl_boot_id(ctx, boot, sizeof(boot));
+	if (r < 0)
+		return r;
+	sweep_temporaries(dir);
+	n = list_leases(dir, &names);
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n; i++) {
-		uint32_t pid;
-		uint64_t start;
+		struct lease_entry e = { .uid = UINT32_MAX };
 
-		parse_name(names[i], &pid, &start);
-		if (holder_alive(ctx, pid, start)) {
+		parse_name(names[i], &e.holder, &e.start);
+		e.run = e.holder;
+		if (read_entry(dir, names[i], &e) < 0 || lease_alive(ctx, &e, boot)) {
 			alive++;
+			if (e.uid == uid)
+				mine++;
 			continue;
 		}
 		if (unlinkat(dir, names[i], 0) == 0)
-			sl_info(ctx, "removed the lease of process %" PRIu32 ", which ended "
-				"without dropping it", pid);
+			sl_info(ctx, "removed the lease of process %" PRIu32 ", which ended, or "
+				"whose run ended, without dropping it", e.holder);
 	}
 	dir_list_free(names, (size_t)n);
 	sync_dir(dir);
 	if (live)
 		*live = alive;
-	return alive ? 0 : restore_saved(ctx, dir);
+	if (of_uid)
+		*of_uid = mine;
+	return alive ? 0 : restore_saved(ctx, dir, boot);
 }
 
 static int64_t now_usec(void)
@@ -307,8 +406,9 @@ _public_ int splitlock_lease_take(struct splitlock_ctx *ctx, uint32_t uid, uint3
 	struct lease_dir ld;
 	struct splitlock_lease *lease;
 	uint32_t pid = (uint32_t)getpid(), tag;
-	uint64_t start;
-	char text[160], saved[4];
+	uint64_t start, run_start = 0;
+	char text[320], saved[64], boot[BOOT_ID_SIZE];
+	size_t of_uid = 0;
 	int value, r;
 
 	*out = NULL;
@@ -320,6 +420,15 @@ _public_ int splitlock_lease_take(struct splitlock_ctx *ctx, uint32_t uid, uint3
 	if (r < 0) {
 		sl_err(ctx, "cannot read this process's start time from /proc/%" PRIu32 "/stat: %s",
 		       pid, strerror(-r));
+		return r;
+	}
+	/* The run, when it is another process we can see: the lease then
+	 * ends with it too, whatever becomes of the holder. */
+	if (run_pid != pid && sl_proc_start_time(ctx, run_pid, &run_start) < 0)
+		run_start = 0;
+	r = sl_boot_id(ctx, boot, sizeof(boot));
+	if (r < 0) {
+		sl_err(ctx, "cannot read the boot id: %s", strerror(-r));
 		return r;
 	}
 	lease = calloc(1, sizeof(*lease));
@@ -334,11 +443,18 @@ _public_ int splitlock_lease_take(struct splitlock_ctx *ctx, uint32_t uid, uint3
 	r = lease_dir_open(ctx, true, &ld);
 	if (r < 0)
 		goto fail;
-	r = reconcile(ctx, ld.dir, NULL);
+	r = reconcile(ctx, ld.dir, uid, NULL, &of_uid);
 	if (r < 0)
 		goto fail;
+	if (uid != 0 && of_uid >= SL_LEASES_PER_UID) {
+		sl_err(ctx, "uid %" PRIu32 " holds %zu leases already, the most one user may hold",
+		       uid, of_uid);
+		r = -EDQUOT;
+		goto fail;
+	}
 	snprintf(text, sizeof(text), "pid=%" PRIu32 "\nstart=%" PRIu64 "\nuid=%" PRIu32
-		 "\nrun=%" PRIu32 "\nsince=%" PRId64 "\n", pid, start, uid, run_pid, now_usec());
+		 "\nrun=%" PRIu32 "\nrun_start=%" PRIu64 "\nboot=%s\nsince=%" PRId64 "\n",
+		 pid, start, uid, run_pid, run_start, boot, now_usec());
 	/* The lease first: a crash after it leaves a dead lease, which the next
 	 * slctl removes, restoring what the saved file says. */
 	r = sl_write_file_atomic_at(ld.dir, lease->name, text, strlen(text), 0600);
@@ -353,7 +469,10 @@ _public_ int splitlock_lease_take(struct splitlock_ctx *ctx, uint32_t uid, uint3
 		 * Not 0: the first lease, or someone set a value since the
 		 * runs began; either way that value is the one to give back.
 		 */
-		snprintf(saved, sizeof(saved), "%d\n", value);
+		if (*boot)
+			snprintf(saved, sizeof(saved), "%d\nboot=%s\n", value, boot);
+		else
+			snprintf(saved, sizeof(saved), "%d\n", value);
 		r = sl_write_file_atomic_at(ld.dir, SAVED, saved, strlen(saved), 0600);
 		if (r == 0)
 			r = splitlock_mitigate_set(ctx, 0);
@@ -392,7 +511,7 @@ _public_ int splitlock_lease_drop(struct splitlock_lease *lease)
 		if (unlinkat(ld.dir, lease->name, 0) < 0 && errno != ENOENT)
 			r = -errno;
 		if (r == 0)
-			r = reconcile(lease->ctx, ld.dir, NULL);
+			r = reconcile(lease->ctx, ld.dir, UINT32_MAX, NULL, NULL);
 		lease_dir_close(&ld);
 	}
 	splitlock_unref(lease->ctx);
@@ -409,10 +528,10 @@ void sl_leases_forget_saved(struct splitlock_ctx *ctx)
 
 	if (lease_dir_open(ctx, false, &ld) < 0)
 		return;
-	if (read_saved(ld.dir, &saved) != -ENOENT) {
+	if (read_saved(ld.dir, "", &saved) != -ENOENT) {
 		unlinkat(ld.dir, SAVED, 0);
 		sync_dir(ld.dir);
-		reconcile(ctx, ld.dir, &live);
+		reconcile(ctx, ld.dir, UINT32_MAX, &live, NULL);
 		if (live)
 			sl_info(ctx, "%zu run%s hold%s a lease; the value set now stays after %s",
 				live, live == 1 ? "" : "s", live == 1 ? "s" : "",
@@ -433,6 +552,10 @@ static void parse_lease(const char *text, struct lease_entry *e)
 		e->run = (uint32_t)n;
 	if ((v = strstr(text, "since=")) && sscanf(v + 6, "%llu", &n) == 1 && n <= INT64_MAX)
 		e->since = (int64_t)n;
+	if ((v = strstr(text, "run_start=")) && sscanf(v + 10, "%llu", &n) == 1)
+		e->run_start = n;
+	if ((v = strstr(text, "\nboot=")) && sscanf(v + 6, "%39[0-9a-f-]", e->boot) != 1)
+		e->boot[0] = '\0';
 }
 
 static int read_entry(int dir, const char *name, struct lease_entry *e)
@@ -450,7 +573,7 @@ _public_ int splitlock_leases_read(struct splitlock_ctx *ctx, struct splitlock_l
 {
 	struct splitlock_leases *l;
 	struct lease_dir ld;
-	char **names = NULL;
+	char **names = NULL, boot[BOOT_ID_SIZE];
 	int n, r;
 
 	*out = NULL;
@@ -458,7 +581,9 @@ _public_ int splitlock_leases_read(struct splitlock_ctx *ctx, struct splitlock_l
 	if (!l)
 		return -ENOMEM;
 	l->saved = -1;
-	r = lease_dir_open(ctx, false, &ld);
+	r = sl_boot_id(ctx, boot, sizeof(boot));
+	if (r == 0)
+		r = lease_dir_open(ctx, false, &ld);
 	if (r == -ENOENT) {
 		*out = l;
 		return 0;
@@ -482,10 +607,10 @@ _public_ int splitlock_leases_read(struct splitlock_ctx *ctx, struct splitlock_l
 		e->since = SPLITLOCK_TIME_UNKNOWN;
 		if (read_entry(ld.dir, names[i], e) < 0)
 			continue; /* gone since the listing: dropped */
-		e->live = holder_alive(ctx, e->holder, e->start);
+		e->live = lease_alive(ctx, e, boot);
 		l->count++;
 	}
-	if (n >= 0 && read_saved(ld.dir, &l->saved) < 0)
+	if (n >= 0 && read_saved(ld.dir, boot, &l->saved) < 0)
 		l->saved = -1;
 	lease_dir_close(&ld);
 	if (n > 0)

@@ -668,19 +668,25 @@ int splitlock_process_identity(struct splitlock_ctx *ctx, uint32_t pid,
  * lock: the first lease saves the sysctl's value and sets 0; the last to
  * go restores the saved value, but only over the 0 slctl wrote, never
  * over a value someone set meanwhile (one set through the mitigate plan
- * is kept too). A lease whose holder ended without dropping it (crash,
- * SIGKILL) is removed by the next take or drop, which then restores if it
- * was the last. One owner.
+ * is kept too), nor a value saved in another boot. A lease lasts while
+ * its holder and the run it was taken for both live (a zombie does not),
+ * in the boot it was taken in; one whose holder or run ended without
+ * dropping it (crash, SIGKILL) is removed by the next take or drop, which
+ * then restores if it was the last. The lock is waited for 10 seconds at
+ * most (-ETIMEDOUT). One owner.
  */
 struct splitlock_lease;
 
 /*
  * Take a lease for the calling process. @uid and @run_pid say for whom
- * (shown by splitlock_leases_get()); they do not decide anything.
+ * (shown by splitlock_leases_get()); the lease also ends when process
+ * @run_pid ends, if it is another process the root's /proc shows. A uid
+ * other than 0 holds 8 leases at most.
  * Errors: -ENOENT (no sysctl), the errors of setting it (-EPERM in seq
  * mode or without CAP_SYS_ADMIN: check the capability first to tell
  * them apart), -EUCLEAN/-ELOOP for a /run/slctl that is not root's alone,
- * -EACCES; sentences go to the log function. Nothing is left behind on
+ * -EACCES, -ETIMEDOUT (another process held the lock for 10 seconds),
+ * -EDQUOT (@uid holds 8 leases already); sentences go to the log function. Nothing is left behind on
  * failure.
  * Since 1.0.
  */
@@ -701,7 +707,8 @@ struct splitlock_leases;
 /*
  * Read the leases (none when the directory does not exist). Nothing is
  * changed: dead holders' leases are listed, marked not live. -EACCES when
- * the caller may not read /run/slctl (it is root's).
+ * the caller may not read /run/slctl (it is root's); -ETIMEDOUT when
+ * another process held the lock for 10 seconds.
  * Since 1.0.
  */
 int splitlock_leases_read(struct splitlock_ctx *ctx, struct splitlock_leases **leases);
@@ -915,11 +922,16 @@ enum splitlock_input_format {
 	SPLITLOCK_INPUT_JOURNAL,   /* journalctl -o json, json-seq, json-sse, json-pretty */
 	SPLITLOCK_INPUT_SYSLOG,    /* rsyslog, syslog-ng: RFC 3164 or RFC 3339 stamps */
 	SPLITLOCK_INPUT_JOURNAL_TEXT, /* journalctl -o short* */
+	SPLITLOCK_INPUT_DMESG_JSON,   /* dmesg --json, with or without -x */
+	SPLITLOCK_INPUT_JOURNAL_EXPORT, /* journalctl -o export */
+	SPLITLOCK_INPUT_JOURNAL_VERBOSE, /* journalctl -o verbose */
 };
 /*
  * -EINVAL for an unknown name; "auto", "kmsg", "kmsg-nul", "dmesg",
- * "journal", "syslog", "journal-text".
- * Since 0.1 ("syslog" and "journal-text" since 1.0).
+ * "journal", "syslog", "journal-text", "dmesg-json", "journal-export",
+ * "journal-verbose".
+ * Since 0.1 ("syslog" and "journal-text" since 1.0; "dmesg-json",
+ * "journal-export" and "journal-verbose" also since 1.0).
  */
 int splitlock_input_format_parse(const char *name,
 				 enum splitlock_input_format *format);
@@ -1116,12 +1128,14 @@ const char *splitlock_offender_get_unit(const struct splitlock_offender *o);
 const char *splitlock_offender_get_container(const struct splitlock_offender *o);
 
 /*
- * Parse a --since/--until time: "boot", "now", "YYYY-MM-DD[ HH:MM[:SS]]"
- * (local time), "-2h"/"-30m"/"-45s"/"-1d" (before @now), "@EPOCH". Gives
- * microseconds since the epoch; "boot" gives @boot. -EINVAL otherwise,
- * and for a date or time that does not exist (2026-02-30, 23:59:61, a
- * local time skipped by a DST change).
- * Since 0.1; impossible dates refused since 1.0.
+ * Parse a --since/--until time in the forms journalctl takes: "boot",
+ * "now", "today", "yesterday", "tomorrow" (local midnight),
+ * "YYYY-MM-DD[ HH:MM[:SS]]" and "HH:MM[:SS]" (local time; today),
+ * "-2h", "+30min", "1h 30min ago", "2 days left" (spans as systemd writes
+ * them, from @now), "@EPOCH". Gives microseconds since the epoch; "boot"
+ * gives @boot. -EINVAL otherwise, and for a date or time that does not
+ * exist (2026-02-30, 23:59:61, a local time skipped by a DST change).
+ * Since 0.1; impossible dates refused, and journalctl's forms, since 1.0.
  */
 int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 			 int64_t *usec);

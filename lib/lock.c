@@ -11,12 +11,19 @@
  * someone else or lets others write is refused, not repaired: somebody
  * prepared it, and the admin should know. The leases of lease.c live in
  * the same directory, for the same reason.
+ *
+ * Every directory and lock file here is created with its mode set
+ * explicitly: the umask is the caller's, and the caller may be a user who
+ * reached us through pkexec with umask 0777, which would otherwise leave a
+ * /run/slctl of mode 0000 that every later check refuses until reboot.
+ * No lock is waited on without a bound (sl_flock_wait()).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "bootloader.h"
 
@@ -33,10 +40,26 @@ static int refuse(char **why, int err, const char *format, ...)
 	return err;
 }
 
+/*
+ * A directory we have just made gets its mode here, whatever the umask
+ * made of it; one that already existed keeps the check below.
+ */
+static int fix_created_mode(int dirfd, const char *name, mode_t mode)
+{
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					O_CLOEXEC);
+
+	if (fd < 0 || fchmod(fd, mode) < 0)
+		return -errno;
+	return 0;
+}
+
 int sl_open_state_dir(struct splitlock_ctx *ctx, char **why)
 {
 	struct stat st;
 	int fd, r;
+
+	bool created = false;
 
 	r = sl_mkdir_p(ctx, "/run", 0755);
 	if (r < 0)
@@ -44,10 +67,20 @@ int sl_open_state_dir(struct splitlock_ctx *ctx, char **why)
 	fd = sl_open_dir(ctx, "/run");
 	if (fd < 0)
 		return refuse(why, fd, "cannot open /run: %s", strerror(-fd));
-	if (mkdirat(fd, "slctl", 0700) < 0 && errno != EEXIST) {
+	if (mkdirat(fd, "slctl", 0700) == 0)
+		created = true;
+	else if (errno != EEXIST) {
 		r = -errno;
 		close(fd);
 		return refuse(why, r, "cannot create " SL_STATE_DIR ": %s", strerror(-r));
+	}
+	if (created) {
+		r = fix_created_mode(fd, "slctl", 0700);
+		if (r < 0) {
+			close(fd);
+			return refuse(why, r, "cannot set the mode of " SL_STATE_DIR ": %s",
+				      strerror(-r));
+		}
 	}
 	r = fstatat(fd, "slctl", &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 	if (r == 0 && S_ISLNK(st.st_mode))
@@ -84,24 +117,78 @@ int sl_open_state_dir(struct splitlock_ctx *ctx, char **why)
 	return r;
 }
 
+int sl_mkdirat_mode(int dirfd, const char *name, mode_t mode)
+{
+	if (mkdirat(dirfd, name, mode) < 0)
+		return errno == EEXIST ? 0 : -errno;
+	return fix_created_mode(dirfd, name, mode);
+}
+
+int sl_open_lock_file(int dirfd, const char *name)
+{
+	struct stat st, dst;
+	int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
+			O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	/* Ours alone, whatever the umask made of a new one: a lock another
+	 * user may open is a lock another user may hold. */
+	if (fstat(fd, &st) < 0 || fstat(dirfd, &dst) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != dst.st_uid || st.st_nlink != 1) {
+		close(fd);
+		return -EBADFD;
+	}
+	if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int sl_flock_wait(int fd, unsigned timeout_ms)
+{
+	struct timespec pause = { .tv_nsec = 5 * 1000 * 1000 };
+	unsigned waited_ms = 0;
+
+	for (;;) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		if (waited_ms >= timeout_ms)
+			return -ETIMEDOUT;
+		/* Polled, not blocked in flock(): a library has no alarm of its
+		 * own to cut a blocking wait short. 5 ms at first, then 50. */
+		nanosleep(&pause, NULL);
+		waited_ms += (unsigned)(pause.tv_nsec / 1000000);
+		if (waited_ms >= 100)
+			pause.tv_nsec = 50 * 1000 * 1000;
+	}
+}
+
 int sl_lock(struct splitlock_ctx *ctx, char **why)
 {
 	_cleanup_close_ int dir = -1;
-	struct stat st;
 	int fd, r;
 
 	*why = NULL;
 	dir = sl_open_state_dir(ctx, why);
 	if (dir < 0)
 		return dir;
-	fd = openat(dir, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
-		    O_CLOEXEC, 0600);
+	fd = sl_open_lock_file(dir, "lock");
+	if (fd == -EBADFD)
+		return refuse(why, fd, SL_LOCK_FILE " is not a regular file of "
+			      SL_STATE_DIR "'s owner");
 	if (fd < 0)
-		return refuse(why, -errno, "cannot open " SL_LOCK_FILE ": %m");
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return refuse(why, -EBADFD, SL_LOCK_FILE " is not a regular file");
-	}
+		return refuse(why, fd, "cannot open " SL_LOCK_FILE ": %s", strerror(-fd));
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		close(fd);

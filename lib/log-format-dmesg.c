@@ -11,10 +11,16 @@
  *   MSG                                      --time-format notime, -t
  *   <4>[    5.000000] MSG                    -r (the syslog(2) form)
  *   kern  :warn  : [    5.000000] MSG        -x
+ *   \e[32m[    5.000000] \e[0mMSG            --color=always (any of the above)
  *
  * and after any stamp a printk caller id ("[ T1234]", "[C3]") when the
  * kernel has CONFIG_PRINTK_CALLER. Lines may be indented (pasted). Only -r
  * and -x say who wrote a line; plain text is taken as the kernel's.
+ *
+ * Under -r and -x a record that holds newlines (user space may write one
+ * to /dev/kmsg) prints its further lines without the prefix, indented:
+ * such a line is never a record of its own, whatever it says. The form is
+ * decided once, from the first lines, so that a line cannot choose it.
  */
 #include "log-format.h"
 
@@ -25,8 +31,12 @@ static const char *const facility_names[] = {
 	"local7",
 };
 
+static const char *const level_names[] = {
+	"emerg", "alert", "crit", "err", "warn", "notice", "info", "debug",
+};
+
 /* dmesg -x: "kern  :warn  : "; returns the bytes used, 0 if absent. */
-static size_t decoded_prefix(const char *p, const char *end, int *facility)
+static size_t decoded_prefix(const char *p, const char *end, int *facility, int *level)
 {
 	const char *q = p, *word;
 	size_t n;
@@ -45,11 +55,17 @@ static size_t decoded_prefix(const char *p, const char *end, int *facility)
 		if (strlen(facility_names[i]) != n || memcmp(word, facility_names[i], n))
 			continue;
 		q++;
+		word = q;
 		while (q < end && *q >= 'a' && *q <= 'z')
 			q++;
+		n = (size_t)(q - word);
+		*level = -1;
+		for (size_t l = 0; l < ARRAY_SIZE(level_names); l++)
+			if (strlen(level_names[l]) == n && memcmp(word, level_names[l], n) == 0)
+				*level = (int)l;
 		while (q < end && *q == ' ')
 			q++;
-		if (q + 1 >= end || q[0] != ':' || q[1] != ' ')
+		if (*level < 0 || q + 1 >= end || q[0] != ':' || q[1] != ' ')
 			return 0;
 		*facility = (int)i;
 		return (size_t)(q + 2 - p);
@@ -84,14 +100,31 @@ static bool ctime_stamp(const char *p, const char *end, int64_t *usec)
 	return true;
 }
 
-/* -e/-H: "Dec 3 09:18" (the minute a run of relative stamps starts). */
+/*
+ * -e/-H: "Dec 3 09:18", "Feb13 14:43" (strftime's "%b%e %H:%M": the day
+ * follows the month without a space once it has two digits), the minute a
+ * run of relative stamps starts, in some versions after a space.
+ */
 static bool minute_stamp(const char *p, const char *end)
 {
+	const char *sp, *word_end;
 	int month;
 	int64_t v;
-	size_t n = sl_stamp_month(p, end, &month);
+	size_t n;
 
-	if (!n)
+	while (p < end && *p == ' ')
+		p++;
+	sp = memchr(p, ' ', (size_t)(end - p));
+	if (!sp)
+		return false;
+	word_end = sp;
+	/* "Feb13": the month word is what comes before the day's digits. */
+	while (word_end > p && word_end[-1] >= '0' && word_end[-1] <= '9' && sp - word_end < 2)
+		word_end--;
+	if (word_end == p)
+		word_end = sp; /* "12月 3": a month that is a number */
+	n = sl_stamp_month(p, word_end, &month);
+	if (!n || p + n != word_end)
 		return false;
 	p += n;
 	while (p < end && *p == ' ')
@@ -141,27 +174,105 @@ static bool mono_delta_stamp(const char *p, const char *end, int64_t *usec)
 	return sl_stamp_mono(p, e, usec) && relative_stamp(lt, end);
 }
 
+size_t sl_strip_colors(const char *p, size_t len, char *out)
+{
+	const char *end = p + len;
+	size_t o = 0;
+
+	while (p < end) {
+		if (*p == '\x1b' && p + 1 < end && p[1] == '[') {
+			const char *q = p + 2;
+
+			/* CSI: parameter bytes, then one final byte */
+			while (q < end && ((*q >= '0' && *q <= '9') || *q == ';'))
+				q++;
+			if (q < end && *q >= 0x40 && *q <= 0x7e) {
+				p = q + 1;
+				continue;
+			}
+		}
+		out[o++] = *p++;
+	}
+	return o;
+}
+
+/* "<PRI>" (-r) or "kern  :warn  : " (-x) at @p: the bytes after it, or NULL. */
+static const char *record_prefix(const char *p, const char *end,
+				 int *facility, int *level)
+{
+	const char *q = sl_syslog_pri(p, end, facility);
+	size_t used;
+
+	if (q) {
+		*level = *facility & 7;
+		*facility >>= 3;
+		return q;
+	}
+	used = decoded_prefix(p, end, facility, level);
+	return used ? p + used : NULL;
+}
+
+void sl_dmesg_detect_form(struct sl_reader *rd, const char *p, const char *end)
+{
+	unsigned lines = 0, raw = 0, decoded = 0;
+	size_t indent = 0;
+	char buf[512];
+
+	while (p < end && lines < 200) {
+		const char *le = memchr(p, '\n', (size_t)(end - p)), *q, *e;
+		int facility, level;
+		size_t n;
+
+		if (!le)
+			le = end;
+		n = sl_strip_colors(p, (size_t)(le - p) < sizeof(buf) ? (size_t)(le - p)
+								      : sizeof(buf), buf);
+		e = buf + n;
+		q = sl_skip_blanks(buf, e);
+		if (q < e) {
+			if (!lines)
+				indent = (size_t)(q - buf);
+			lines++;
+			if (sl_syslog_pri(q, e, &facility))
+				raw++;
+			else if (decoded_prefix(q, e, &facility, &level))
+				decoded++;
+		}
+		p = le + 1;
+	}
+	rd->dmesg_form = SL_DMESG_PLAIN;
+	rd->dmesg_indent = indent;
+	if (lines && raw * 2 > lines)
+		rd->dmesg_form = SL_DMESG_RAW;
+	else if (lines && decoded * 2 > lines)
+		rd->dmesg_form = SL_DMESG_DECODED;
+}
+
 int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	struct sl_log_record r = SL_RECORD_INIT;
-	const char *end = line + len, *p = sl_skip_blanks(line, end), *q;
-	size_t used;
-	int facility, pri;
+	const char *end, *p, *q;
+	int facility, level;
+	bool further;
 
+	if (memchr(line, '\x1b', len)) {
+		len = sl_strip_colors(line, len, rd->scratch);
+		line = rd->scratch;
+	}
+	end = line + len;
+	p = sl_skip_blanks(line, end);
 	if (p == end)
 		return 0;
-	/* dmesg -r: "<PRI>", read as the live log's syslog(2) lines are */
-	q = sl_syslog_pri(p, end, &pri);
+	q = record_prefix(p, end, &facility, &level);
+	/* A further line of a record: never the kernel's detector. */
+	further = rd->dmesg_form != SL_DMESG_PLAIN &&
+		  (!q || (size_t)(p - line) > rd->dmesg_indent);
 	if (q) {
 		r.facility_known = true;
-		r.rec.facility = pri >> 3;
-		r.rec.level = pri & 7;
-		p = q;
-	}
-	if (!r.facility_known && (used = decoded_prefix(p, end, &facility))) {
-		r.facility_known = true;
+		r.level_known = true;
 		r.rec.facility = facility;
-		p += used;
+		r.rec.level = level;
+		p = q;
 	}
 	if (p < end && *p == '[') {
 		const char *close = memchr(p, ']', (size_t)(end - p));
@@ -184,6 +295,10 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 	p = sl_skip_caller_id(p, end);
 	if (!r.facility_known)
 		r.rec.facility = 0; /* plain text cannot tell; see slctl(8) */
+	if (further) {
+		r.facility_known = true;
+		r.rec.facility = 1; /* user space's, whatever it says */
+	}
 	if (r.mono_usec != SPLITLOCK_TIME_UNKNOWN)
 		r.rec.usec = (uint64_t)r.mono_usec;
 	return sl_reader_emit(rd, &r, p, (size_t)(end - p));

@@ -20,7 +20,7 @@
 #include "log-format.h"
 
 /* short-full: "Thu 2026-12-03 09:18:33 UTC" (zone abbreviations: local). */
-static const char *full_stamp(const char *p, const char *end, int64_t *wall)
+const char *sl_journal_full_stamp(const char *p, const char *end, int64_t *wall)
 {
 	const char *q = p;
 	int64_t y, mo, d, frac;
@@ -93,7 +93,7 @@ static const char *stamp(const char *p, const char *end, struct sl_log_record *r
 	}
 	if ((q = sl_syslog_stamp(p, end, &r->wall_usec)) ||
 	    (q = unix_stamp(p, end, &r->wall_usec)) ||
-	    (q = full_stamp(p, end, &r->wall_usec)))
+	    (q = sl_journal_full_stamp(p, end, &r->wall_usec)))
 		return q;
 	return NULL;
 }

@@ -14,6 +14,33 @@
 #define SL_RECORD_INIT { .mono_usec = SPLITLOCK_TIME_UNKNOWN, \
 			 .wall_usec = SPLITLOCK_TIME_UNKNOWN }
 
+/*
+ * A record whose fields stand on several lines (journalctl -o export and
+ * -o verbose, dmesg --json), gathered until its end; the message is kept
+ * in the reader's decoded buffer.
+ */
+struct sl_pending {
+	bool open, has_message, message_lost;
+	bool journal;          /* journal fields: _TRANSPORT decides trust */
+	bool kernel_transport;
+	int facility, level;   /* -1: not given */
+	int64_t mono, wall;
+	uint64_t boot, line;
+	size_t message_len;
+	/* export: a binary field being gathered in the scratch buffer */
+	bool in_binary, binary_message;
+	size_t binary_len;
+	/* verbose: indented lines continue the message */
+	bool continues_message;
+};
+
+/* dmesg text: what the first lines say about who wrote a line. */
+enum sl_dmesg_form {
+	SL_DMESG_PLAIN,   /* no facility: taken as the kernel's (slctl(8)) */
+	SL_DMESG_RAW,     /* -r: "<PRI>" on a record's first line */
+	SL_DMESG_DECODED, /* -x: "kern  :warn  : " on a record's first line */
+};
+
 struct sl_reader {
 	struct splitlock_ctx *ctx;
 	enum splitlock_input_format format;
@@ -32,6 +59,11 @@ struct sl_reader {
 	size_t object_len;
 	bool in_object, object_overflow;
 	uint64_t object_line;
+	/* SL_INPUT_BUF: a line without its colours, an export binary field */
+	char *scratch;
+	enum sl_dmesg_form dmesg_form;
+	size_t dmesg_indent; /* of a record's first line (pasted logs) */
+	struct sl_pending pending;
 };
 
 /* A line holding detector text that no parser read. */
@@ -45,6 +77,33 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len);
 int sl_syslog_line(struct sl_reader *rd, const char *line, size_t len);
 int sl_journal_text_line(struct sl_reader *rd, const char *line, size_t len);
 int sl_journal_json_line(struct sl_reader *rd, const char *line, size_t len);
+int sl_dmesg_json_line(struct sl_reader *rd, const char *line, size_t len);
+int sl_journal_export_line(struct sl_reader *rd, const char *line, size_t len);
+int sl_journal_verbose_line(struct sl_reader *rd, const char *line, size_t len);
+
+/* log-format-dmesg.c: the form of dmesg text, from its first lines. */
+void sl_dmesg_detect_form(struct sl_reader *rd, const char *p, const char *end);
+/* "\e[...m" colour sequences of dmesg --color=always left out, into @out. */
+size_t sl_strip_colors(const char *p, size_t len, char *out);
+
+/* log-format-journal-record.c: a record of several lines (struct sl_pending). */
+void sl_pending_begin(struct sl_reader *rd, bool journal);
+/* A journal field; the ones that do not matter are passed over. */
+void sl_pending_field(struct sl_reader *rd, const char *name, size_t name_len,
+		      const char *value, size_t len);
+/* The record is complete: hand it on (when it has a message). */
+int sl_pending_end(struct sl_reader *rd);
+/* A record whose message could not be seen ("[1.2K blob data]"). */
+void sl_pending_message_lost(struct sl_reader *rd);
+/*
+ * The lines of a message after its first: a record's first line is all
+ * the kernel's detector ever writes, so they are passed on as user
+ * space's (never counted, detector-like ones counted as forged).
+ */
+int sl_reader_emit_untrusted(struct sl_reader *rd, const struct sl_log_record *base,
+			     const char *msg, size_t len);
+/* journalctl short-full and verbose: "Thu 2026-12-03 09:18:33[.123456] UTC " */
+const char *sl_journal_full_stamp(const char *p, const char *end, int64_t *wall);
 
 /*
  * log-format-syslog.c, shared with journalctl text: an RFC 3164

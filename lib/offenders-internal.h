@@ -9,6 +9,9 @@
 struct sl_log_record {
 	struct splitlock_kmsg_record rec;
 	bool facility_known; /* false: plain dmesg text, trusted as kernel's */
+	/* rec.level is the record's own (dmesg -r, -x, --json): the detector
+	 * writes its events at LOG_WARNING only. */
+	bool level_known;
 	int64_t mono_usec;   /* since boot, or SPLITLOCK_TIME_UNKNOWN */
 	int64_t wall_usec;   /* since the epoch, or SPLITLOCK_TIME_UNKNOWN */
 	uint64_t line;       /* line number in a saved log; 0: unknown */
@@ -59,10 +62,11 @@ typedef int (*sl_log_record_fn)(const struct sl_log_record *rec, void *data);
 bool sl_maybe_detector(const char *s, size_t len);
 /*
  * detector-line.c: does a message that did not parse as the detector's
- * still hold the words of one of its events (a trap phrase, a rate
- * limit's name)? Then it is detector text that went unread.
+ * event still hold its words (its prefix, "#AC:"/"#DB:", a trap phrase, a
+ * rate limit's name) without being one of its known other lines (boot
+ * lines)? Then it is detector text that went unread.
  */
-bool sl_has_detector_text(const char *s, size_t len);
+bool sl_detector_text_unread(const char *s, size_t len);
 
 /*
  * log-input.c: stream records of a saved log from @fd. *@format AUTO is

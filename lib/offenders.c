@@ -7,8 +7,10 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <syslog.h>
 #include <time.h>
 
+#include "arena.h"
 #include "name-table.h"
 #include "offenders-internal.h"
 
@@ -30,6 +32,8 @@ struct splitlock_offender {
 	uint32_t pid, tgid;
 	uint8_t kind, action, n_ips;
 	bool comm_mixed;      /* tasks of several names: no comm */
+	/* Carved from the report's arena (with its key), not malloc'd. */
+	bool in_arena, ipbuf_in_arena;
 };
 
 struct splitlock_offenders {
@@ -51,6 +55,8 @@ struct splitlock_offenders {
 	/* Not r->n: that shrinks when offenders are forgotten. */
 	size_t next_order;
 	struct sl_proccache *procs;
+	/* Offenders of a whole log, freed with the report (see arena.c). */
+	struct sl_arena arena;
 	char last_ip[512];
 	/* Following: at most this many offenders (0: no limit), and what
 	 * was forgotten to stay there. */
@@ -87,13 +93,16 @@ _public_ int splitlock_offenders_new(struct splitlock_ctx *ctx,
 
 static void offender_free(struct splitlock_offender *o)
 {
-	free(o->key);
-	free(o->ipbuf);
+	if (!o->ipbuf_in_arena)
+		free(o->ipbuf);
 	free(o->exe);
 	free(o->cmdline);
 	free(o->unit);
 	free(o->container);
-	free(o);
+	if (!o->in_arena) {
+		free(o->key);
+		free(o);
+	}
 }
 
 _public_ struct splitlock_offenders *
@@ -115,6 +124,7 @@ splitlock_offenders_unref(struct splitlock_offenders *r)
 		offender_free(r->list[i]);
 	free(r->list);
 	free(r->buckets);
+	sl_arena_release(&r->arena);
 	sl_proccache_free(r->procs);
 	splitlock_unref(r->ctx);
 	free(r);
@@ -353,15 +363,27 @@ static int find_or_add(struct splitlock_offenders *r, const struct key *k,
 	}
 	if (r->n >= r->n_buckets && grow(r) < 0)
 		return -ENOMEM;
-	o = calloc(1, sizeof(*o));
-	if (!o)
-		return -ENOMEM;
-	o->hash = h;
-	o->key = malloc(k->len + ev->comm_len + 1);
-	if (!o->key) {
-		offender_free(o);
-		return -ENOMEM;
+	/*
+	 * A follower forgets offenders one by one to stay bounded: those come
+	 * from malloc. A whole log's stay until the report goes: the arena.
+	 */
+	if (!r->limit) {
+		o = sl_arena_alloc(&r->arena, sizeof(*o) + k->len + ev->comm_len + 1);
+		if (!o)
+			return -ENOMEM;
+		o->in_arena = true;
+		o->key = (char *)(o + 1);
+	} else {
+		o = calloc(1, sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		o->key = malloc(k->len + ev->comm_len + 1);
+		if (!o->key) {
+			offender_free(o);
+			return -ENOMEM;
+		}
 	}
+	o->hash = h;
 	memcpy(o->key, k->buf, k->len);
 	o->key_len = (uint32_t)k->len;
 	memcpy(o->key + k->len, ev->comm, ev->comm_len);
@@ -425,7 +447,8 @@ static void merge_labels(struct splitlock_offenders *r, struct splitlock_offende
 	merge_str(&o->container, pi ? pi->container : NULL);
 }
 
-static int add_ip(struct splitlock_offender *o, const char *text)
+static int add_ip(struct splitlock_offenders *r, struct splitlock_offender *o,
+		  const char *text)
 {
 	size_t len = strlen(text);
 	char *b;
@@ -437,7 +460,26 @@ static int add_ip(struct splitlock_offender *o, const char *text)
 	}
 	if (o->n_ips >= SPLITLOCK_OFFENDER_MAX_IPS)
 		return 0;
-	b = realloc(o->ipbuf, o->ipbuf_len + len + 1);
+	/* Most offenders of a log warn once: their one address in the arena. */
+	if (o->in_arena && !o->n_ips) {
+		o->ipbuf = sl_arena_alloc(&r->arena, len + 1);
+		if (!o->ipbuf)
+			return -ENOMEM;
+		memcpy(o->ipbuf, text, len + 1);
+		o->ipbuf_len = (uint32_t)(len + 1);
+		o->ipbuf_in_arena = true;
+		o->n_ips++;
+		return 0;
+	}
+	if (o->ipbuf_in_arena) {
+		b = malloc(o->ipbuf_len + len + 1);
+		if (b) {
+			memcpy(b, o->ipbuf, o->ipbuf_len);
+			o->ipbuf_in_arena = false;
+		}
+	} else {
+		b = realloc(o->ipbuf, o->ipbuf_len + len + 1);
+	}
 	if (!b)
 		return -ENOMEM;
 	memcpy(b + o->ipbuf_len, text, len + 1);
@@ -516,14 +558,26 @@ static int add_log_record(struct splitlock_offenders *r,
 		if (lr->facility_known && rec->facility != 0)
 			return 0;
 		sl_alignment_rule_see(&r->alignment, lr);
-		/* An event's words in a form the parser does not know: say so. */
-		if (sl_has_detector_text(rec->message, rec->message_len))
+		/* The detector's words in a form the parser does not know: say so. */
+		if (sl_detector_text_unread(rec->message, rec->message_len))
 			sl_unread_note(&r->unread, lr->line);
 		return 0;
 	}
 	/* User space can write to /dev/kmsg: it must not forge an offender. */
 	if (lr->facility_known && rec->facility != 0) {
 		sl_dbg(r->ctx, "ignoring a detector-like line from user space");
+		r->forged++;
+		return 0;
+	}
+	/*
+	 * The detector warns at LOG_WARNING, its rate limits too; the kernel's
+	 * "traps:" line is LOG_INFO. A form that shows the level (dmesg -r, -x,
+	 * --json) holds it to that.
+	 */
+	if (lr->level_known && type != SPLITLOCK_LINE_MALFORMED &&
+	    rec->level != (sl_is_alignment_check(rec->message, rec->message_len) ?
+			   LOG_INFO : LOG_WARNING)) {
+		sl_dbg(r->ctx, "ignoring a detector-like line at another level");
 		r->forged++;
 		return 0;
 	}
@@ -577,7 +631,7 @@ static int add_log_record(struct splitlock_offenders *r,
 	}
 	if (ev.has_ip) {
 		ip_text(r, &ev, pi, r->last_ip, sizeof(r->last_ip));
-		ret = add_ip(o, r->last_ip);
+		ret = add_ip(r, o, r->last_ip);
 		if (ret < 0)
 			return ret;
 	}

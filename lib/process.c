@@ -44,6 +44,14 @@ static bool parse_number(const char *s, const char **end, uint64_t max, uint64_t
 
 int sl_proc_start_time(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start)
 {
+	char state;
+	int r = sl_proc_stat(ctx, pid, start, &state);
+
+	return r;
+}
+
+int sl_proc_stat(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start, char *state)
+{
 	_cleanup_free_ char *text = NULL;
 	const char *p;
 	int r = read_proc(ctx, pid, "stat", &text);
@@ -56,8 +64,9 @@ int sl_proc_start_time(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start)
 	 * the 20th after COMM.
 	 */
 	p = strrchr(text, ')');
-	if (!p)
+	if (!p || p[1] != ' ' || !p[2])
 		return -EBADMSG;
+	*state = p[2];
 	p++;
 	for (int field = 3; field < 22; field++) {
 		p += strspn(p, " ");
@@ -68,6 +77,23 @@ int sl_proc_start_time(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start)
 	p += strspn(p, " ");
 	if (!parse_number(p, &p, UINT64_MAX, start) || (*p != ' ' && *p != '\n' && *p))
 		return -EBADMSG;
+	return 0;
+}
+
+int sl_boot_id(struct splitlock_ctx *ctx, char *id, size_t size)
+{
+	int r = sl_read_line(ctx, "/proc/sys/kernel/random/boot_id", id, size);
+
+	/* A root without one (an image, an old fixture) has one boot. */
+	if (r == -ENOENT) {
+		*id = '\0';
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	for (char *c = id; *c; c++)
+		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f') || *c == '-'))
+			return -EBADMSG;
 	return 0;
 }
 

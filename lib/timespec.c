@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Times of --since/--until, and the wall-clock time of boot.
+ * Times of --since/--until (the forms journalctl takes), and the
+ * wall-clock time of boot.
  *
  * Log records carry CLOCK_MONOTONIC-like stamps (printk's local clock),
  * which stop while the machine is suspended. On the running system the
@@ -33,11 +34,113 @@ static bool parse_int(const char *s, const char **end, int64_t *v)
 	return true;
 }
 
+/*
+ * A time span as systemd writes and reads it (parse_sec()): numbers with
+ * units, several in a row, spaces allowed between ("1h 30min", "2 days",
+ * "90s"); a bare number is seconds. Microseconds in *@usec.
+ */
+static bool parse_span(const char *p, const char *end, int64_t *usec)
+{
+	static const struct {
+		const char *name;
+		int64_t usec;
+	} units[] = {
+		{ "seconds", 1000000 }, { "second", 1000000 }, { "sec", 1000000 },
+		{ "s", 1000000 }, { "minutes", 60000000 }, { "minute", 60000000 },
+		{ "min", 60000000 }, { "months", 2629800000000 }, { "month", 2629800000000 },
+		{ "msec", 1000 }, { "ms", 1000 }, { "m", 60000000 }, { "hours", 3600000000 },
+		{ "hour", 3600000000 }, { "hr", 3600000000 }, { "h", 3600000000 },
+		{ "days", 86400000000 }, { "day", 86400000000 }, { "d", 86400000000 },
+		{ "weeks", 604800000000 }, { "week", 604800000000 }, { "w", 604800000000 },
+		{ "M", 2629800000000 }, { "years", 31557600000000 }, { "year", 31557600000000 },
+		{ "y", 31557600000000 }, { "usec", 1 }, { "us", 1 },
+	};
+	int64_t total = 0;
+	bool any = false;
+
+	while (p < end && *p == ' ')
+		p++;
+	while (p < end) {
+		const char *q;
+		int64_t n, unit = 1000000;
+		size_t best = 0;
+
+		if (!parse_int(p, &q, &n) || q > end)
+			return false;
+		p = q;
+		while (p < end && *p == ' ')
+			p++;
+		for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+			size_t len = strlen(units[i].name);
+
+			/* The longest name that ends where a word ends. */
+			if (len > best && (size_t)(end - p) >= len &&
+			    memcmp(p, units[i].name, len) == 0 &&
+			    (p + len == end || p[len] == ' ' || (p[len] >= '0' && p[len] <= '9'))) {
+				best = len;
+				unit = units[i].usec;
+			}
+		}
+		if (!best && p < end && !(*p >= '0' && *p <= '9'))
+			return false;
+		p += best;
+		if (n > INT64_MAX / unit || total > INT64_MAX - n * unit)
+			return false;
+		total += n * unit;
+		any = true;
+		while (p < end && *p == ' ')
+			p++;
+	}
+	*usec = total;
+	return any;
+}
+
+/* Local midnight @days from today's. */
+static int64_t midnight(int64_t now, int days)
+{
+	time_t t = (time_t)(now / 1000000);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+	tm.tm_mday += days;
+	tm.tm_isdst = -1;
+	return (int64_t)mktime(&tm) * 1000000;
+}
+
+/*
+ * strptime() takes 2026-02-30 and 23:59:61, which mktime() would carry
+ * into the next month or minute: refuse any field that does not survive
+ * the round trip (a local time skipped by a DST change included).
+ */
+static int local_time(struct tm *tm, int64_t *usec)
+{
+	struct tm asked = *tm;
+	time_t t;
+
+	tm->tm_isdst = -1;
+	t = mktime(tm);
+	if (t == (time_t)-1 || tm->tm_year != asked.tm_year ||
+	    tm->tm_mon != asked.tm_mon || tm->tm_mday != asked.tm_mday ||
+	    tm->tm_hour != asked.tm_hour || tm->tm_min != asked.tm_min ||
+	    tm->tm_sec != asked.tm_sec)
+		return -EINVAL;
+	*usec = (int64_t)t * 1000000;
+	return 0;
+}
+
+/*
+ * The forms journalctl's --since takes (systemd's parse_timestamp()):
+ * "now", "today", "yesterday", "tomorrow", "-1h", "+30min", "1h 30min ago",
+ * "2 days left", "@EPOCH", "YYYY-MM-DD [HH:MM[:SS]]", "HH:MM[:SS]" (today),
+ * plus "boot".
+ */
 _public_ int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 				  int64_t *usec)
 {
+	size_t len = strlen(text);
 	const char *end;
-	int64_t n;
+	int64_t n, span;
 
 	if (streq(text, "boot")) {
 		*usec = boot;
@@ -47,6 +150,10 @@ _public_ int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 		*usec = now;
 		return 0;
 	}
+	if (streq(text, "today") || streq(text, "yesterday") || streq(text, "tomorrow")) {
+		*usec = midnight(now, text[0] == 'y' ? -1 : text[2] == 'm' ? 1 : 0);
+		return 0;
+	}
 	if (text[0] == '@') {
 		if (!parse_int(text + 1, &end, &n) || *end || n > INT64_MAX / 1000000)
 			return -EINVAL;
@@ -54,23 +161,21 @@ _public_ int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 		return 0;
 	}
 	if (text[0] == '-' || text[0] == '+') {
-		int64_t unit;
-
-		if (!parse_int(text + 1, &end, &n))
+		if (!parse_span(text + 1, text + len, &span))
 			return -EINVAL;
-		if (streq(end, "s") || *end == '\0')
-			unit = 1;
-		else if (streq(end, "m") || streq(end, "min"))
-			unit = 60;
-		else if (streq(end, "h"))
-			unit = 3600;
-		else if (streq(end, "d"))
-			unit = 86400;
-		else
+		*usec = text[0] == '-' ? now - span : now + span;
+		return 0;
+	}
+	if (len > 4 && streq(text + len - 4, " ago")) {
+		if (!parse_span(text, text + len - 4, &span))
 			return -EINVAL;
-		if (n > INT64_MAX / 1000000 / unit)
+		*usec = now - span;
+		return 0;
+	}
+	if (len > 5 && streq(text + len - 5, " left")) {
+		if (!parse_span(text, text + len - 5, &span))
 			return -EINVAL;
-		*usec = now + (text[0] == '-' ? -1 : 1) * n * unit * 1000000;
+		*usec = now + span;
 		return 0;
 	}
 	{
@@ -78,30 +183,25 @@ _public_ int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 			"%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d",
 			"%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M",
 		};
+		static const char *const clock_formats[] = { "%H:%M:%S", "%H:%M" };
 
 		for (size_t i = 0; i < ARRAY_SIZE(formats); i++) {
-			struct tm tm = { 0 }, asked;
+			struct tm tm = { 0 };
 			const char *rest = strptime(text, formats[i], &tm);
-			time_t t;
 
-			if (!rest || *rest)
-				continue;
-			/*
-			 * strptime takes 2026-02-30 and 23:59:61, which mktime
-			 * would carry into the next month or minute: refuse any
-			 * field that does not survive the round trip (a local time
-			 * skipped by a DST change included).
-			 */
-			asked = tm;
-			tm.tm_isdst = -1;
-			t = mktime(&tm);
-			if (t == (time_t)-1 || tm.tm_year != asked.tm_year ||
-			    tm.tm_mon != asked.tm_mon || tm.tm_mday != asked.tm_mday ||
-			    tm.tm_hour != asked.tm_hour || tm.tm_min != asked.tm_min ||
-			    tm.tm_sec != asked.tm_sec)
-				return -EINVAL;
-			*usec = (int64_t)t * 1000000;
-			return 0;
+			if (rest && !*rest)
+				return local_time(&tm, usec);
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(clock_formats); i++) {
+			time_t t = (time_t)(now / 1000000);
+			struct tm tm;
+			const char *rest;
+
+			localtime_r(&t, &tm);
+			tm.tm_sec = 0;
+			rest = strptime(text, clock_formats[i], &tm);
+			if (rest && !*rest)
+				return local_time(&tm, usec);
 		}
 	}
 	return -EINVAL;

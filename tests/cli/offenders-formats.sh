@@ -50,7 +50,100 @@ test_each_form_is_detected() {
 	events.json-pretty journal
 	events.json-seq journal
 	events.json-sse journal
+	events.dmesg-json dmesg-json
+	events.dmesg-json-x dmesg-json
+	events.dmesg-color dmesg
+	events.dmesg-x-color dmesg
+	events.dmesg-H dmesg
+	events.journal-export journal-export
+	events.journal-verbose journal-verbose
+	events.journal-with-unit journal-text
 	EOF
+}
+
+# util-linux's own JSON was once taken for the journal's: complete, 0 events.
+test_dmesg_json_is_read_exactly() {
+	local f
+	for f in events.dmesg-json events.dmesg-json-x; do
+		run "$SLCTL" offenders --input "$F/$f" --json
+		expect_json .events 7
+		expect_json .unrecognized 0
+		expect_json '.offenders[] | select(.pid == 4242) | .last_seen' 5.118315
+	done
+	# dmesg 2.38 -F runs each msg on to the end of the buffer: only a
+	# record's first line is its own, the rest is nobody's event.
+	grep -q 'address: 0x1403c2d1\\n<4>' "$F/events.dmesg-json" || fail "fixture lacks the -F run-on"
+	# A record of user space (facility user) does not count.
+	printf '{\n   "dmesg": [\n      {\n         "pri": 12,\n         "time":     5.000000,\n         "msg": "x86/split lock detection: #AC: evil/1 took a split_lock trap at address: 0x1"\n      }\n   ]\n}\n' >"$T/user.json"
+	run "$SLCTL" offenders --input "$T/user.json" --json
+	expect_json .input_format dmesg-json
+	expect_json .events 0
+	expect_json .forged 1
+	# A cut detector message is unread, never silently complete.
+	printf '{\n   "dmesg": [\n      {\n         "fac": "kern",\n         "pri": "warn",\n         "time":     5.000000,\n         "msg": "x86/split lock detection: #AC: GoW.exe/4242"\n      }\n   ]\n}\n' >"$T/cut.json"
+	run "$SLCTL" offenders --input "$T/cut.json" --json
+	expect_json .complete false
+	expect_json .unrecognized 1
+}
+
+# -H stamps the first line of each minute "[Dec 5 11:54]" ("%b%e %H:%M":
+# "[Feb13 14:43]" once the day has two digits); that line's event counts.
+test_dmesg_H_minute_lines_are_read() {
+	local f
+	grep -q '^\[Dec  *[0-9]* [0-9:]*\] .*GoW.exe' "$F/events.dmesg-H" || fail "fixture has no minute-stamped event"
+	for f in events.dmesg-H events.dmesg-H-color events.dmesg-H.feb13 events.dmesg-H.space; do
+		run "$SLCTL" offenders --input "$F/$f" --json
+		expect_json .events 7
+		expect_json .unrecognized 0
+	done
+}
+
+# A comm may hold a newline: the forms that keep a record whole read it
+# exactly, those that print it over two lines say they could not.
+test_comm_with_a_newline() {
+	local f
+	for f in newline.kmsg newline.journal-json newline.journal-json-pretty \
+		newline.journal-export newline.journal-verbose; do
+		run "$SLCTL" offenders --input "$F/$f" --json
+		expect_json .complete true
+		expect_json '[.offenders[].comm] | sort | @json' '["fo\no","plain"]'
+	done
+	for f in newline.journal-short newline.journal-cat; do
+		run "$SLCTL" offenders --input "$F/$f" --json
+		expect_json .complete false
+		expect_json .events 1
+	done
+}
+
+# A blob the journal would not print, or a cut export record: unread.
+test_journal_records_that_cannot_be_seen_are_unread() {
+	printf 'Tue 2026-12-01 00:00:05.000000 UTC [s=1]\n    _TRANSPORT=kernel\n    SYSLOG_FACILITY=0\n    MESSAGE=[1.2K blob data]\n' >"$T/verbose"
+	run "$SLCTL" offenders --input "$T/verbose" --json
+	expect_json .input_format journal-verbose
+	expect_json .complete false
+	# The binary MESSAGE cut in the middle (at the end of the input).
+	head -c "$(grep -a -b -o 'o/12 took' "$F/newline.journal-export" | cut -d: -f1)" \
+		"$F/newline.journal-export" >"$T/export"
+	run "$SLCTL" offenders --input "$T/export" --input-format journal-export --json
+	expect_json .complete false
+}
+
+# Every line that holds the detector's words is read or counted unread.
+test_lines_cut_before_the_trap_are_unread() {
+	local l
+	for l in "x86/split lock detection: #AC: GoW.exe/4242" \
+		"x86/split lock detection: #DB: stress-ng/6000 took a" \
+		"x86/split lock detection: " "split_lock_warn: 17" "handle_bus_lock: 3 callbacks" \
+		"#AC: GoW.exe/4242 took a split_lock"; do
+		printf '[    5.000000] usb 1-1: new device\n[    5.100000] %s\n' "$l" >"$T/log"
+		run "$SLCTL" offenders --input "$T/log" --json
+		expect_json .complete false
+		expect_json .unrecognized 1
+	done
+	# The detector's boot lines are read, not unread.
+	printf '[    0.100000] x86/split lock detection: #DB: warning on user-space bus_locks\n' >"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --json
+	expect_json .unrecognized 0
 }
 
 test_forced_format_reads_the_same() {

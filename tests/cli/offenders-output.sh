@@ -140,4 +140,87 @@ test_follow_memory_is_bounded_and_says_what_it_forgot() {
 		fail "counts after forgetting: $(tail -2 "$T/out")"
 }
 
+F=$FIXTURES/offenders/formats
+
+# On a terminal the table is cut to fit, as lsblk and systemctl do; a pipe
+# or a file gets every byte, and --full keeps them on a terminal too.
+test_table_fits_the_terminal() {
+	local cols line
+	for cols in 80 120; do
+		out=$(script -qec "stty cols $cols; '$SLCTL' offenders --input '$F/events.kmsg'" /dev/null | tr -d '\r')
+		grep -q '^COMM' <<<"$out" || fail "no table at $cols columns: $out"
+		# The table, not the sentences after it.
+		while IFS= read -r line; do
+			[ -n "$line" ] || break
+			[ ${#line} -le "$cols" ] || fail "${#line} columns at $cols: $line"
+		done <<<"$out"
+	done
+	out=$(script -qec "stty cols 80; '$SLCTL' offenders --input '$F/events.kmsg' --full" /dev/null | tr -d '\r')
+	grep -q 'CJobMgr::m_Work .*0x140aa2cf3' <<<"$out" || fail "--full cut: $out"
+	run "$SLCTL" offenders --input "$F/events.kmsg"
+	grep -q 'CJobMgr::m_Work .*0x140aa2cf3' <<<"$out" || fail "a pipe got a cut table: $out"
+}
+
+# -n and -r are for scripts: rows on stdout, the summary on stderr.
+test_noheadings_and_raw_print_rows_only() {
+	local opt lines
+	# -r keeps its heading line, as lsblk -r does.
+	for opt in -n -r; do
+		run "$SLCTL" offenders --input "$F/events.kmsg" "$opt"
+		expect_rc 0
+		lines=6
+		[ "$opt" = -r ] && lines=7
+		[ "$(wc -l <<<"$out")" -eq $lines ] || fail "$opt: $out"
+		grep -q 'event' <<<"$out" && fail "$opt: summary on stdout: $out"
+		expect_err "7 events; 17 more suppressed"
+	done
+	run "$SLCTL" offenders --input "$F/events.kmsg"
+	expect_out "7 events; 17 more suppressed"
+}
+
+test_json_has_a_version_and_honours_output() {
+	run "$SLCTL" offenders --input "$F/events.kmsg" --json
+	expect_json .version 1
+	run "$SLCTL" offenders --input "$F/events.kmsg" --json -o COMM,PID
+	expect_rc 0
+	expect_json '[.offenders[] | keys | join(",")] | unique | join(";")' comm,pid
+	run "$SLCTL" offenders --input "$F/events.kmsg" -o first,ips --format json
+	expect_json '.offenders[0] | keys | join(",")' first_seen,first_seen_wall,ips
+}
+
+test_conflicting_output_options_are_usage_errors() {
+	local args
+	while IFS= read -r args; do
+		eval "run \"\$SLCTL\" offenders --input \"\$F/events.kmsg\" $args"
+		expect_rc 2
+	done <<-'EOF'
+	--json -F table
+	-F prometheus --json
+	-F json -F table
+	--json -n
+	-F prometheus -r
+	--json --full
+	-F prometheus -o COMM
+	EOF
+	run "$SLCTL" --json offenders --input "$F/events.kmsg" -F json
+	expect_rc 0
+}
+
+# The forms journalctl's --since takes.
+test_since_takes_journalctl_forms() {
+	local t
+	for t in today yesterday tomorrow now -1h '1h ago' '1h 30min ago' '2 days ago' \
+		+5m -30min '12:00' '12:00:30' @0 boot '2026-12-01 00:00'; do
+		run "$SLCTL" offenders --input "$F/events.json" --since "$t" --json
+		expect_rc 0
+	done
+	for t in 'tomorow' '1x ago' 'ago' '-' '25:00' '1h agoo'; do
+		run "$SLCTL" offenders --input "$F/events.json" --since "$t" --json
+		expect_rc 2
+	done
+	# The journal's events are at 2026-12-01 00:00:05..14 UTC.
+	TZ=UTC run "$SLCTL" offenders --input "$F/events.json" --since '2026-12-01 00:00:09' --json
+	expect_json '[.offenders[].pid] | sort | @csv' '7000,7200'
+}
+
 run_tests

@@ -37,6 +37,49 @@ test_dmesg_r_and_x_prefixes_name_the_writer() {
 	expect_json .forged 2
 }
 
+# dmesg -x and -r print a record's further lines (user space may write a
+# newline to /dev/kmsg) without the prefix, indented to the message
+# (util-linux sys-utils/dmesg.c, safe_fwrite()): never a record of their own.
+test_dmesg_r_and_x_further_lines_never_count() {
+	{
+		echo "kern  :info  : [    1.000000] $LINUX"
+		echo "user  :warn  : [    5.000000] hello"
+		echo "                              $AC"
+		echo "                              kern  :warn  : [    5.000000] $AC"
+		echo "$AC"
+	} >"$T/x"
+	run "$SLCTL" offenders --input "$T/x" --json
+	expect_nothing_counted
+	expect_json .forged 3
+	{
+		echo "<6>[    1.000000] $LINUX"
+		echo "<14>[    5.000000] hello"
+		echo "                 $AC"
+		echo "                 <4>[    5.000000] $AC"
+		echo "$AC"
+	} >"$T/r"
+	run "$SLCTL" offenders --input "$T/r" --json
+	expect_nothing_counted
+	expect_json .forged 3
+	# The same further lines in plain dmesg text cannot be told apart:
+	# slctl(8) says so; this is why -x is the form to keep.
+}
+
+# The detector writes its events at warning level; -r and -x show it.
+test_dmesg_r_kern_records_count_only_at_warning_level() {
+	printf '<6>[    1.000000] %s\n<6>[    5.000000] %s\n<0>[    5.000000] %s\n<4>[    6.000000] %s\n' \
+		"$LINUX" "$AC" "$AC" "${P}#AC: real/7 took a split_lock trap at address: 0x2" >"$T/r"
+	run "$SLCTL" offenders --input "$T/r" --json
+	expect_json .events 1
+	expect_json '.offenders[0].comm' real
+	expect_json .forged 2
+	printf 'kern  :info  : [    5.000000] %s\nkern  :warn  : [    6.000000] %s\n' \
+		"$AC" "${P}#AC: real/7 took a split_lock trap at address: 0x2" >"$T/x"
+	run "$SLCTL" offenders --input "$T/x" --json
+	expect_json .events 1
+	expect_json .forged 1
+}
+
 test_syslog_lines_count_only_under_the_kernel_tag() {
 	{
 		echo "Dec  3 09:18:33 host evil: $AC"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Every text line parser on the same bytes: dmesg, syslog and journalctl
- * text, journal JSON (json-pretty included), with the report's invariants.
+ * text, journal JSON (json-pretty included), dmesg --json, journalctl -o
+ * export and -o verbose, with the report's invariants.
  * A line of any form is read by every parser, so each sees the stamps,
  * tags and prefixes the others understand. The bytes are also one line of
  * the syslog(2) buffer, the live log's fallback.
@@ -20,7 +21,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	static const enum splitlock_input_format formats[] = {
 		SPLITLOCK_INPUT_DMESG, SPLITLOCK_INPUT_SYSLOG,
 		SPLITLOCK_INPUT_JOURNAL_TEXT, SPLITLOCK_INPUT_JOURNAL,
-		SPLITLOCK_INPUT_AUTO,
+		SPLITLOCK_INPUT_DMESG_JSON, SPLITLOCK_INPUT_JOURNAL_EXPORT,
+		SPLITLOCK_INPUT_JOURNAL_VERBOSE, SPLITLOCK_INPUT_AUTO,
 	};
 	static struct splitlock_ctx *ctx;
 	int fd;

@@ -83,11 +83,11 @@ static int dmesg_record(const struct sl_log_record *r, void *data)
 /* One line of dmesg -r read by the dmesg format's parser. */
 static void dmesg_raw(const char *line, struct dmesg_seen *s)
 {
-	static char decoded[SL_INPUT_BUF + 1];
+	static char decoded[SL_INPUT_BUF + 1], scratch[SL_INPUT_BUF];
 	struct sl_unread unread = { 0 };
 	struct sl_reader rd = { .format = SPLITLOCK_INPUT_DMESG, .sep = '\n',
-				.decoded = decoded, .fn = dmesg_record, .data = s,
-				.unread = &unread };
+				.decoded = decoded, .scratch = scratch,
+				.fn = dmesg_record, .data = s, .unread = &unread };
 
 	memset(s, 0, sizeof(*s));
 	sl_dmesg_line(&rd, line, strlen(line));

@@ -255,7 +255,28 @@ TEST(time_parse_forms)
 	CHECK(t == now + 36000LL * 1000000);
 	CHECK_INT(splitlock_time_parse("2026-12-01 10:00:30", now, boot, &t), 0);
 	CHECK(t == now + 36030LL * 1000000);
-	CHECK_INT(splitlock_time_parse("tomorrow", now, boot, &t), -EINVAL);
+	/* journalctl's forms (systemd's parse_timestamp()). */
+	CHECK_INT(splitlock_time_parse("tomorrow", now, boot, &t), 0);
+	CHECK(t == now + 86400LL * 1000000);
+	CHECK_INT(splitlock_time_parse("today", now + 5000000, boot, &t), 0);
+	CHECK(t == now);
+	CHECK_INT(splitlock_time_parse("yesterday", now, boot, &t), 0);
+	CHECK(t == now - 86400LL * 1000000);
+	CHECK_INT(splitlock_time_parse("1h 30min ago", now, boot, &t), 0);
+	CHECK(t == now - 5400LL * 1000000);
+	CHECK_INT(splitlock_time_parse("2 days left", now, boot, &t), 0);
+	CHECK(t == now + 2 * 86400LL * 1000000);
+	CHECK_INT(splitlock_time_parse("+1h30min", now, boot, &t), 0);
+	CHECK(t == now + 5400LL * 1000000);
+	CHECK_INT(splitlock_time_parse("-1M", now, boot, &t), 0);
+	CHECK(t == now - 2629800LL * 1000000);
+	CHECK_INT(splitlock_time_parse("-500ms", now, boot, &t), 0);
+	CHECK(t == now - 500000);
+	CHECK_INT(splitlock_time_parse("10:00", now, boot, &t), 0);
+	CHECK(t == now + 36000LL * 1000000);
+	CHECK_INT(splitlock_time_parse("tomorow", now, boot, &t), -EINVAL);
+	CHECK_INT(splitlock_time_parse("1h agoo", now, boot, &t), -EINVAL);
+	CHECK_INT(splitlock_time_parse(" ago", now, boot, &t), -EINVAL);
 	CHECK_INT(splitlock_time_parse("-2x", now, boot, &t), -EINVAL);
 	CHECK_INT(splitlock_time_parse("@12abc", now, boot, &t), -EINVAL);
 }

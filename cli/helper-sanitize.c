@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What `slctl __helper` takes from its caller, and how it gives it back.
+ *
+ * pkexec makes the helper root, but the process is the caller's in every
+ * other way: its umask, signal mask and ignored signals, session, process
+ * group and terminal, rlimits, scheduling, cgroups and the descriptors it
+ * was given all pass through exec. Each is a lever on a root process that
+ * holds the penalty off for everyone (the "local attacker" of
+ * shared/REVIEW-BRIEFS.md): umask 0777 made /run/slctl unusable, a
+ * terminal's ^Z stopped the helper, a delegated cgroup's cgroup.kill or
+ * cgroup.freeze killed or froze it, an RLIMIT_CPU or RLIMIT_FSIZE signal
+ * ended it half-way. So the helper starts by setting each of them to what
+ * a service of root's would have, as polkit's and systemd's helpers do.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "slctl.h"
+
+/* @err, with a sentence in *@why. */
+static int say(char **why, int err, const char *format, ...) __attribute__((format(printf, 3, 4)));
+static int say(char **why, int err, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	if (message_vset(why, format, args) < 0)
+		*why = NULL;
+	va_end(args);
+	return err;
+}
+
+static void reset_signals(void)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
+	sigset_t none;
+
+	for (int sig = 1; sig < _NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &dfl, NULL);
+	/* A terminal we may still have stops nobody's root helper; a closed
+	 * pipe is an error to handle, not a death. */
+	sigaction(SIGTSTP, &ign, NULL);
+	sigaction(SIGTTIN, &ign, NULL);
+	sigaction(SIGTTOU, &ign, NULL);
+	sigaction(SIGPIPE, &ign, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Descriptors 3 and up are the caller's business, never ours. */
+static void close_inherited(void)
+{
+	if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0)
+		return;
+	for (int fd = 3; fd < 65536; fd++)
+		close(fd);
+}
+
+struct limit {
+	int resource;
+	rlim_t soft, hard;
+};
+
+/*
+ * Generous where a limit can only make the helper fail or die half-way
+ * (CPU time, file size, memory, stack), none for core dumps of a root
+ * process, the usual count of descriptors.
+ */
+static const struct limit limits[] = {
+	{ RLIMIT_CPU, RLIM_INFINITY, RLIM_INFINITY },
+	{ RLIMIT_FSIZE, RLIM_INFINITY, RLIM_INFINITY },
+	{ RLIMIT_DATA, RLIM_INFINITY, RLIM_INFINITY },
+	{ RLIMIT_AS, RLIM_INFINITY, RLIM_INFINITY },
+	{ RLIMIT_STACK, 8 << 20, RLIM_INFINITY },
+	{ RLIMIT_CORE, 0, 0 },
+	{ RLIMIT_NOFILE, 1024, 4096 },
+	{ RLIMIT_MEMLOCK, 8 << 20, 8 << 20 },
+	{ RLIMIT_LOCKS, RLIM_INFINITY, RLIM_INFINITY },
+	{ RLIMIT_SIGPENDING, 1024, 1024 },
+	{ RLIMIT_RTTIME, RLIM_INFINITY, RLIM_INFINITY },
+};
+
+static int reset_limits(char **why)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
+		struct rlimit rl = { limits[i].soft, limits[i].hard };
+
+		if (setrlimit(limits[i].resource, &rl) < 0) {
+			int e = errno;
+
+			return say(why, -e, "cannot reset resource limit %d: %s",
+				   limits[i].resource, strerror(e));
+		}
+	}
+	return 0;
+}
+
+/*
+ * A nice of 19, SCHED_IDLE, the idle I/O class or one busy CPU would make
+ * others wait on our locks; an oom_score_adj of 1000 would make us the
+ * first process the OOM killer ends, in the middle of a lease, under
+ * memory pressure the caller can cause. Best effort: each is a default.
+ */
+static void reset_scheduling(void)
+{
+	struct sched_param param = { 0 };
+	cpu_set_t all;
+	int fd;
+
+	sched_setscheduler(0, SCHED_OTHER, &param);
+	setpriority(PRIO_PROCESS, 0, 0);
+	/* IOPRIO_WHO_PROCESS, IOPRIO_CLASS_BE level 4: the default. */
+	syscall(SYS_ioprio_set, 1, 0, (2 << 13) | 4);
+	CPU_ZERO(&all);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, &all);
+	sched_setaffinity(0, sizeof(all), &all);
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		/* A kernel that refuses keeps the caller's value. */
+		ssize_t n = write(fd, "0\n", 2);
+
+		(void)n;
+		close(fd);
+	}
+}
+
+/*
+ * Only PATH, fixed; pkexec passes a short list, but nothing of it is
+ * needed, and a library reads variables (locale, debug switches) that
+ * should not be the caller's to set.
+ */
+static int reset_environment(void)
+{
+	if (clearenv() != 0)
+		return -ENOMEM;
+	if (setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1) < 0)
+		return -errno;
+	return 0;
+}
+
+int helper_sanitize(char **why)
+{
+	int r;
+
+	*why = NULL;
+	umask(0022);
+	reset_signals();
+	close_inherited();
+	/*
+	 * A session of our own: no controlling terminal, so no ^Z, ^C or
+	 * hangup from the caller's terminal, and no process group the caller
+	 * can signal as a whole. It fails only for a group leader, which the
+	 * caller's shell may make us; the terminal's stop signals are
+	 * ignored above for that case.
+	 */
+	setsid();
+	if (chdir("/") < 0) {
+		int e = errno;
+
+		return say(why, -e, "cannot change to /: %s", strerror(e));
+	}
+	reset_scheduling();
+	r = reset_limits(why);
+	if (r < 0)
+		return r;
+	r = reset_environment();
+	if (r < 0)
+		return say(why, r, "cannot reset the environment: %s", strerror(-r));
+	return 0;
+}
+
+/*
+ * Reopen the standard descriptor @fd as a description of our own that
+ * never blocks: the caller shares the original one, and a pipe it keeps
+ * full, a FIFO it drains first, or a terminal it stops with ^S, would
+ * otherwise hold a root process (and any lock it holds) in write() or
+ * read() for ever. What cannot be reopened (a socket) becomes /dev/null.
+ */
+int helper_reopen_nonblocking(int fd, int flags)
+{
+	struct stat st;
+	char path[32];
+	int n;
+
+	/* A file or /dev/null never blocks, and keeps its offset as it is. */
+	if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+		return 0;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (n < 0)
+		n = open("/dev/null", flags | O_NOCTTY | O_CLOEXEC);
+	if (n < 0)
+		return -errno;
+	if (dup2(n, fd) < 0) {
+		int r = -errno;
+
+		close(n);
+		return r;
+	}
+	close(n);
+	return 0;
+}
+
+/* ---- cgroups ------------------------------------------------------------ */
+
+/*
+ * Where the cgroup hierarchy @id:@controllers is mounted, from
+ * /proc/self/mountinfo: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS ... - TYPE
+ * SOURCE SUPEROPTS". The root of the mount must be "/": a mount of a
+ * subtree does not show our path.
+ */
+static bool find_mount(const char *controllers, char *mnt, size_t size)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	bool v2 = !*controllers;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char root[PATH_MAX], point[PATH_MAX], type[64], super[1024];
+		const char *dash = strstr(line, " - ");
+
+		if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", root, point) != 2 ||
+		    sscanf(dash, " - %63s %*s %1023s", type, super) != 2 || !streq(root, "/"))
+			continue;
+		if (v2 ? !streq(type, "cgroup2") : !streq(type, "cgroup"))
+			continue;
+		if (!v2) {
+			/* Every controller of ours is among the super options. */
+			_cleanup_free_ char *want = strdup(controllers);
+			char *save = NULL, *c;
+			bool all = want != NULL;
+
+			char opts[1100];
+
+			snprintf(opts, sizeof(opts), ",%s,", super);
+			for (c = want ? strtok_r(want, ",", &save) : NULL; c;
+			     c = strtok_r(NULL, ",", &save)) {
+				char opt[128];
+
+				snprintf(opt, sizeof(opt), ",%s,", c);
+				if (!strstr(opts, opt))
+					all = false;
+			}
+			if (!all)
+				continue;
+		}
+		/* Octal escapes (\040) in a mount point: not a place we use. */
+		if (strchr(point, '\\'))
+			continue;
+		snprintf(mnt, size, "%s", point);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A cgroup a user may act on: the directory, or one above it up to the
+ * hierarchy's root, belongs to someone other than root (systemd's
+ * delegation chowns a user's subtree to the user, who may then create
+ * cgroups inside, move processes between them, and kill or freeze them).
+ */
+static bool delegated(const char *mnt, const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	size_t len;
+
+	if (snprintf(dir, sizeof(dir), "%s%s", mnt, path) >= (int)sizeof(dir))
+		return true;
+	len = strlen(dir);
+	while (len > strlen(mnt)) {
+		if (stat(dir, &st) == 0 && st.st_uid != 0)
+			return true;
+		while (len > strlen(mnt) && dir[len - 1] != '/')
+			len--;
+		if (len > strlen(mnt))
+			len--;
+		dir[len] = '\0';
+	}
+	return false;
+}
+
+int helper_leave_delegated_cgroups(char **why)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[PATH_MAX + 256];
+
+	*why = NULL;
+	if (!f)
+		return 0; /* a kernel without cgroups */
+	while (fgets(line, sizeof(line), f)) {
+		char *controllers, *path, *nl, mnt[PATH_MAX], procs[PATH_MAX + 32];
+		_cleanup_close_ int fd = -1;
+
+		controllers = strchr(line, ':');
+		path = controllers ? strchr(controllers + 1, ':') : NULL;
+		if (!path)
+			continue;
+		*controllers++ = '\0';
+		*path++ = '\0';
+		nl = strchr(path, '\n');
+		if (nl)
+			*nl = '\0';
+		if (streq(path, "/") || !find_mount(controllers, mnt, sizeof(mnt)))
+			continue;
+		if (!delegated(mnt, path))
+			continue;
+		/*
+		 * The hierarchy's root is root's and takes any process (cgroup
+		 * v2's rule against processes in inner cgroups exempts it).
+		 * Writing 0 moves the writer.
+		 */
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", mnt);
+		fd = open(procs, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || write(fd, "0\n", 2) != 2) {
+			int e = errno;
+
+			return say(why, -e, "cannot leave the cgroup %s%s, which its user may kill "
+				   "or freeze: %s", mnt, path, strerror(e));
+		}
+	}
+	return 0;
+}

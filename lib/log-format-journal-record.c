@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Records whose fields stand on lines of their own: journalctl -o export
+ * and -o verbose (one "NAME=value" a line), dmesg --json (one "key": value
+ * a line). The fields are gathered until the record ends, then judged as
+ * one: journald marks what it read from /dev/kmsg _TRANSPORT=kernel, user
+ * space's writes there included, which keep their facility; only
+ * facility kern (or none given) with that transport is the kernel's.
+ */
+#include "log-format.h"
+
+void sl_pending_begin(struct sl_reader *rd, bool journal)
+{
+	rd->pending = (struct sl_pending){
+		.open = true, .journal = journal, .facility = -1, .level = -1,
+		.mono = SPLITLOCK_TIME_UNKNOWN, .wall = SPLITLOCK_TIME_UNKNOWN,
+		.line = rd->line,
+	};
+}
+
+static bool field_is(const char *name, size_t len, const char *want)
+{
+	return len == strlen(want) && memcmp(name, want, len) == 0;
+}
+
+static bool field_uint(const char *v, size_t len, uint64_t *out)
+{
+	uint64_t n = 0;
+
+	if (len == 0 || len > 19)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return false;
+		n = n * 10 + (uint64_t)(v[i] - '0');
+	}
+	*out = n;
+	return true;
+}
+
+void sl_pending_field(struct sl_reader *rd, const char *name, size_t name_len,
+		      const char *value, size_t len)
+{
+	struct sl_pending *pe = &rd->pending;
+	uint64_t v;
+
+	if (!pe->open)
+		sl_pending_begin(rd, true);
+	if (field_is(name, name_len, "MESSAGE")) {
+		if (len > SL_INPUT_BUF) {
+			pe->message_lost = true;
+			return;
+		}
+		memcpy(rd->decoded, value, len);
+		pe->message_len = len;
+		pe->has_message = true;
+	} else if (field_is(name, name_len, "_TRANSPORT")) {
+		pe->kernel_transport = len == 6 && memcmp(value, "kernel", 6) == 0;
+	} else if (field_is(name, name_len, "SYSLOG_FACILITY")) {
+		/* Not a number: not one the kernel gave. */
+		pe->facility = field_uint(value, len, &v) && v < 24 ? (int)v : 1;
+	} else if (field_is(name, name_len, "PRIORITY")) {
+		if (field_uint(value, len, &v) && v < 8)
+			pe->level = (int)v;
+	} else if (field_is(name, name_len, "_SOURCE_MONOTONIC_TIMESTAMP")) {
+		if (field_uint(value, len, &v) && v <= INT64_MAX)
+			pe->mono = (int64_t)v;
+	} else if (field_is(name, name_len, "__REALTIME_TIMESTAMP")) {
+		if (field_uint(value, len, &v) && v <= INT64_MAX)
+			pe->wall = (int64_t)v;
+	} else if (field_is(name, name_len, "_BOOT_ID")) {
+		pe->boot = sl_boot_hash(value, len);
+	}
+}
+
+void sl_pending_message_lost(struct sl_reader *rd)
+{
+	if (!rd->pending.open)
+		sl_pending_begin(rd, true);
+	rd->pending.message_lost = true;
+}
+
+int sl_pending_end(struct sl_reader *rd)
+{
+	struct sl_pending *pe = &rd->pending;
+	struct sl_log_record r = { .facility_known = true };
+	uint64_t line = rd->line;
+	int ret;
+
+	if (!pe->open)
+		return 0;
+	pe->open = false;
+	r.rec.facility = pe->facility < 0 ? 0 : pe->facility;
+	if (pe->journal && !pe->kernel_transport)
+		r.rec.facility = 1;
+	/* A kernel record nobody can read: the report cannot be complete. */
+	if (pe->message_lost && r.rec.facility == 0) {
+		sl_unread_note(rd->unread, pe->line);
+		return 0;
+	}
+	if (!pe->has_message)
+		return 0;
+	r.level_known = !pe->journal && pe->level >= 0;
+	r.rec.level = pe->level < 0 ? 0 : pe->level;
+	r.mono_usec = pe->mono;
+	if (pe->mono != SPLITLOCK_TIME_UNKNOWN)
+		r.rec.usec = (uint64_t)pe->mono;
+	r.wall_usec = pe->wall;
+	r.boot = pe->boot;
+	r.line = pe->line;
+	rd->decoded[pe->message_len] = '\0';
+	r.rec.message = rd->decoded;
+	r.rec.message_len = pe->message_len;
+	rd->line = pe->line;
+	ret = rd->fn(&r, rd->data);
+	rd->line = line;
+	return ret;
+}
+
+int sl_reader_emit_untrusted(struct sl_reader *rd, const struct sl_log_record *base,
+			     const char *msg, size_t len)
+{
+	struct sl_log_record r = *base;
+
+	r.facility_known = true;
+	r.rec.facility = 1;
+	r.rec.message = msg;
+	r.rec.message_len = len;
+	return rd->fn(&r, rd->data);
+}

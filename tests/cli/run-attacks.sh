@@ -1,0 +1,685 @@
+#!/usr/bin/env bash
+# slctl run's root helper under attack (issue 24, "one authorization buys
+# one run"): each test is one attack a local user, authorized once through
+# polkit, made or could make on the helper, and checks that it is refused
+# now. tests/SECURITY.md lists them with the outcome before and after.
+#
+# The setting is run.sh's: fake roots for the kernel's files, whose
+# ROOT/proc shows the processes a test starts as the kernel would
+# (tests/fake/as-process), with the real pids, start times and pidfds;
+# pkexec is the setuid stand-in tests/fake/fake-pkexec.c; the user is
+# nobody (setpriv); user namespaces come from unshare, cgroups from the
+# machine's cgroup v2 or v1 freezer hierarchy, in a cgroup of the test's
+# own that it removes. A test that cannot run here says why on a SKIP
+# line. Nothing here reads or writes the real /proc/sys.
+source "$(dirname "$0")/../lib.sh"
+
+FAKE_PKEXEC=$TOP/$BUILD_DIR/tests/fake-pkexec
+AS_PROCESS=$TOP/tests/fake/as-process
+REAL_MITIGATE=$(cat /proc/sys/kernel/split_lock_mitigate 2>/dev/null || echo none)
+MITIGATE=proc/sys/kernel/split_lock_mitigate
+NOBODY=$(id -u nobody)
+AS_NOBODY=(/usr/bin/setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all)
+
+skip() { # REASON: this test cannot run here
+	echo "$*" >"$T/.skip"
+	exit 0
+}
+
+proc_gone() { # PID: the process died; the fake kernel forgets it
+	rm -rf "$T/root/proc/$1"
+}
+
+# The kernel's view of PID in the fake root, refreshed: its real stat
+# line (state, start time) and status with UID and parent.
+proc_show() { # PID UID
+	local d=$T/root/proc/$1 ppid
+	mkdir -p "$d"
+	cp "/proc/$1/stat" "$d/stat"
+	ppid=$(awk '/^PPid:/ {print $2}' "/proc/$1/status")
+	printf 'Name:\tx\nState:\t%s\nPPid:\t%s\nUid:\t%s\t%s\t%s\t%s\n' \
+		"$(awk '/^State:/ {print $2}' "/proc/$1/status")" "$ppid" "$2" "$2" "$2" "$2" >"$d/status"
+	chmod -R a+rX "$d"
+}
+
+unprivileged_env() {
+	chmod 755 "$T"
+	chmod -R a+rX "$T/root"
+	[ -d "$T/root/run/slctl" ] && chmod 700 "$T/root/run/slctl"
+	mkdir -p "$T/bin"
+	install -m 4755 -o root "$FAKE_PKEXEC" "$T/bin/pkexec"
+	chmod 755 "$T/bin"
+	export PATH="$T/bin:$PATH" FAKE_PKEXEC_LOG=$T/pkexec.log FAKE_PKEXEC_PROC=$T/root/proc
+	: >"$FAKE_PKEXEC_LOG"
+	chmod 666 "$FAKE_PKEXEC_LOG"
+	mkdir -p -m 1777 "$T/flags"
+}
+
+value() {
+	cat "$T/root/$MITIGATE"
+}
+
+wait_for() { # FILE: until it exists (10 s at most)
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.05
+	done
+	fail "timed out waiting for $1"
+}
+
+# Until the sysctl holds VALUE, SECONDS at most (10); false after that.
+value_becomes() { # VALUE [SECONDS]
+	local i
+	for ((i = 0; i < ${2:-10} * 20; i++)); do
+		[ "$(value)" = "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+helper_pid() { # the PID of the last helper pkexec ran (5 s at most)
+	local i pid
+	for ((i = 0; i < 100; i++)); do
+		pid=$(awk '/__helper/ {p = $1} END {print p}' "$FAKE_PKEXEC_LOG")
+		[ -n "$pid" ] && { echo "$pid"; return 0; }
+		sleep 0.05
+	done
+	fail "no helper in $(cat "$FAKE_PKEXEC_LOG")"
+}
+
+# Every helper this test started is gone at its end, whatever happened:
+# an attack that worked leaves one behind.
+end_helpers() {
+	local pid
+	[ -f "${FAKE_PKEXEC_LOG:-/nonexistent}" ] || return 0
+	for pid in $(awk '/__helper/ {print $1}' "$FAKE_PKEXEC_LOG"); do
+		kill -CONT "$pid" 2>/dev/null
+		kill -KILL "$pid" 2>/dev/null
+	done
+}
+
+# A caller of the user's that the fake /proc knows: bash running SCRIPT
+# as nobody, with $SLCTL, $ROOT, $T exported to it. Sets $caller.
+start_caller() { # SCRIPT
+	export SLCTL ROOT=$T/root T
+	"$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" "$BASH" -c "$1" >/dev/null 2>>"$T/caller.err" &
+	caller=$!
+	# Killing it is the test's doing: no "Killed" notice from bash.
+	disown "$caller"
+}
+
+leases_left() {
+	ls "$T/root/run/slctl/leases" 2>/dev/null | grep -c -- '-' || true
+}
+
+# ---- the lease outlives its caller -------------------------------------------
+
+# The helper's stdin is a FIFO the helper itself holds open for writing
+# too (it got it read-write), and another process of the user's, which
+# outlives the caller, as well: no end of file ever comes.
+test_fifo_opened_read_write_does_not_keep_the_lease_after_the_caller() {
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'kill $(cat "$T/flags/writer") 2>/dev/null; end_helpers' EXIT
+	mkfifo -m 666 "$T/in" "$T/out"
+	start_caller 'sleep 60 1<>"$T/in" & echo $! >"$T/flags/writer"
+		pkexec "$SLCTL" __helper lease --root "$ROOT" 0<>"$T/in" | cat & wait'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	sleep 1
+	[ "$(value)" = 0 ] || fail "the lease did not last while its caller lived"
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+	[ "$(leases_left)" = 0 ] || fail "leases left: $(ls "$T/root/run/slctl/leases")"
+}
+
+# stdin is a pipe whose write end is also the helper's stderr.
+test_stderr_on_the_stdin_pipe_does_not_keep_the_lease_after_the_caller() {
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	mkfifo -m 666 "$T/in" "$T/out"
+	start_caller 'pkexec "$SLCTL" __helper lease --root "$ROOT" 2<>"$T/in" 0<"$T/in" | cat & wait'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	sleep 1
+	[ "$(value)" = 0 ] || fail "the lease did not last while its caller lived"
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+}
+
+# stdout is a FIFO kept full: writing "ready" would block for ever with
+# the lease taken, and the caller's end would never be seen.
+test_a_full_stdout_pipe_does_not_hold_the_helper() {
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	mkfifo -m 666 "$T/in" "$T/out"
+	start_caller 'exec 3<>"$T/out"; perl -e '"'"'use Fcntl; sysopen(my $f, $ARGV[0], O_WRONLY | O_NONBLOCK) or die; 1 while syswrite($f, "x" x 4096);'"'"' "$T/out";
+		pkexec "$SLCTL" __helper lease --root "$ROOT" 0<>"$T/in" 1>&3 & wait'
+	sleep 1
+	kill -KILL "$caller" 2>/dev/null
+	proc_gone "$caller"
+	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+	sleep 0.5
+	local pid
+	pid=$(helper_pid)
+	[ ! -d "/proc/$pid" ] || [ "$(awk '{print $3}' "/proc/$pid/stat")" = Z ] ||
+		fail "the helper $pid still runs: $(cat "/proc/$pid/wchan" 2>/dev/null)"
+}
+
+# ---- the caller's cgroup -------------------------------------------------------
+
+# A cgroup of the test's own, chowned to nobody as systemd delegates a
+# user's subtree, in cgroup v2 (KIND=v2) or the v1 freezer (KIND=v1).
+delegated_cgroup() { # v2|v1
+	local base
+	if [ "$1" = v2 ]; then
+		base=$(awk '$9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
+		[ -n "$base" ] || skip "no cgroup v2 hierarchy is mounted here"
+		[ -e "$base/cgroup.kill" ] || [ -e "$base/cgroup.procs" ] || skip "no cgroup v2 at $base"
+	else
+		base=$(awk '$9 == "cgroup" && $NF ~ /(^|,)freezer(,|$)/ {print $5; exit}' /proc/self/mountinfo)
+		[ -n "$base" ] || skip "no cgroup v1 freezer hierarchy is mounted here"
+	fi
+	CG=$base/slctl-attack-$$-$RANDOM
+	mkdir "$CG" 2>/dev/null || skip "cgroups are not writable here ($base)"
+	chown nobody "$CG" "$CG"/cgroup.procs "$CG"/tasks "$CG"/cgroup.threads 2>/dev/null
+	chown nobody "$CG"/cgroup.subtree_control 2>/dev/null
+	CG_ROOT=$base
+}
+
+remove_cgroup() {
+	local d
+	[ -n "${CG:-}" ] || return 0
+	[ -e "$CG/cgroup.freeze" ] && echo 0 >"$CG/cgroup.freeze" 2>/dev/null
+	[ -e "$CG/freezer.state" ] && echo THAWED >"$CG/freezer.state" 2>/dev/null
+	for d in "$CG"/*/ "$CG"; do
+		[ -d "$d" ] || continue
+		[ -e "$d/cgroup.freeze" ] && echo 0 >"$d/cgroup.freeze" 2>/dev/null
+		[ -e "$d/freezer.state" ] && echo THAWED >"$d/freezer.state" 2>/dev/null
+	done
+	end_helpers
+	sleep 0.2
+	for d in "$CG"/*/; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null
+	done
+	rmdir "$CG" 2>/dev/null
+}
+
+# A caller that waits until the test (root, as systemd would when it
+# starts the user's session) has put it into CGROUP-DIR, then runs the
+# helper there.
+start_in_cgroup() { # CGROUP-DIR
+	export CG
+	start_caller 'while [ ! -e "$T/flags/in-cgroup" ]; do sleep 0.05; done; sleep 30 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	echo "$caller" >"$1/cgroup.procs" || fail "cannot move the caller into $1"
+	touch "$T/flags/in-cgroup"
+}
+
+in_cgroup() { # PID CGROUP-DIR: whether PID is there
+	grep -qx "$1" "$2/cgroup.procs" 2>/dev/null
+}
+
+# The user's cgroup.kill of the cgroup the helper runs in kills the root
+# helper in the middle of its lease: the penalty stays off until the
+# next run, and the caller's own end goes unseen.
+test_cgroup_kill_of_the_users_cgroup_does_not_kill_the_helper() {
+	copy_fixture stock-ac
+	unprivileged_env
+	delegated_cgroup v2
+	[ -e "$CG/cgroup.kill" ] || { remove_cgroup; skip "cgroup v2 has no cgroup.kill here"; }
+	trap remove_cgroup EXIT
+	"${AS_NOBODY[@]}" mkdir "$CG/a" || fail "nobody cannot create cgroups in its own"
+	start_in_cgroup "$CG/a"
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid
+	pid=$(helper_pid)
+	"${AS_NOBODY[@]}" sh -c "echo 1 >'$CG/a/cgroup.kill'" || fail "nobody cannot write cgroup.kill"
+	proc_gone "$caller"
+	sleep 0.5
+	# Its caller went with the cgroup; the helper lived to drop the lease.
+	value_becomes 1 5 || fail "the helper was killed with the lease held"
+	! in_cgroup "$pid" "$CG" || fail "the helper ran in the user's cgroup"
+}
+
+# The user freezes the cgroup the helper runs in (a child cgroup of the
+# delegated one, which the user may create), moves the caller out and
+# kills it: the frozen helper never drops the lease.
+freeze_attack() { # v2|v1
+	copy_fixture stock-ac
+	unprivileged_env
+	delegated_cgroup "$1"
+	trap remove_cgroup EXIT
+	export CG
+	"${AS_NOBODY[@]}" mkdir "$CG/a" "$CG/b" || fail "nobody cannot create cgroups in its own"
+	start_in_cgroup "$CG/a"
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid
+	pid=$(helper_pid)
+	"${AS_NOBODY[@]}" sh -c "echo $caller >'$CG/b/cgroup.procs'" || fail "nobody cannot move its caller"
+	if [ "$1" = v2 ]; then
+		"${AS_NOBODY[@]}" sh -c "echo 1 >'$CG/a/cgroup.freeze'" || fail "nobody cannot freeze"
+	else
+		"${AS_NOBODY[@]}" sh -c "echo FROZEN >'$CG/a/freezer.state'" || fail "nobody cannot freeze"
+	fi
+	sleep 0.5
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	value_becomes 1 5 || fail "the helper was frozen with the lease held"
+}
+
+test_cgroup_v2_freeze_does_not_freeze_the_helper() {
+	freeze_attack v2
+}
+
+test_cgroup_v1_freezer_does_not_freeze_the_helper() {
+	freeze_attack v1
+}
+
+# ---- signals, terminal, limits, environment ----------------------------------
+
+# ^Z on the caller's terminal stops the foreground process group, the
+# helper included: a stopped helper sees nothing, and holds what it holds.
+test_terminal_stop_does_not_stop_the_helper() {
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'kill $(jobs -p) 2>/dev/null; end_helpers' EXIT
+	command -v python3 >/dev/null || skip "python3 (for a pseudo-terminal) is not installed"
+	export SLCTL ROOT=$T/root T
+	# The session's shell, with job control (set -m), runs the caller as
+	# its foreground job, as a terminal's shell does: a process group
+	# whose parent is in the session, the kind ^Z stops (the kernel
+	# discards stop signals to orphaned groups).
+	python3 - "$BASH" -c 'set -m; "$@"; sleep 30' sh "$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" "$BASH" -c \
+		'echo $$ >"'"$T"'/flags/caller"; sleep 30 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat' \
+		<<-'EOF' &
+		import os, pty, sys, time
+		pid, master = pty.fork()
+		if pid == 0:
+		    os.execvp(sys.argv[1], sys.argv[1:])
+		flag = os.environ["T"] + "/flags/tstp"
+		for i in range(400):
+		    if os.path.exists(flag):
+		        break
+		    time.sleep(0.05)
+		os.write(master, b"\x1a")
+		for i in range(400):
+		    try:
+		        os.read(master, 4096)
+		    except OSError:
+		        break
+		EOF
+	wait_for "$T/flags/caller"
+	caller=$(cat "$T/flags/caller")
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid state
+	pid=$(helper_pid)
+	touch "$T/flags/tstp"
+	sleep 1
+	[ "$(awk '{print $3}' "/proc/$caller/stat")" = T ] || fail "^Z did not stop the caller: the test is wrong"
+	state=$(awk '{print $3}' "/proc/$pid/stat")
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	[ "$state" != T ] || fail "^Z stopped the helper"
+	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+}
+
+# The caller blocks SIGTERM, SIGINT and SIGHUP (and others) before
+# pkexec: root's SIGTERM then no longer asks the helper to drop its lease.
+# The helper blocks the three itself, to read them from a signalfd.
+test_blocked_signals_are_not_inherited() {
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	start_caller 'sleep 30 | perl -e '"'"'use POSIX; sigprocmask(SIG_BLOCK, POSIX::SigSet->new(SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGALRM, SIGCHLD)); exec @ARGV'"'"' pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid
+	pid=$(helper_pid)
+	[ "$(awk '/^SigBlk:/ {print $2}' "/proc/$pid/status")" = 0000000000004003 ] ||
+		fail "the helper's signal mask is its caller's: $(grep SigBlk "/proc/$pid/status")"
+	kill -TERM "$pid"
+	value_becomes 1 5 || fail "SIGTERM did not end the lease"
+}
+
+# The caller's rlimits pass through exec: with a small RLIMIT_FSIZE the
+# helper dies of SIGXFSZ half-way through a write, with RLIMIT_CPU during
+# its lease, with a core limit it dumps root's memory where it stands.
+test_resource_limits_are_not_inherited() {
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	start_caller 'ulimit -S -c 1000; ulimit -S -t 100; sleep 30 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid
+	pid=$(helper_pid)
+	grep -q '^Max cpu time *unlimited' "/proc/$pid/limits" || fail "$(grep 'cpu time' "/proc/$pid/limits")"
+	grep -q '^Max core file size *0 ' "/proc/$pid/limits" || fail "$(grep 'core file' "/proc/$pid/limits")"
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+}
+
+# The caller's oom_score_adj (a user may raise its own to 1000) makes the
+# helper the OOM killer's first choice, in the middle of its lease, under
+# memory pressure the user can cause; its nice value and I/O class slow
+# it down while others wait on its locks.
+test_oom_score_and_priorities_are_not_inherited() {
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	start_caller 'echo 1000 >/proc/self/oom_score_adj; renice -n 19 $$ >/dev/null; ionice -c 3 -p $$;
+		sleep 30 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid
+	pid=$(helper_pid)
+	[ "$(cat "/proc/$pid/oom_score_adj")" = 0 ] || fail "oom_score_adj $(cat "/proc/$pid/oom_score_adj")"
+	[ "$(awk '{print $19}' "/proc/$pid/stat")" = 0 ] || fail "nice $(awk '{print $19}' "/proc/$pid/stat")"
+	[ "$(ionice -p "$pid")" != idle ] || fail "I/O class idle"
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+}
+
+# The caller's umask: the helper's files and directories would be made
+# with it (see also umask_0777_leaves_the_state_directory_usable).
+test_umask_is_not_inherited() {
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	start_caller 'umask 077; sleep 30 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid
+	pid=$(helper_pid)
+	[ "$(awk '/^Umask:/ {print $2}' "/proc/$pid/status")" = 0022 ] || fail "umask $(grep Umask "/proc/$pid/status")"
+}
+
+# ---- state that outlasts a run ------------------------------------------------
+
+# umask 0777 before the first run: /run/slctl came out mode 0000, and
+# every later check refused it, root's runs and mitigate included.
+test_umask_0777_leaves_the_state_directory_usable() {
+	copy_fixture stock-ac
+	rm -rf "$T/root/run/slctl"
+	unprivileged_env
+	run "$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" "$BASH" -c \
+		'umask 0777; "$0" --root "$1" run -- true' "$SLCTL" "$T/root"
+	expect_rc 0
+	[ "$(stat -c %a "$T/root/run/slctl")" = 700 ] || fail "/run/slctl mode $(stat -c %a "$T/root/run/slctl")"
+	[ "$(stat -c %a "$T/root/run/slctl/leases")" = 700 ] || fail "leases mode $(stat -c %a "$T/root/run/slctl/leases")"
+	run "$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- true
+	expect_rc 0
+	[ "$(value)" = 1 ] || fail "value $(value)"
+}
+
+# The helper dies (killed, crashed) and its caller never reaps it: the
+# zombie keeps its PID and start time, and counted as a live holder.
+test_a_zombie_helper_holds_no_lease() {
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	# perl reaps nobody unless asked: the helper, its child, stays a zombie.
+	start_caller 'exec perl -e '"'"'
+		pipe(my $r, my $w) or die;
+		my $p = fork; if (!$p) { open(STDIN, "-|", "sleep", "60") or die; open(STDOUT, ">&", $w) or die;
+			exec "pkexec", $ENV{SLCTL}, "__helper", "lease", "--root", $ENV{ROOT} }
+		sleep 60;'"'"
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid
+	pid=$(helper_pid)
+	kill -KILL "$pid"
+	sleep 0.3
+	[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] || skip "the helper was reaped: no zombie to test with"
+	proc_show "$pid" 0
+	run "$SLCTL" --root "$T/root" --json status
+	expect_json '.leases.runs[0].live' false
+	run "$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- true
+	expect_rc 0
+	[ "$(value)" = 1 ] || fail "a zombie kept the penalty off: $(value)"
+	kill -KILL "$caller"
+}
+
+# A writer killed between its temporary file and the rename leaves
+# .#NAME.XXXXXXXX in leases/, which no later run removed.
+test_temporary_lease_files_are_swept() {
+	copy_fixture stock-ac
+	mkdir -m 700 "$T/root/run/slctl/leases"
+	echo "pid=1" >"$T/root/run/slctl/leases/.#123-456-0000abcd.1234abcd"
+	echo "1" >"$T/root/run/slctl/leases/.#saved.5678abcd"
+	run "$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- true
+	expect_rc 0
+	[ -z "$(ls -A "$T/root/run/slctl/leases")" ] || fail "left: $(ls -A "$T/root/run/slctl/leases")"
+}
+
+# /run survives a reboot where it is not a tmpfs (a fake root, a
+# container's bind mount): a lease from the last boot whose PID and
+# start time a process of this boot happens to have looked alive, and a
+# value saved in the last boot was given back over this boot's.
+test_leases_and_saved_values_of_another_boot_are_not_this_boots() {
+	copy_fixture stock-ac
+	mkdir -p "$T/root/proc/sys/kernel/random" "$T/flags"
+	echo 11111111-2222-3333-4444-555555555555 >"$T/root/proc/sys/kernel/random/boot_id"
+	sleep 60 &
+	local other=$!
+	proc_show "$other" 0
+	local start
+	start=$(awk '{print $22}' "/proc/$other/stat")
+	mkdir -m 700 "$T/root/run/slctl/leases"
+	printf 'pid=%s\nstart=%s\nuid=0\nrun=%s\nrun_start=0\nboot=99999999-2222-3333-4444-555555555555\nsince=1\n' \
+		"$other" "$start" "$other" >"$T/root/run/slctl/leases/$other-$start-00000001"
+	printf '0\nboot=99999999-2222-3333-4444-555555555555\n' >"$T/root/run/slctl/leases/saved"
+	run "$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- cat "$T/root/$MITIGATE"
+	kill "$other"
+	expect_rc 0
+	[ "$out" = 0 ] || fail "CMD saw $out"
+	[ "$(value)" = 1 ] || fail "this boot's 1 is $(value) after the run"
+	[ "$(leases_left)" = 0 ] || fail "leases left: $(ls "$T/root/run/slctl/leases")"
+}
+
+# Each lease of a user is a root helper process that the user's process
+# limit does not count: a user could start thousands.
+test_leases_of_one_user_are_capped() {
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'kill $(jobs -p) 2>/dev/null; end_helpers' EXIT
+	mkdir -m 700 "$T/root/run/slctl/leases"
+	local i pid start
+	for ((i = 0; i < 8; i++)); do
+		sleep 60 &
+		pid=$!
+		proc_show "$pid" 0
+		start=$(awk '{print $22}' "/proc/$pid/stat")
+		printf 'pid=%s\nstart=%s\nuid=%s\nrun=%s\nsince=1\n' "$pid" "$start" "$NOBODY" "$pid" \
+			>"$T/root/run/slctl/leases/$pid-$start-0000000$i"
+	done
+	echo 1 >"$T/root/run/slctl/leases/saved"
+	echo 0 >"$T/root/$MITIGATE"
+	run "$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" "$SLCTL" --root "$T/root" run -- touch "$T/flags/started"
+	expect_rc 1
+	expect_err "as many leases as one user may"
+	[ ! -e "$T/flags/started" ] || fail "a ninth run started"
+	[ "$(leases_left)" = 8 ] || fail "leases: $(leases_left)"
+	# root is not capped
+	run "$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- true
+	expect_rc 0
+}
+
+# ---- the process to exempt ------------------------------------------------------
+
+# The caller asks to exempt its child after the child ended: its PID is
+# free for reuse as soon as the caller reaps it, and the helper's check
+# (status) and write (split_lock) were two lookups of a PID.
+test_exempting_a_child_that_ended_is_refused() {
+	copy_fixture patched-runctl
+	unprivileged_env
+	trap end_helpers EXIT
+	start_caller 'exec perl -e '"'"'
+		my $c = fork; if (!$c) { exit 0 }
+		open(my $f, ">", "$ENV{T}/flags/child"); print $f "$c\n"; close $f;
+		sleep 0.1 until -e "$ENV{T}/flags/go";
+		my $h = fork; if (!$h) { open(STDIN, "<", "/dev/null"); exec "pkexec", $ENV{SLCTL}, "__helper", "exempt", $c, "--root", $ENV{ROOT} }
+		waitpid($h, 0); open($f, ">", "$ENV{T}/flags/rc"); print $f ($? >> 8), "\n"; close $f;'"'"
+	wait_for "$T/flags/child"
+	local child
+	child=$(cat "$T/flags/child")
+	sleep 0.3
+	[ "$(awk '{print $3}' "/proc/$child/stat")" = Z ] || fail "the child is not a zombie"
+	proc_show "$child" "$NOBODY"
+	printf 'ac_traps 0\ndb_traps 0\nmisery_delays 0\nsigbus 0\nmisery_exempt 0\n' >"$T/root/proc/$child/split_lock"
+	touch "$T/flags/go"
+	wait_for "$T/flags/rc"
+	[ "$(cat "$T/flags/rc")" = 2 ] || fail "the helper's status: $(cat "$T/flags/rc")"
+	[ "$(tail -n1 "$T/root/proc/$child/split_lock")" = "misery_exempt 0" ] || fail "an ended process was exempted"
+}
+
+# ---- --root ---------------------------------------------------------------------
+
+# --root /proc/PID/root into the user's own user and mount namespace:
+# the root's own directory is root's (a tree of the machine's), but what
+# lies under it is the user's (a tmpfs over run/), so the sysctl went to
+# 0 with the lease and the saved value where nobody else looks.
+test_a_root_in_a_users_namespace_is_refused() {
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'kill $(jobs -p) 2>/dev/null; end_helpers' EXIT
+	"${AS_NOBODY[@]}" unshare -Urm true 2>/dev/null || skip "unprivileged user namespaces are not allowed here"
+	"${AS_NOBODY[@]}" unshare -Urm sh -c 'mount -t tmpfs none "$1/run" && echo $$ >"$2/ns" && exec sleep 60' \
+		sh "$T/root" "$T/flags" &
+	wait_for "$T/flags/ns"
+	local ns
+	ns=$(cat "$T/flags/ns")
+	"$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" "$BASH" -c \
+		'sleep 3 | pkexec "$0" __helper lease --root "$1" 2>"$2/err" | cat >/dev/null; echo ${PIPESTATUS[1]} >"$2/rc"' \
+		"$SLCTL" "/proc/$ns/root$T/root" "$T/flags" &
+	local during
+	sleep 1.5
+	during=$(value)
+	wait_for "$T/flags/rc"
+	[ "$during" = 1 ] || fail "the sysctl went to $during through the user's namespace"
+	[ "$(cat "$T/flags/rc")" = 2 ] || fail "the helper's status: $(cat "$T/flags/rc")"
+	grep -q "__helper refuses" "$T/flags/err" || fail "stderr: $(cat "$T/flags/err")"
+}
+
+# The installed helper, the program polkit's action names, takes no
+# --root at all. The test puts this build there in a mount namespace
+# of its own, so that the machine's files stay as they are.
+test_the_installed_helper_refuses_any_root() {
+	local installed dir
+	installed=$(grep -ao 'Installed as [^ ]*' "$SLCTL" | head -n1 | cut -d' ' -f3)
+	[ -n "$installed" ] || fail "the helper does not say where it is installed"
+	dir=${installed%/*}
+	case $dir in
+	/bin | /sbin | /usr/bin | /usr/sbin) skip "installed into $dir, which a test cannot cover with a tmpfs" ;;
+	esac
+	[ -d "$dir" ] || skip "$dir does not exist here"
+	copy_fixture stock-ac
+	unprivileged_env
+	run unshare -m "$BASH" -c '
+		mount -t tmpfs none "$1" && install -m 755 "$2" "$3" || exit 99
+		exec "$4" "$5" "$6" "$7" "$8" "$9" "${10}" "${11}" "$BASH" -c \
+			"sleep 2 | pkexec \"\$0\" __helper lease --root \"\$1\" | head -c 6; exit \${PIPESTATUS[1]}" "$3" "$5"' \
+		sh "$dir" "$SLCTL" "$installed" "$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}"
+	[ "$rc" != 99 ] || skip "cannot mount a tmpfs over $dir in a mount namespace"
+	expect_rc 2
+	expect_err "acts on the running system only"
+	[ "$(value)" = 1 ] || fail "the sysctl changed"
+}
+
+# ---- locks ------------------------------------------------------------------------
+
+# Root's mitigate --persist took turns with other writers through a
+# flock on /etc/sysctl.d, a directory every user can open and flock.
+test_a_users_flock_on_sysctl_d_does_not_hang_mitigate_persist() {
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'kill $(jobs -p) 2>/dev/null' EXIT
+	"${AS_NOBODY[@]}" flock "$T/root/etc/sysctl.d" -c "touch '$T/flags/locked'; sleep 30" &
+	wait_for "$T/flags/locked"
+	run timeout 20 "$SLCTL" --root "$T/root" mitigate off --persist
+	[ "$rc" != 124 ] || fail "mitigate --persist hung on the user's flock"
+	expect_rc 0
+	grep -q 'kernel.split_lock_mitigate *= *0' "$T/root/etc/sysctl.d/zz-slctl.conf" || fail "no drop-in"
+}
+
+# The same for mode --persist, which writes /etc/kernel/cmdline.
+test_a_users_flock_on_etc_kernel_does_not_hang_mode_persist() {
+	copy_fixture mode/kernel-install
+	chmod 755 "$T"
+	chmod -R a+rX "$T/root"
+	chmod 700 "$T/root/run/slctl"
+	mkdir -p -m 1777 "$T/flags"
+	trap 'kill $(jobs -p) 2>/dev/null' EXIT
+	"${AS_NOBODY[@]}" flock "$T/root/etc/kernel" -c "touch '$T/flags/locked'; sleep 30" &
+	wait_for "$T/flags/locked"
+	run timeout 20 "$SLCTL" --root "$T/root" mode fatal --persist
+	[ "$rc" != 124 ] || fail "mode --persist hung on the user's flock"
+	expect_rc 0
+	grep -q 'split_lock_detect=fatal' "$T/root/etc/kernel/cmdline" || fail "cmdline: $(cat "$T/root/etc/kernel/cmdline")"
+}
+
+# A holder of the lease lock that is stopped (a helper halted by ^Z, a
+# frozen cgroup) made every other run, and root's status, wait for ever.
+test_a_held_lease_lock_is_waited_for_ten_seconds_at_most() {
+	copy_fixture stock-ac
+	mkdir -p -m 1777 "$T/flags"
+	trap 'kill $(jobs -p) 2>/dev/null' EXIT
+	run "$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- true
+	expect_rc 0
+	flock "$T/root/run/slctl/leases.lock" -c "touch '$T/flags/locked'; sleep 40" &
+	wait_for "$T/flags/locked"
+	SECONDS=0
+	run timeout 30 "$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- touch "$T/flags/started"
+	[ "$rc" != 124 ] || fail "run waited for the lock for ever"
+	expect_rc 1
+	expect_one_sentence
+	expect_err "another process has held /run/slctl/leases.lock for 10 seconds"
+	[ ! -e "$T/flags/started" ] || fail "CMD started without a lease"
+	run timeout 30 "$SLCTL" --root "$T/root" --json status
+	[ "$rc" != 124 ] || fail "status waited for the lock for ever"
+	expect_rc 0
+	expect_json '.leases' null
+	[ "$SECONDS" -lt 28 ] || fail "took $SECONDS s"
+}
+
+# The lock files are root's alone, mode 0600 whatever the umask, never a
+# directory or a link a user could have placed.
+test_lock_files_are_root_only_files() {
+	copy_fixture stock-ac
+	rm -rf "$T/root/run/slctl"
+	(umask 0000 && "$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- true) || fail "run failed"
+	[ "$(stat -c '%a %U %F' "$T/root/run/slctl/leases.lock")" = "600 root regular empty file" ] ||
+		fail "leases.lock: $(stat -c '%a %U %F' "$T/root/run/slctl/leases.lock")"
+	rm "$T/root/run/slctl/leases.lock"
+	ln -s /etc/passwd "$T/root/run/slctl/leases.lock"
+	run "$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- true
+	expect_rc 1
+	[ "$(value)" = 1 ] || fail "a lease under a symlinked lock"
+}
+
+# Named to run last: every test above used fake roots only.
+test_zz_the_machines_own_sysctl_is_untouched() {
+	[ "$(cat /proc/sys/kernel/split_lock_mitigate 2>/dev/null || echo none)" = "$REAL_MITIGATE" ] ||
+		fail "the real kernel.split_lock_mitigate changed"
+}
+
+# run_tests, with "ok - NAME # SKIP REASON" for a test that skipped.
+run_attacks() {
+	local t status reason
+	for t in $(declare -F | awk '$3 ~ /^test_/ {print $3}'); do
+		T=$(mktemp -d)
+		(cd "$T" && "$t")
+		status=$?
+		reason=$(cat "$T/.skip" 2>/dev/null)
+		rm -rf "$T"
+		if [ -n "$reason" ]; then
+			echo "ok - ${0##*/}: ${t#test_} # SKIP $reason"
+		elif [ $status -eq 0 ]; then
+			echo "ok - ${0##*/}: ${t#test_}"
+		else
+			echo "not ok - ${0##*/}: ${t#test_}"
+		fi
+	done
+}
+
+run_attacks
