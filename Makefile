@@ -82,7 +82,7 @@ INSTALLING_GOALS := deps run check check-asan check-valgrind check-kernel fuzz \
 	reliability check-abi abi-update clean
 # Cleaning and uninstalling need nothing installed: dh_auto_clean runs make distclean
 # before the build dependencies are there (and probes it with make -n).
-NO_DEP_GOALS := clean distclean uninstall
+NO_DEP_GOALS := clean distclean uninstall dist
 ifeq ($(filter $(INSTALLING_GOALS) $(NO_DEP_GOALS),$(MAKECMDGOALS)),)
 MISSING_DEP := $(shell \
 	command -v $(CC) >/dev/null 2>&1 || { echo "the C compiler $(CC)"; exit; }; \
@@ -272,8 +272,9 @@ install: all
 	install -Dm644 completions/slctl.fish $(DESTDIR)$(FISHCOMPDIR)/slctl.fish
 	install -Dm644 $(B)/org.slctl.run.policy $(DESTDIR)$(POLKITACTIONDIR)/org.slctl.run.policy
 
-# Exactly the files install writes, under the same variables; directories
-# are left alone (others may share them).
+# Exactly the files install writes, under the same variables (zsh's both
+# candidate directories: the zsh that chose one may be gone by now);
+# directories are left alone (others may share them).
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/slctl \
 		$(DESTDIR)$(LIBDIR)/libsplitlock.so.$(VERSION) \
@@ -286,6 +287,8 @@ uninstall:
 		$(MAN3:%=$(DESTDIR)$(MANDIR)/man3/%) \
 		$(DESTDIR)$(BASHCOMPDIR)/slctl \
 		$(DESTDIR)$(ZSHCOMPDIR)/_slctl \
+		$(DESTDIR)$(DATADIR)/zsh/vendor-completions/_slctl \
+		$(DESTDIR)$(DATADIR)/zsh/site-functions/_slctl \
 		$(DESTDIR)$(FISHCOMPDIR)/slctl.fish \
 		$(DESTDIR)$(POLKITACTIONDIR)/org.slctl.run.policy
 

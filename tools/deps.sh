@@ -35,6 +35,8 @@ test_tools() {
 	# tests/cli/completions.sh loads the zsh and fish completions in their shells.
 	have_cmd zsh || need zsh
 	have_cmd fish || need fish
+	# tests/cli/run-attacks.sh stops the helper from a pseudo-terminal.
+	have_cmd python3 || need python3
 }
 
 # Without arguments: what building needs (make, make run). Optional groups:
@@ -82,7 +84,7 @@ if have_cmd apt-get; then
 		libfuzzer) echo libclang-rt-dev;; kernel-install) echo systemd;;
 		abigail) echo abigail-tools;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;;
 		mmdebstrap) echo mmdebstrap;; zstd) echo zstd;;
-		busybox) echo busybox-static;; acl) echo acl;; attr) echo attr;;
+		python3) echo python3;; busybox) echo busybox-static;; acl) echo acl;; attr) echo attr;;
 		dpkg-dev) echo dpkg-dev;; debhelper) echo debhelper;; lintian) echo lintian;;
 		rpmbuild) echo rpm;; esac; }
 elif have_cmd dnf; then
@@ -94,7 +96,9 @@ elif have_cmd dnf; then
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
 		libfuzzer) echo compiler-rt;; kernel-install) echo systemd-udev;;
-		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;; acl) echo acl;; attr) echo attr;; esac; }
+		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;; acl) echo acl;; attr) echo attr;;
+		python3) echo python3;; busybox) echo busybox;; mmdebstrap) echo mmdebstrap;; zstd) echo zstd;; dpkg-dev) echo dpkg-dev;;
+		debhelper) echo debhelper;; lintian) echo lintian;; rpmbuild) echo rpm-build;; esac; }
 elif have_cmd pacman; then
 	pm="pacman -S --needed --noconfirm"
 	map() { case $1 in
@@ -104,7 +108,9 @@ elif have_cmd pacman; then
 		scdoc) echo scdoc;; jq) echo jq;; capsh) echo libcap;;
 		setpriv) echo util-linux;; valgrind) echo valgrind;; clang) echo clang;;
 		libfuzzer) echo compiler-rt;; kernel-install) echo systemd;;
-		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;; acl) echo acl;; attr) echo attr;; esac; }
+		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;; acl) echo acl;; attr) echo attr;;
+		python3) echo python;; busybox) echo busybox;; mmdebstrap) echo mmdebstrap;; zstd) echo zstd;; dpkg-dev) echo dpkg;;
+		debhelper) echo debhelper;; lintian) echo lintian;; rpmbuild) echo rpm-tools;; esac; }
 else
 	echo "deps: missing:$missing; install them with your package manager" >&2
 	exit 1

@@ -60,6 +60,43 @@ test_a_missing_program_fails_the_run() {
 	expect_out "not ok - nonexistent.sh: does not exist"
 }
 
+test_two_plans_fail_the_run() {
+	script twoplans 'echo 1..1; echo "ok - a"; echo 1..7'
+	run "$RUNNER" "$T/twoplans.sh"
+	expect_rc 1
+	expect_out "not ok - twoplans.sh: printed 2 plans"
+}
+
+test_bail_out_fails_the_run() {
+	script bails 'echo 1..1; echo "ok - a"; echo "Bail out! the fixture is gone"'
+	run "$RUNNER" "$T/bails.sh"
+	expect_rc 1
+	expect_out "not ok - bails.sh: bailed out: Bail out! the fixture is gone"
+}
+
+test_a_lower_case_skip_is_a_skip() {
+	script lower 'echo 1..2; echo "ok - a # skip no device"; echo "ok - b"'
+	run "$RUNNER" "$T/lower.sh"
+	expect_rc 0
+	[ "$(tail -n1 <<<"$out")" = "1 passed, 0 failed, 1 skipped" ] ||
+		fail "last line: $(tail -n1 <<<"$out")"
+}
+
+test_an_exit_status_above_128_is_not_taken_for_a_signal() {
+	script twohundred 'echo 1..1; echo "ok - a"; exit 200'
+	run "$RUNNER" "$T/twohundred.sh"
+	expect_rc 1
+	expect_out "not ok - twohundred.sh: exited with status 200 but reported no failed test"
+}
+
+test_a_skip_all_plan_is_one_skip() {
+	script skipall 'echo "1..0 # SKIP no hardware here"'
+	run "$RUNNER" "$T/skipall.sh"
+	expect_rc 1
+	[ "$(tail -n1 <<<"$out")" = "0 passed, 0 failed, 1 skipped" ] ||
+		fail "last line: $(tail -n1 <<<"$out")"
+}
+
 test_skips_are_counted_apart_and_pass() {
 	script skips "source '$TOP/tests/lib.sh'
 test_runs() { :; }
