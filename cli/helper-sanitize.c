@@ -23,6 +23,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "slctl.h"
@@ -38,6 +39,22 @@ static int say(char **why, int err, const char *format, ...)
 		*why = NULL;
 	va_end(args);
 	return err;
+}
+
+/*
+ * Interval timers (ITIMER_REAL, which alarm() sets too, ITIMER_VIRTUAL,
+ * ITIMER_PROF) pass through exec, and reset_signals() makes their signals
+ * kill: the caller could end us at a moment of its choosing, holding the
+ * lease. POSIX timers (timer_create) do not survive exec. Disarmed first,
+ * before a signal can come.
+ */
+static void disarm_timers(void)
+{
+	static const int which[] = { ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF };
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+
+	for (size_t i = 0; i < ARRAY_SIZE(which); i++)
+		setitimer(which[i], &off, NULL);
 }
 
 static void reset_signals(void)
@@ -155,6 +172,7 @@ int helper_sanitize(char **why)
 	int r;
 
 	*why = NULL;
+	disarm_timers();
 	umask(0022);
 	reset_signals();
 	close_inherited();

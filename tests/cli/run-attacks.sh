@@ -167,6 +167,30 @@ test_a_full_stdout_pipe_does_not_hold_the_helper() {
 		fail "the helper $pid still runs: $(cat "/proc/$pid/wchan" 2>/dev/null)"
 }
 
+# ---- what else passes through exec -------------------------------------------
+
+# An interval timer armed before pkexec survives exec, and the helper
+# makes SIGALRM kill again: it dies when the caller chose, holding the
+# lease, and the penalty stays off after the caller too.
+test_an_interval_timer_does_not_kill_the_helper() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	start_caller 'sleep 30 | perl -MTime::HiRes=setitimer,ITIMER_REAL -e "setitimer(ITIMER_REAL, 1.5); exec @ARGV" \
+		pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid
+	pid=$(helper_pid)
+	sleep 2
+	[ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat")" != Z ] ||
+		fail "the helper died of its caller's interval timer"
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+	[ "$(leases_left)" = 0 ] || fail "leases left: $(ls "$T/root/run/slctl/leases")"
+}
+
 # ---- the caller's cgroup -------------------------------------------------------
 
 # A cgroup of the test's own, chowned to nobody as systemd delegates a
