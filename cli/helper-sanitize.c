@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -73,6 +74,46 @@ static void reset_signals(void)
 	sigaction(SIGPIPE, &ign, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/*
+ * A session of our own: no controlling terminal, so no ^Z, ^C, ^\ or
+ * hangup from the caller's terminal, and no process group the caller can
+ * signal as a whole. setsid() fails for a process-group leader, which the
+ * caller may make us (a shell's job of one command, setpgid() before
+ * pkexec), and then we stay in the caller's session and process group:
+ * a terminal still sends its signals to that group whatever our own
+ * controlling terminal is, so TIOCNOTTY alone would not do.
+ *
+ * Forking a child that can call setsid() would not do either: the parent
+ * must stay, for the caller waits on it and reads its exit status, and so
+ * stays in the caller's group, open to the same signals; the lease would
+ * be the child's, a process pkexec did not start (and a fake root's /proc
+ * does not show). What a terminal can send is known, so the group
+ * leader ignores it instead: SIGTSTP, SIGTTIN, SIGTTOU (for everyone, in
+ * reset_signals()), SIGINT, SIGQUIT and SIGHUP here. The lease blocks
+ * SIGINT and SIGHUP to read them from a signalfd, as root's requests to
+ * drop it; blocked, a signal is queued even while ignored, so that a ^C
+ * there drops the lease cleanly, as its end does, and kills nothing.
+ * SIGWINCH and SIGCONT do nothing; SIGIO from a terminal goes only to an
+ * owner the caller may signal, never to root's process.
+ */
+static void leave_terminal(void)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	int tty;
+
+	if (setsid() >= 0)
+		return;
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGQUIT, &ign, NULL);
+	sigaction(SIGHUP, &ign, NULL);
+	/* Not the terminal's reader or writer any more, if we were. */
+	tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (tty >= 0) {
+		ioctl(tty, TIOCNOTTY);
+		close(tty);
+	}
 }
 
 /* Descriptors 3 and up are the caller's business, never ours. */
@@ -176,14 +217,7 @@ int helper_sanitize(char **why)
 	umask(0022);
 	reset_signals();
 	close_inherited();
-	/*
-	 * A session of our own: no controlling terminal, so no ^Z, ^C or
-	 * hangup from the caller's terminal, and no process group the caller
-	 * can signal as a whole. It fails only for a group leader, which the
-	 * caller's shell may make us; the terminal's stop signals are
-	 * ignored above for that case.
-	 */
-	setsid();
+	leave_terminal();
 	if (chdir("/") < 0) {
 		int e = errno;
 

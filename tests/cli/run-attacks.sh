@@ -191,6 +191,76 @@ test_an_interval_timer_does_not_kill_the_helper() {
 	[ "$(leases_left)" = 0 ] || fail "leases left: $(ls "$T/root/run/slctl/leases")"
 }
 
+# The caller makes the helper a process-group leader (setpgid() before
+# pkexec) and the terminal's foreground group: setsid() then fails, the
+# helper keeps the caller's terminal, and ^\ (SIGQUIT) killed it holding
+# the lease. Now ^\ does nothing to it, and ^C drops the lease cleanly.
+test_the_terminals_quit_does_not_kill_a_group_leading_helper() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'kill $(jobs -p) 2>/dev/null; end_helpers' EXIT
+	command -v python3 >/dev/null || skip "python3 (for a pseudo-terminal) is not installed"
+	export SLCTL ROOT=$T/root T
+	# The caller, on the terminal: forks the helper into a group of its
+	# own in the foreground, and outlives it by 30 s.
+	cat >"$T/caller.py" <<-'EOF'
+		import os, signal, sys, time
+		T = os.environ["T"]
+		open(T + "/flags/caller", "w").write(str(os.getpid()))
+		r, w = os.pipe(); r2, w2 = os.pipe()
+		h = os.fork()
+		if h == 0:
+		    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+		    os.setpgid(0, 0)
+		    os.tcsetpgrp(0, os.getpgrp())
+		    signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+		    os.dup2(r, 0); os.dup2(w2, 1)
+		    os.execvp("pkexec", ["pkexec", os.environ["SLCTL"], "__helper", "lease", "--root", os.environ["ROOT"]])
+		os.close(w2)
+		os.read(r2, 10)
+		open(T + "/flags/helper", "w").write(str(h))
+		_, st = os.waitpid(h, 0)
+		open(T + "/flags/status", "w").write(str(st))
+		time.sleep(30)
+	EOF
+	chmod 644 "$T/caller.py"
+	python3 - "$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" python3 "$T/caller.py" <<-'EOF' &
+		import os, pty, sys, time
+		pid, master = pty.fork()
+		if pid == 0:
+		    os.execvp(sys.argv[1], sys.argv[1:])
+		T = os.environ["T"]
+		for key, flag in ((b"\x1c", "quit"), (b"\x03", "int")):
+		    for i in range(400):
+		        if os.path.exists(T + "/flags/" + flag):
+		            break
+		        time.sleep(0.05)
+		    os.write(master, key)
+		for i in range(1200):
+		    try:
+		        os.read(master, 4096)
+		    except OSError:
+		        break
+		EOF
+	wait_for "$T/flags/helper"
+	caller=$(cat "$T/flags/caller")
+	local pid
+	pid=$(cat "$T/flags/helper")
+	[ "$(value)" = 0 ] || fail "no lease taken: $(value)"
+	[ "$(ps -o pgid= -p "$pid" | tr -d ' ')" = "$pid" ] || fail "the helper leads no group: the test is wrong"
+	touch "$T/flags/quit"
+	sleep 1
+	[ ! -e "$T/flags/status" ] || fail "^\\ ended the helper (wait status $(cat "$T/flags/status"))"
+	[ "$(value)" = 0 ] || fail "the lease ended with ^\\"
+	touch "$T/flags/int"
+	wait_for "$T/flags/status"
+	[ "$(cat "$T/flags/status")" = 0 ] || fail "^C killed the helper (wait status $(cat "$T/flags/status"))"
+	value_becomes 1 5 || fail "^C ended the helper, the penalty is still off"
+	[ "$(leases_left)" = 0 ] || fail "leases left: $(ls "$T/root/run/slctl/leases")"
+	kill -KILL "$caller"
+}
+
 # ---- the caller's cgroup -------------------------------------------------------
 
 # A cgroup of the test's own, chowned to nobody as systemd delegates a
