@@ -261,6 +261,26 @@ test_the_terminals_quit_does_not_kill_a_group_leading_helper() {
 	kill -KILL "$caller"
 }
 
+# The helper's stderr is the read end of a FIFO of root's, which the user
+# may open only for reading: reopened as root for writing, it made root
+# write the helper's messages into a FIFO another root process reads.
+test_a_read_only_descriptor_is_not_reopened_for_writing() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'kill $(jobs -p) 2>/dev/null; end_helpers' EXIT
+	mkfifo -m 644 "$T/rootfifo"
+	: >"$T/got"
+	cat "$T/rootfifo" >"$T/got" &
+	start_caller 'exec perl -e '"'"'use Fcntl; sysopen(my $f, $ARGV[0], O_RDONLY | O_NONBLOCK) or die "$!";
+		fcntl($f, F_SETFL, 0); open(STDERR, "<&", $f) or die; open(STDIN, "<", "/dev/null");
+		exec "pkexec", $ENV{SLCTL}, "__helper", "lease", "--root", $ENV{ROOT}'"'"' "$T/rootfifo"'
+	sleep 1.5
+	[ -s "$T/got" ] && fail "root wrote into a FIFO its caller could only read: $(cat "$T/got")"
+	grep -q __helper "$FAKE_PKEXEC_LOG" || fail "the helper did not run: the test is wrong"
+	return 0
+}
+
 # ---- the caller's cgroup -------------------------------------------------------
 
 # A cgroup of the test's own, chowned to nobody as systemd delegates a
