@@ -70,11 +70,14 @@ static int refuse(const char *format, ...)
 {
 	va_list args;
 
-	fprintf(stderr, "%s: __helper refuses: ", program_invocation_short_name);
+	_cleanup_free_ char *text = NULL;
+	int n;
+
 	va_start(args, format);
-	vfprintf(stderr, format, args);
+	n = vasprintf(&text, format, args);
 	va_end(args);
-	fputs(".\n", stderr);
+	/* Escaped: the root (--root) in it is the caller's text. */
+	slctl_error("__helper refuses: %s.", n < 0 ? "(out of memory)" : text);
 	return EXIT_USAGE;
 }
 

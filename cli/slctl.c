@@ -51,10 +51,8 @@ void slctl_log(void *data, int priority, const char *file, int line,
 	(void)file;
 	(void)line;
 	(void)fn;
-	fprintf(stderr, "%s: %s", program_invocation_short_name,
-		priority <= LOG_ERR ? "" : priority == LOG_WARNING ? "warning: " : "");
-	vfprintf(stderr, format, args);
-	fputc('\n', stderr);
+	slctl_vmessage(priority <= LOG_ERR ? "" : priority == LOG_WARNING ? "warning: " : "",
+		       format, args);
 }
 
 /* "-v", "-vv", "-vvv", ...: how many times. */

@@ -53,6 +53,8 @@ void slctl_log(void *data, int priority, const char *file, int line,
 
 
 /* One sentence on stderr, prefixed with the program name. */
+void slctl_vmessage(const char *prefix, const char *format, va_list args)
+	__attribute__((format(printf, 2, 0)));
 void slctl_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
 void slctl_warning(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: message plus a hint to --help; returns EXIT_USAGE. */

@@ -281,6 +281,21 @@ test_a_read_only_descriptor_is_not_reopened_for_writing() {
 	return 0
 }
 
+# A root (--root) with a newline and an escape sequence: the helper's
+# refusal repeats it, and it could forge a line of slctl's own or drive
+# the caller's terminal.
+test_control_characters_in_messages_are_escaped() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	run "$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" pkexec "$SLCTL" __helper lease \
+		--root "$T/root/../root"$'\nslctl: the lease is yours for ever\e[2J'
+	expect_rc 2
+	expect_err '\x0aslctl: the lease is yours for ever\x1b[2J'
+	[ "$(grep -c . <<<"$err")" = 1 ] || fail "the message is more than one line: $err"
+}
+
 # ---- the caller's cgroup -------------------------------------------------------
 
 # A cgroup of the test's own, chowned to nobody as systemd delegates a
