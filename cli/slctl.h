@@ -79,11 +79,15 @@ const char *slctl_backend_names(void);
 /* Exit EXIT_PRIVILEGE with a sentence when @cap is missing; 0 when present. */
 int slctl_require_capability(enum splitlock_cap cap, const char *action);
 
+/* `slctl __helper` as root: reset before it parses or writes anything. */
+void slctl_helper_prepare(void);
+
 /*
  * helper-sanitize.c: the root helper's process, reset from what its caller
- * gave it (umask, signals, descriptors 3 and up, session and terminal,
- * scheduling, rlimits, environment); out of a cgroup its user may kill or
- * freeze; standard descriptors reopened so that no read or write blocks.
+ * gave it (interval timers, umask, signals, descriptors 3 and up, session
+ * and terminal, scheduling, rlimits, environment); out of a cgroup its user
+ * may kill or freeze; standard descriptors reopened so that no read or
+ * write blocks, with no more access than the caller's.
  * 0, or a negative errno with a sentence in *@why (malloc'ed).
  */
 int helper_sanitize(char **why);

@@ -296,6 +296,32 @@ test_control_characters_in_messages_are_escaped() {
 	[ "$(grep -c . <<<"$err")" = 1 ] || fail "the message is more than one line: $err"
 }
 
+# Messages written before the helper reset its descriptors (an option's
+# error, the refusal of --json) blocked on a stderr pipe the caller kept
+# full: any number of root processes, which the user cannot kill.
+test_a_full_stderr_pipe_does_not_hold_a_refusing_helper() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	start_caller 'exec perl -e '"'"'use Fcntl; pipe(my $r, my $w) or die;
+		my $fl = fcntl($w, F_GETFL, 0); fcntl($w, F_SETFL, $fl | O_NONBLOCK);
+		1 while syswrite($w, "x" x 4096); fcntl($w, F_SETFL, $fl);
+		for my $args (["lease", "--json"], ["lease", "--bogus"], ["--root"]) {
+			my $p = fork; if (!$p) { open(STDERR, ">&", $w) or die; open(STDIN, "<", "/dev/null");
+				exec "pkexec", $ENV{SLCTL}, "__helper", @$args; }
+		}
+		sleep 30;'"'"
+	sleep 2
+	local pid left=""
+	for pid in $(awk '/__helper/ {print $1}' "$FAKE_PKEXEC_LOG"); do
+		[ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat")" != Z ] && left+=" $pid"
+	done
+	[ "$(grep -c __helper "$FAKE_PKEXEC_LOG")" = 3 ] || fail "not three helpers: $(cat "$FAKE_PKEXEC_LOG")"
+	[ -z "$left" ] || fail "helpers blocked on their stderr:$left"
+	kill -KILL "$caller"
+}
+
 # ---- the caller's cgroup -------------------------------------------------------
 
 # A cgroup of the test's own, chowned to nobody as systemd delegates a
