@@ -107,6 +107,24 @@ $(B)/lib/%.o: lib/%.c VERSION | $(B)/lib
 $(B)/cli/%.o: cli/%.c VERSION | $(B)/cli $(B)/include/libsplitlock.h
 	$(CC) $(CPPFLAGS) $(CLI_CFLAGS) $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# BINDIR/slctl is compiled into the helper (SLCTL_INSTALLED_PATH): a stamp
+# holding it, rewritten only when it changes, rebuilds the objects that use
+# it, so that `make && make install PREFIX=/usr` installs a program that
+# knows it is /usr/bin/slctl, as the .pc and the policy are regenerated.
+# Written as the Makefile is read, not by a rule that always runs, so that
+# `make -n` shows only what a change requires.
+INSTALLED_PATH_STAMP := $(B)/cli/installed-path
+ifeq ($(filter $(NO_DEP_GOALS),$(MAKECMDGOALS)),)
+ifneq ($(shell cat $(INSTALLED_PATH_STAMP) 2>/dev/null),$(BINDIR)/slctl)
+$(shell mkdir -p $(B)/cli && echo '$(BINDIR)/slctl' > $(INSTALLED_PATH_STAMP))
+endif
+endif
+$(INSTALLED_PATH_STAMP):
+	mkdir -p $(@D)
+	echo '$(BINDIR)/slctl' > $@
+
+$(B)/cli/helper.o: $(INSTALLED_PATH_STAMP)
+
 $(B)/include/libsplitlock.h: lib/libsplitlock.h | $(B)/include
 	cp $< $@
 

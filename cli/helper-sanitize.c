@@ -22,7 +22,9 @@
 #include <stdarg.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "slctl.h"
@@ -38,6 +40,22 @@ static int say(char **why, int err, const char *format, ...)
 		*why = NULL;
 	va_end(args);
 	return err;
+}
+
+/*
+ * Interval timers (ITIMER_REAL, which alarm() sets too, ITIMER_VIRTUAL,
+ * ITIMER_PROF) pass through exec, and reset_signals() makes their signals
+ * kill: the caller could end us at a moment of its choosing, holding the
+ * lease. POSIX timers (timer_create) do not survive exec. Disarmed first,
+ * before a signal can come.
+ */
+static void disarm_timers(void)
+{
+	static const int which[] = { ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF };
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+
+	for (size_t i = 0; i < ARRAY_SIZE(which); i++)
+		setitimer(which[i], &off, NULL);
 }
 
 static void reset_signals(void)
@@ -56,6 +74,46 @@ static void reset_signals(void)
 	sigaction(SIGPIPE, &ign, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/*
+ * A session of our own: no controlling terminal, so no ^Z, ^C, ^\ or
+ * hangup from the caller's terminal, and no process group the caller can
+ * signal as a whole. setsid() fails for a process-group leader, which the
+ * caller may make us (a shell's job of one command, setpgid() before
+ * pkexec), and then we stay in the caller's session and process group:
+ * a terminal still sends its signals to that group whatever our own
+ * controlling terminal is, so TIOCNOTTY alone would not do.
+ *
+ * Forking a child that can call setsid() would not do either: the parent
+ * must stay, for the caller waits on it and reads its exit status, and so
+ * stays in the caller's group, open to the same signals; the lease would
+ * be the child's, a process pkexec did not start (and a fake root's /proc
+ * does not show). What a terminal can send is known, so the group
+ * leader ignores it instead: SIGTSTP, SIGTTIN, SIGTTOU (for everyone, in
+ * reset_signals()), SIGINT, SIGQUIT and SIGHUP here. The lease blocks
+ * SIGINT and SIGHUP to read them from a signalfd, as root's requests to
+ * drop it; blocked, a signal is queued even while ignored, so that a ^C
+ * there drops the lease cleanly, as its end does, and kills nothing.
+ * SIGWINCH and SIGCONT do nothing; SIGIO from a terminal goes only to an
+ * owner the caller may signal, never to root's process.
+ */
+static void leave_terminal(void)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	int tty;
+
+	if (setsid() >= 0)
+		return;
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGQUIT, &ign, NULL);
+	sigaction(SIGHUP, &ign, NULL);
+	/* Not the terminal's reader or writer any more, if we were. */
+	tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (tty >= 0) {
+		ioctl(tty, TIOCNOTTY);
+		close(tty);
+	}
 }
 
 /* Descriptors 3 and up are the caller's business, never ours. */
@@ -155,17 +213,11 @@ int helper_sanitize(char **why)
 	int r;
 
 	*why = NULL;
+	disarm_timers();
 	umask(0022);
 	reset_signals();
 	close_inherited();
-	/*
-	 * A session of our own: no controlling terminal, so no ^Z, ^C or
-	 * hangup from the caller's terminal, and no process group the caller
-	 * can signal as a whole. It fails only for a group leader, which the
-	 * caller's shell may make us; the terminal's stop signals are
-	 * ignored above for that case.
-	 */
-	setsid();
+	leave_terminal();
 	if (chdir("/") < 0) {
 		int e = errno;
 
@@ -186,20 +238,31 @@ int helper_sanitize(char **why)
  * never blocks: the caller shares the original one, and a pipe it keeps
  * full, a FIFO it drains first, or a terminal it stops with ^S, would
  * otherwise hold a root process (and any lock it holds) in write() or
- * read() for ever. What cannot be reopened (a socket) becomes /dev/null.
+ * read() for ever. What cannot be reopened (a socket), or was not open
+ * for the access @flags asks, becomes /dev/null.
  */
 int helper_reopen_nonblocking(int fd, int flags)
 {
 	struct stat st;
 	char path[32];
-	int n;
+	int n, mode, want;
 
 	/* A file or /dev/null never blocks, and keeps its offset as it is. */
 	if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
 		return 0;
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/*
+	 * Reopened as root, the path would grant whatever root may: the
+	 * caller's read-only end of its FIFO would become one we write to.
+	 * Only the access the caller's descriptor has is ours to use.
+	 */
+	mode = fcntl(fd, F_GETFL);
+	want = flags & O_ACCMODE;
+	n = -1;
+	if (mode >= 0 && !(mode & O_PATH) && ((mode & O_ACCMODE) == want || (mode & O_ACCMODE) == O_RDWR)) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	}
 	if (n < 0)
 		n = open("/dev/null", flags | O_NOCTTY | O_CLOEXEC);
 	if (n < 0)

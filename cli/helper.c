@@ -70,11 +70,14 @@ static int refuse(const char *format, ...)
 {
 	va_list args;
 
-	fprintf(stderr, "%s: __helper refuses: ", program_invocation_short_name);
+	_cleanup_free_ char *text = NULL;
+	int n;
+
 	va_start(args, format);
-	vfprintf(stderr, format, args);
+	n = vasprintf(&text, format, args);
 	va_end(args);
-	fputs(".\n", stderr);
+	/* Escaped: the root (--root) in it is the caller's text. */
+	slctl_error("__helper refuses: %s.", n < 0 ? "(out of memory)" : text);
 	return EXIT_USAGE;
 }
 
@@ -396,11 +399,51 @@ static int lease(struct splitlock_ctx *ctx, uint32_t user, uint32_t caller, int 
 	return EXIT_OK;
 }
 
+/*
+ * Before anything else, main() calls this for `slctl __helper` run as
+ * root (pkexec's form, __helper first; for another order, such as
+ * `slctl --root DIR __helper`, once the command is known): the process is reset (helper-sanitize.c) and its standard output
+ * and error made descriptors of its own that never block, before the
+ * first message, an option's error or a refusal, is written. A caller
+ * that keeps our stderr pipe full would otherwise hold any number of root
+ * processes in write(), and they are not the caller's to kill.
+ */
+static char *pkexec_uid; /* PKEXEC_UID, kept from the environment we clear */
+
+void slctl_helper_prepare(void)
+{
+	_cleanup_free_ char *why = NULL;
+	static bool done;
+	const char *uid = getenv("PKEXEC_UID");
+	int r;
+
+	if (done)
+		return;
+	done = true;
+	if (uid)
+		pkexec_uid = strdup(uid);
+	if (geteuid() != 0)
+		return; /* a user's own process: run() says it needs pkexec */
+	r = helper_sanitize(&why);
+	if (r == 0)
+		r = helper_leave_delegated_cgroups(&why);
+	/* Reopened even after a failure, to say so without blocking. */
+	if ((helper_reopen_nonblocking(STDOUT_FILENO, O_WRONLY) < 0 ||
+	     helper_reopen_nonblocking(STDERR_FILENO, O_WRONLY) < 0) && r == 0) {
+		r = -errno;
+		slctl_error("cannot reopen the standard descriptors: %s.", strerror(errno));
+		_exit(EXIT_FAIL);
+	}
+	if (r < 0) {
+		slctl_error("%s.", why ? why : "cannot set up the helper's process");
+		exit(EXIT_FAIL);
+	}
+}
+
 static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	       int argc, char **argv)
 {
 	struct splitlock_ctx *act = NULL;
-	_cleanup_free_ char *why = NULL;
 	_cleanup_close_ int caller_fd = -1;
 	uint32_t user, caller_uid, caller, pid = 0;
 	const char *job = argc > 1 ? argv[1] : "";
@@ -417,21 +460,11 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	} else {
 		return refuse("it does one of 'exempt PID' and 'lease', for 'slctl run' only");
 	}
-	if (!parse_id(getenv("PKEXEC_UID"), UINT32_MAX - 1, &user))
+	if (!parse_id(pkexec_uid, UINT32_MAX - 1, &user))
 		return refuse("it runs through pkexec only (PKEXEC_UID is not set)");
 	if (geteuid() != 0 || splitlock_have_capability(SPLITLOCK_CAP_SYS_ADMIN) <= 0) {
 		slctl_error("__helper runs as root, through pkexec.");
 		return EXIT_PRIVILEGE;
-	}
-	if (helper_sanitize(&why) < 0 || helper_leave_delegated_cgroups(&why) < 0) {
-		slctl_error("%s.", why ? why : "cannot set up the helper's process");
-		return EXIT_FAIL;
-	}
-	/* A message (-v is the caller's to give) must not block us either. */
-	if (helper_reopen_nonblocking(STDOUT_FILENO, O_WRONLY) < 0 ||
-	    helper_reopen_nonblocking(STDERR_FILENO, O_WRONLY) < 0) {
-		slctl_error("cannot reopen the standard descriptors: %s.", strerror(errno));
-		return EXIT_FAIL;
 	}
 	if (!same_pid_namespace_as_proc(ctx))
 		return refuse("it runs in a PID namespace other than that of /proc, where "

@@ -51,10 +51,8 @@ void slctl_log(void *data, int priority, const char *file, int line,
 	(void)file;
 	(void)line;
 	(void)fn;
-	fprintf(stderr, "%s: %s", program_invocation_short_name,
-		priority <= LOG_ERR ? "" : priority == LOG_WARNING ? "warning: " : "");
-	vfprintf(stderr, format, args);
-	fputc('\n', stderr);
+	slctl_vmessage(priority <= LOG_ERR ? "" : priority == LOG_WARNING ? "warning: " : "",
+		       format, args);
 }
 
 /* "-v", "-vv", "-vvv", ...: how many times. */
@@ -119,6 +117,9 @@ int main(int argc, char **argv)
 	int r;
 
 	slctl_ensure_std_fds();
+	/* The root helper: reset before it parses or writes anything. */
+	if (argc > 1 && streq(argv[1], "__helper"))
+		slctl_helper_prepare();
 	argc = take_globals(argc, argv, &g);
 	if (argc < 0)
 		return EXIT_USAGE;
@@ -137,6 +138,8 @@ int main(int argc, char **argv)
 			cmd = commands[i];
 	if (!cmd)
 		return slctl_usage_error(NULL, "unknown command '%s'.", argv[1]);
+	if (cmd == &slctl_cmd_helper)
+		slctl_helper_prepare();
 	/* "slctl -h COMMAND": the command's help, as "slctl COMMAND -h" gives. */
 	if (g.help) {
 		cmd->usage(stdout);

@@ -53,6 +53,8 @@ void slctl_log(void *data, int priority, const char *file, int line,
 
 
 /* One sentence on stderr, prefixed with the program name. */
+void slctl_vmessage(const char *prefix, const char *format, va_list args)
+	__attribute__((format(printf, 2, 0)));
 void slctl_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
 void slctl_warning(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: message plus a hint to --help; returns EXIT_USAGE. */
@@ -77,11 +79,15 @@ const char *slctl_backend_names(void);
 /* Exit EXIT_PRIVILEGE with a sentence when @cap is missing; 0 when present. */
 int slctl_require_capability(enum splitlock_cap cap, const char *action);
 
+/* `slctl __helper` as root: reset before it parses or writes anything. */
+void slctl_helper_prepare(void);
+
 /*
  * helper-sanitize.c: the root helper's process, reset from what its caller
- * gave it (umask, signals, descriptors 3 and up, session and terminal,
- * scheduling, rlimits, environment); out of a cgroup its user may kill or
- * freeze; standard descriptors reopened so that no read or write blocks.
+ * gave it (interval timers, umask, signals, descriptors 3 and up, session
+ * and terminal, scheduling, rlimits, environment); out of a cgroup its user
+ * may kill or freeze; standard descriptors reopened so that no read or
+ * write blocks, with no more access than the caller's.
  * 0, or a negative errno with a sentence in *@why (malloc'ed).
  */
 int helper_sanitize(char **why);

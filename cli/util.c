@@ -6,11 +6,33 @@
 
 #include "slctl.h"
 
+/*
+ * One message, one line: a control character in it (a newline in a --root
+ * a caller chose, an escape sequence for the terminal) is written as \xNN,
+ * so that nobody's text can forge a line of ours, least of all the root
+ * helper's, whose messages its caller reads.
+ */
+void slctl_vmessage(const char *prefix, const char *format, va_list args)
+{
+	_cleanup_free_ char *text = NULL;
+
+	fprintf(stderr, "%s: %s", program_invocation_short_name, prefix);
+	if (vasprintf(&text, format, args) < 0) {
+		fputs("(out of memory)\n", stderr);
+		return;
+	}
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+		if (*c < 0x20 || *c == 0x7f)
+			fprintf(stderr, "\\x%02x", *c);
+		else
+			fputc(*c, stderr);
+	}
+	fputc('\n', stderr);
+}
+
 static void vmessage(const char *prefix, const char *format, va_list args)
 {
-	fprintf(stderr, "%s: %s", program_invocation_short_name, prefix);
-	vfprintf(stderr, format, args);
-	fputc('\n', stderr);
+	slctl_vmessage(prefix, format, args);
 }
 
 void slctl_error(const char *format, ...)

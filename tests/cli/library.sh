@@ -11,7 +11,34 @@ test_shared_library_exports_only_splitlock_symbols() {
 	nm -D --defined-only "$so" | grep -q 'splitlock_new@@LIBSPLITLOCK_1' || fail "no versioned splitlock_new"
 }
 
+# The shared build as a plain make leaves it: an install with another
+# PREFIX rebuilds the program for that BINDIR (the path it compiles in),
+# and the tests after this file run the program of the default one.
+restore_default_build() {
+	make -s -C "$TOP" B="$BUILD_DIR" all >/dev/null 2>&1
+}
+
+installed_path_in() { # PROGRAM: the path the helper compiled in
+	grep -ao 'Installed as [^ ]*' "$1" | head -n1 | cut -d' ' -f3
+}
+
+# `make && sudo make install PREFIX=/usr` installed a program compiled for
+# BINDIR=/usr/local/bin: as /usr/bin/slctl it did not know itself as the
+# program of polkit's action, and its helper took a --root there.
+test_install_with_another_prefix_rebuilds_the_compiled_in_path() {
+	trap restore_default_build EXIT
+	make -s -C "$TOP" B="$BUILD_DIR" all >/dev/null || fail "make failed"
+	[ "$(installed_path_in "$TOP/$BUILD_DIR/slctl")" = /usr/local/bin/slctl ] ||
+		fail "a plain make compiled in $(installed_path_in "$TOP/$BUILD_DIR/slctl")"
+	make -s -C "$TOP" B="$BUILD_DIR" install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
+	[ "$(installed_path_in "$T/dest/usr/bin/slctl")" = /usr/bin/slctl ] ||
+		fail "installed as /usr/bin/slctl, it was compiled for $(installed_path_in "$T/dest/usr/bin/slctl")"
+	! strings "$T/dest/usr/bin/slctl" | grep -q /usr/local/bin/slctl ||
+		fail "the installed program still names /usr/local/bin/slctl"
+}
+
 test_install_puts_every_piece_in_place() {
+	trap restore_default_build EXIT
 	make -s -C "$TOP" B="$BUILD_DIR" install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
 	local f
 	for f in usr/bin/slctl usr/lib/libsplitlock.so.1 usr/lib/libsplitlock.so usr/lib/libsplitlock.a \
@@ -42,6 +69,7 @@ test_install_puts_every_piece_in_place() {
 }
 
 test_install_honours_prefix_for_every_file_and_uninstall_removes_them() {
+	trap restore_default_build EXIT
 	make -s -C "$TOP" B="$BUILD_DIR" install PREFIX=/opt/slctl DESTDIR="$T/dest" >/dev/null ||
 		fail "make install failed"
 	local outside
@@ -60,6 +88,7 @@ test_install_honours_prefix_for_every_file_and_uninstall_removes_them() {
 # every area: context, status reads, mitigate plans, boot plans, offenders
 # and follow. Its output is checked against the fixtures it runs on.
 test_a_program_builds_against_the_installed_library() {
+	trap restore_default_build EXIT
 	make -s -C "$TOP" B="$BUILD_DIR" install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
 	cat >"$T/prog.c" <<-'C'
 	#include <errno.h>

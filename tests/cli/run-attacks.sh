@@ -167,6 +167,161 @@ test_a_full_stdout_pipe_does_not_hold_the_helper() {
 		fail "the helper $pid still runs: $(cat "/proc/$pid/wchan" 2>/dev/null)"
 }
 
+# ---- what else passes through exec -------------------------------------------
+
+# An interval timer armed before pkexec survives exec, and the helper
+# makes SIGALRM kill again: it dies when the caller chose, holding the
+# lease, and the penalty stays off after the caller too.
+test_an_interval_timer_does_not_kill_the_helper() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	start_caller 'sleep 30 | perl -MTime::HiRes=setitimer,ITIMER_REAL -e "setitimer(ITIMER_REAL, 1.5); exec @ARGV" \
+		pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid
+	pid=$(helper_pid)
+	sleep 2
+	[ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat")" != Z ] ||
+		fail "the helper died of its caller's interval timer"
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+	[ "$(leases_left)" = 0 ] || fail "leases left: $(ls "$T/root/run/slctl/leases")"
+}
+
+# The caller makes the helper a process-group leader (setpgid() before
+# pkexec) and the terminal's foreground group: setsid() then fails, the
+# helper keeps the caller's terminal, and ^\ (SIGQUIT) killed it holding
+# the lease. Now ^\ does nothing to it, and ^C drops the lease cleanly.
+test_the_terminals_quit_does_not_kill_a_group_leading_helper() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'kill $(jobs -p) 2>/dev/null; end_helpers' EXIT
+	command -v python3 >/dev/null || skip "python3 (for a pseudo-terminal) is not installed"
+	export SLCTL ROOT=$T/root T
+	# The caller, on the terminal: forks the helper into a group of its
+	# own in the foreground, and outlives it by 30 s.
+	cat >"$T/caller.py" <<-'EOF'
+		import os, signal, sys, time
+		T = os.environ["T"]
+		open(T + "/flags/caller", "w").write(str(os.getpid()))
+		r, w = os.pipe(); r2, w2 = os.pipe()
+		h = os.fork()
+		if h == 0:
+		    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+		    os.setpgid(0, 0)
+		    os.tcsetpgrp(0, os.getpgrp())
+		    signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+		    os.dup2(r, 0); os.dup2(w2, 1)
+		    os.execvp("pkexec", ["pkexec", os.environ["SLCTL"], "__helper", "lease", "--root", os.environ["ROOT"]])
+		os.close(w2)
+		os.read(r2, 10)
+		open(T + "/flags/helper", "w").write(str(h))
+		_, st = os.waitpid(h, 0)
+		open(T + "/flags/status", "w").write(str(st))
+		time.sleep(30)
+	EOF
+	chmod 644 "$T/caller.py"
+	python3 - "$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" python3 "$T/caller.py" <<-'EOF' &
+		import os, pty, sys, time
+		pid, master = pty.fork()
+		if pid == 0:
+		    os.execvp(sys.argv[1], sys.argv[1:])
+		T = os.environ["T"]
+		for key, flag in ((b"\x1c", "quit"), (b"\x03", "int")):
+		    for i in range(400):
+		        if os.path.exists(T + "/flags/" + flag):
+		            break
+		        time.sleep(0.05)
+		    os.write(master, key)
+		for i in range(1200):
+		    try:
+		        os.read(master, 4096)
+		    except OSError:
+		        break
+		EOF
+	wait_for "$T/flags/helper"
+	caller=$(cat "$T/flags/caller")
+	local pid
+	pid=$(cat "$T/flags/helper")
+	[ "$(value)" = 0 ] || fail "no lease taken: $(value)"
+	[ "$(ps -o pgid= -p "$pid" | tr -d ' ')" = "$pid" ] || fail "the helper leads no group: the test is wrong"
+	touch "$T/flags/quit"
+	sleep 1
+	[ ! -e "$T/flags/status" ] || fail "^\\ ended the helper (wait status $(cat "$T/flags/status"))"
+	[ "$(value)" = 0 ] || fail "the lease ended with ^\\"
+	touch "$T/flags/int"
+	wait_for "$T/flags/status"
+	[ "$(cat "$T/flags/status")" = 0 ] || fail "^C killed the helper (wait status $(cat "$T/flags/status"))"
+	value_becomes 1 5 || fail "^C ended the helper, the penalty is still off"
+	[ "$(leases_left)" = 0 ] || fail "leases left: $(ls "$T/root/run/slctl/leases")"
+	kill -KILL "$caller"
+}
+
+# The helper's stderr is the read end of a FIFO of root's, which the user
+# may open only for reading: reopened as root for writing, it made root
+# write the helper's messages into a FIFO another root process reads.
+test_a_read_only_descriptor_is_not_reopened_for_writing() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'kill $(jobs -p) 2>/dev/null; end_helpers' EXIT
+	mkfifo -m 644 "$T/rootfifo"
+	: >"$T/got"
+	cat "$T/rootfifo" >"$T/got" &
+	start_caller 'exec perl -e '"'"'use Fcntl; sysopen(my $f, $ARGV[0], O_RDONLY | O_NONBLOCK) or die "$!";
+		fcntl($f, F_SETFL, 0); open(STDERR, "<&", $f) or die; open(STDIN, "<", "/dev/null");
+		exec "pkexec", $ENV{SLCTL}, "__helper", "lease", "--root", $ENV{ROOT}'"'"' "$T/rootfifo"'
+	sleep 1.5
+	[ -s "$T/got" ] && fail "root wrote into a FIFO its caller could only read: $(cat "$T/got")"
+	grep -q __helper "$FAKE_PKEXEC_LOG" || fail "the helper did not run: the test is wrong"
+	return 0
+}
+
+# A root (--root) with a newline and an escape sequence: the helper's
+# refusal repeats it, and it could forge a line of slctl's own or drive
+# the caller's terminal.
+test_control_characters_in_messages_are_escaped() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	run "$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" pkexec "$SLCTL" __helper lease \
+		--root "$T/root/../root"$'\nslctl: the lease is yours for ever\e[2J'
+	expect_rc 2
+	expect_err '\x0aslctl: the lease is yours for ever\x1b[2J'
+	[ "$(grep -c . <<<"$err")" = 1 ] || fail "the message is more than one line: $err"
+}
+
+# Messages written before the helper reset its descriptors (an option's
+# error, the refusal of --json) blocked on a stderr pipe the caller kept
+# full: any number of root processes, which the user cannot kill.
+test_a_full_stderr_pipe_does_not_hold_a_refusing_helper() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	start_caller 'exec perl -e '"'"'use Fcntl; pipe(my $r, my $w) or die;
+		my $fl = fcntl($w, F_GETFL, 0); fcntl($w, F_SETFL, $fl | O_NONBLOCK);
+		1 while syswrite($w, "x" x 4096); fcntl($w, F_SETFL, $fl);
+		for my $args (["lease", "--json"], ["lease", "--bogus"], ["--root"]) {
+			my $p = fork; if (!$p) { open(STDERR, ">&", $w) or die; open(STDIN, "<", "/dev/null");
+				exec "pkexec", $ENV{SLCTL}, "__helper", @$args; }
+		}
+		sleep 30;'"'"
+	sleep 2
+	local pid left=""
+	for pid in $(awk '/__helper/ {print $1}' "$FAKE_PKEXEC_LOG"); do
+		[ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat")" != Z ] && left+=" $pid"
+	done
+	[ "$(grep -c __helper "$FAKE_PKEXEC_LOG")" = 3 ] || fail "not three helpers: $(cat "$FAKE_PKEXEC_LOG")"
+	[ -z "$left" ] || fail "helpers blocked on their stderr:$left"
+	kill -KILL "$caller"
+}
+
 # ---- the caller's cgroup -------------------------------------------------------
 
 # A cgroup of the test's own, chowned to nobody as systemd delegates a
