@@ -191,6 +191,26 @@ test_an_interval_timer_does_not_kill_the_helper() {
 	[ "$(leases_left)" = 0 ] || fail "leases left: $(ls "$T/root/run/slctl/leases")"
 }
 
+# A timer slack of minutes (PR_SET_TIMERSLACK survives the setuid exec)
+# stretched the bounded lock wait's short sleeps and kept the lease past
+# its caller (second review). The helper runs with the default slack.
+test_the_callers_timer_slack_is_not_inherited() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	start_caller 'sleep 30 | perl -e "require q(syscall.ph); syscall(&SYS_prctl, 29, 600 * 10**9, 0, 0, 0) == 0 or die; exec @ARGV" \
+		pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid slack
+	pid=$(helper_pid)
+	slack=$(cat "/proc/$pid/timerslack_ns")
+	[ "$slack" -lt 1000000 ] || fail "the helper runs with the caller's timer slack: $slack ns"
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+}
+
 # The caller makes the helper a process-group leader (setpgid() before
 # pkexec) and the terminal's foreground group: setsid() then fails, the
 # helper keeps the caller's terminal, and ^\ (SIGQUIT) killed it holding
