@@ -11,11 +11,22 @@ test_shared_library_exports_only_splitlock_symbols() {
 	nm -D --defined-only "$so" | grep -q 'splitlock_new@@LIBSPLITLOCK_1' || fail "no versioned splitlock_new"
 }
 
+# make on the shared build directory with the flags it was built with: an
+# install to another BINDIR rebuilds the helper, and under make check-asan
+# a plain-flags rebuild would link sanitized objects without the runtime.
+build_make() {
+	if [ -n "${TEST_CFLAGS:-}" ]; then
+		make -s -C "$TOP" B="$BUILD_DIR" CFLAGS="$TEST_CFLAGS" LDFLAGS="$TEST_CFLAGS" "$@"
+	else
+		make -s -C "$TOP" B="$BUILD_DIR" "$@"
+	fi
+}
+
 # The shared build as a plain make leaves it: an install with another
 # PREFIX rebuilds the program for that BINDIR (the path it compiles in),
 # and the tests after this file run the program of the default one.
 restore_default_build() {
-	make -s -C "$TOP" B="$BUILD_DIR" all >/dev/null 2>&1
+	build_make all >/dev/null 2>&1
 }
 
 installed_path_in() { # PROGRAM: the path the helper compiled in
@@ -27,10 +38,10 @@ installed_path_in() { # PROGRAM: the path the helper compiled in
 # program of polkit's action, and its helper took a --root there.
 test_install_with_another_prefix_rebuilds_the_compiled_in_path() {
 	trap restore_default_build EXIT
-	make -s -C "$TOP" B="$BUILD_DIR" all >/dev/null || fail "make failed"
+	build_make all >/dev/null || fail "make failed"
 	[ "$(installed_path_in "$TOP/$BUILD_DIR/slctl")" = /usr/local/bin/slctl ] ||
 		fail "a plain make compiled in $(installed_path_in "$TOP/$BUILD_DIR/slctl")"
-	make -s -C "$TOP" B="$BUILD_DIR" install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
+	build_make install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
 	[ "$(installed_path_in "$T/dest/usr/bin/slctl")" = /usr/bin/slctl ] ||
 		fail "installed as /usr/bin/slctl, it was compiled for $(installed_path_in "$T/dest/usr/bin/slctl")"
 	! strings "$T/dest/usr/bin/slctl" | grep -q /usr/local/bin/slctl ||
@@ -39,7 +50,7 @@ test_install_with_another_prefix_rebuilds_the_compiled_in_path() {
 
 test_install_puts_every_piece_in_place() {
 	trap restore_default_build EXIT
-	make -s -C "$TOP" B="$BUILD_DIR" install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
+	build_make install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
 	local f
 	for f in usr/bin/slctl usr/lib/libsplitlock.so.1 usr/lib/libsplitlock.so usr/lib/libsplitlock.a \
 		usr/include/libsplitlock.h usr/lib/pkgconfig/libsplitlock.pc \
@@ -70,7 +81,7 @@ test_install_puts_every_piece_in_place() {
 
 test_install_honours_prefix_for_every_file_and_uninstall_removes_them() {
 	trap restore_default_build EXIT
-	make -s -C "$TOP" B="$BUILD_DIR" install PREFIX=/opt/slctl DESTDIR="$T/dest" >/dev/null ||
+	build_make install PREFIX=/opt/slctl DESTDIR="$T/dest" >/dev/null ||
 		fail "make install failed"
 	local outside
 	outside=$(cd "$T/dest" && find . ! -type d ! -path './opt/slctl/*')
@@ -78,7 +89,7 @@ test_install_honours_prefix_for_every_file_and_uninstall_removes_them() {
 	[ -e "$T/dest/opt/slctl/share/bash-completion/completions/slctl" ] || fail "no bash completion under PREFIX"
 	[ -e "$T/dest/opt/slctl/share/zsh/site-functions/_slctl" ] || fail "no zsh completion under PREFIX"
 	[ "$(cd "$T/dest" && find . ! -type d | wc -l)" -gt 10 ] || fail "too few files installed"
-	make -s -C "$TOP" B="$BUILD_DIR" uninstall PREFIX=/opt/slctl DESTDIR="$T/dest" >/dev/null ||
+	build_make uninstall PREFIX=/opt/slctl DESTDIR="$T/dest" >/dev/null ||
 		fail "make uninstall failed"
 	outside=$(cd "$T/dest" && find . ! -type d)
 	[ -z "$outside" ] || fail "make uninstall left: $outside"
@@ -89,7 +100,7 @@ test_install_honours_prefix_for_every_file_and_uninstall_removes_them() {
 # and follow. Its output is checked against the fixtures it runs on.
 test_a_program_builds_against_the_installed_library() {
 	trap restore_default_build EXIT
-	make -s -C "$TOP" B="$BUILD_DIR" install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
+	build_make install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
 	cat >"$T/prog.c" <<-'C'
 	#include <errno.h>
 	#include <fcntl.h>
