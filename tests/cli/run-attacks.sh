@@ -37,31 +37,7 @@ proc_show() { # PID UID
 	chmod -R a+rX "$d"
 }
 
-unprivileged_env() {
-	chmod 755 "$T"
-	chmod -R a+rX "$T/root"
-	[ -d "$T/root/run/slctl" ] && chmod 700 "$T/root/run/slctl"
-	mkdir -p "$T/bin"
-	install -m 4755 -o root "$FAKE_PKEXEC" "$T/bin/pkexec"
-	chmod 755 "$T/bin"
-	export PATH="$T/bin:$PATH" FAKE_PKEXEC_LOG=$T/pkexec.log FAKE_PKEXEC_PROC=$T/root/proc
-	: >"$FAKE_PKEXEC_LOG"
-	chmod 666 "$FAKE_PKEXEC_LOG"
-	mkdir -p -m 1777 "$T/flags"
-}
-
-value() {
-	cat "$T/root/$MITIGATE"
-}
-
-wait_for() { # FILE: until it exists (10 s at most)
-	local i
-	for ((i = 0; i < 200; i++)); do
-		[ -e "$1" ] && return 0
-		sleep 0.05
-	done
-	fail "timed out waiting for $1"
-}
+source "$TOP/tests/run-helper.sh"
 
 # Until the sysctl holds VALUE, SECONDS at most (10); false after that.
 value_becomes() { # VALUE [SECONDS]
