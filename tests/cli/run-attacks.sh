@@ -80,6 +80,14 @@ start_caller() { # SCRIPT
 	disown "$caller"
 }
 
+# The caller dies (SIGKILL; the fake kernel forgets it): the lease must go
+# with it, the sysctl back to 1 within 5 s.
+kill_caller_and_expect_the_penalty_back() {
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+}
+
 leases_left() {
 	ls "$T/root/run/slctl/leases" 2>/dev/null | grep -c -- '-' || true
 }
@@ -100,9 +108,7 @@ test_fifo_opened_read_write_does_not_keep_the_lease_after_the_caller() {
 	value_becomes 0 || fail "no lease taken: $(value)"
 	sleep 1
 	[ "$(value)" = 0 ] || fail "the lease did not last while its caller lived"
-	kill -KILL "$caller"
-	proc_gone "$caller"
-	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+	kill_caller_and_expect_the_penalty_back
 	[ "$(leases_left)" = 0 ] || fail "leases left: $(ls "$T/root/run/slctl/leases")"
 }
 
@@ -117,9 +123,7 @@ test_stderr_on_the_stdin_pipe_does_not_keep_the_lease_after_the_caller() {
 	value_becomes 0 || fail "no lease taken: $(value)"
 	sleep 1
 	[ "$(value)" = 0 ] || fail "the lease did not last while its caller lived"
-	kill -KILL "$caller"
-	proc_gone "$caller"
-	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+	kill_caller_and_expect_the_penalty_back
 }
 
 # stdout is a FIFO kept full: writing "ready" would block for ever with
@@ -161,9 +165,7 @@ test_an_interval_timer_does_not_kill_the_helper() {
 	sleep 2
 	[ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat")" != Z ] ||
 		fail "the helper died of its caller's interval timer"
-	kill -KILL "$caller"
-	proc_gone "$caller"
-	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+	kill_caller_and_expect_the_penalty_back
 	[ "$(leases_left)" = 0 ] || fail "leases left: $(ls "$T/root/run/slctl/leases")"
 }
 
@@ -182,9 +184,7 @@ test_the_callers_timer_slack_is_not_inherited() {
 	pid=$(helper_pid)
 	slack=$(cat "/proc/$pid/timerslack_ns")
 	[ "$slack" -lt 1000000 ] || fail "the helper runs with the caller's timer slack: $slack ns"
-	kill -KILL "$caller"
-	proc_gone "$caller"
-	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+	kill_caller_and_expect_the_penalty_back
 }
 
 # The caller makes the helper a process-group leader (setpgid() before
@@ -508,9 +508,7 @@ test_resource_limits_are_not_inherited() {
 	pid=$(helper_pid)
 	grep -q '^Max cpu time *unlimited' "/proc/$pid/limits" || fail "$(grep 'cpu time' "/proc/$pid/limits")"
 	grep -q '^Max core file size *0 ' "/proc/$pid/limits" || fail "$(grep 'core file' "/proc/$pid/limits")"
-	kill -KILL "$caller"
-	proc_gone "$caller"
-	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+	kill_caller_and_expect_the_penalty_back
 }
 
 # The caller's oom_score_adj (a user may raise its own to 1000) makes the
@@ -530,9 +528,7 @@ test_oom_score_and_priorities_are_not_inherited() {
 	[ "$(cat "/proc/$pid/oom_score_adj")" = 0 ] || fail "oom_score_adj $(cat "/proc/$pid/oom_score_adj")"
 	[ "$(awk '{print $19}' "/proc/$pid/stat")" = 0 ] || fail "nice $(awk '{print $19}' "/proc/$pid/stat")"
 	[ "$(ionice -p "$pid")" != idle ] || fail "I/O class idle"
-	kill -KILL "$caller"
-	proc_gone "$caller"
-	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+	kill_caller_and_expect_the_penalty_back
 }
 
 # The caller's umask: the helper's files and directories would be made
