@@ -41,18 +41,9 @@ if [ "$(id -u)" -ne 0 ]; then
 	lint
 	exit
 fi
-export DEBIAN_FRONTEND=noninteractive
-need=""
-for tool in mmdebstrap:mmdebstrap lintian:lintian zstd:zstd; do
-	command -v "${tool%%:*}" >/dev/null || need="$need ${tool#*:}"
-done
-[ -z "$need" ] || apt-get install -y --no-install-recommends $need ||
-	{ apt-get update && apt-get install -y --no-install-recommends $need; }
-
-# The machine's own mirror: the first deb.debian.org-like URI of its sources.
-mirror=$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
-[ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 ~ /\/debian\/?$/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null)
-[ -n "$mirror" ] || { echo "deb.sh: no Debian mirror in /etc/apt/sources.list*." >&2; exit 1; }
+# Its own tools, installed as make check installs its own (apt, root).
+"$(dirname "$0")/deps.sh" --tools deb
+mirror=$("$(dirname "$0")/mirror.sh")
 
 mkdir -p "$cache/archives/partial"
 base=$cache/$suite-buildd-$(date -u +%Y%m%d).tar.zst

@@ -11,16 +11,9 @@ set -eu
 tarball=$(realpath "$1") debs=$(realpath "$2") work=$3
 
 [ "$(id -u)" -eq 0 ] || { echo "debcheck: needs root, for chroot." >&2; exit 3; }
-export DEBIAN_FRONTEND=noninteractive
-need=""
-command -v mmdebstrap >/dev/null || need="$need mmdebstrap"
-[ -z "$need" ] || apt-get install -y --no-install-recommends $need ||
-	{ apt-get update && apt-get install -y --no-install-recommends $need; }
-
-# The machine's own mirror: the first deb.debian.org-like URI of its sources.
-mirror=$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
-[ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 ~ /\/debian\/?$/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null)
-[ -n "$mirror" ] || { echo "debcheck: no Debian mirror in /etc/apt/sources.list*." >&2; exit 1; }
+# Its own tools, installed as make check installs its own (apt, root).
+"$(dirname "$0")/deps.sh" --tools deb
+mirror=$("$(dirname "$0")/mirror.sh")
 
 rm -rf "$work"
 mkdir -p "$work"

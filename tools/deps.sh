@@ -39,9 +39,21 @@ test_tools() {
 	have_cmd python3 || need python3
 }
 
+deb_tools() {
+	have_cmd mmdebstrap || need mmdebstrap
+	have_cmd zstd || need zstd
+	have_cmd dpkg-buildpackage || need dpkg-dev
+	have_cmd dh || need debhelper
+	have_cmd lintian || need lintian
+}
+
 # Without arguments: what building needs (make, make run). Optional groups:
 # `deps.sh test` (make check), `deps.sh valgrind`, `deps.sh fuzz`
-# (reliability targets), `deps.sh boot` (make check-boot).
+# (reliability targets), `deps.sh boot` (make check-boot), `deps.sh deb`,
+# `rpm` or `packaging` (both). With --tools first, only the groups' tools:
+# tools/deb.sh builds in a chroot, not with this machine's libraries.
+build=yes
+[ "${1:-}" != --tools ] || { build=no; shift; }
 for group in "$@"; do
 	case $group in
 	test) test_tools ;;
@@ -53,24 +65,27 @@ for group in "$@"; do
 	# make check-boot: Debian images built with mmdebstrap, kept as .tar.zst.
 	boot) have_cmd mmdebstrap || need mmdebstrap
 	      have_cmd zstd || need zstd ;;
-	# make deb, debcheck and rpm (tools/deb.sh, debcheck.sh, rpm.sh).
-	packaging) have_cmd mmdebstrap || need mmdebstrap
-	      have_cmd dpkg-buildpackage || need dpkg-dev
-	      have_cmd dh || need debhelper
-	      have_cmd lintian || need lintian
+	# make deb and debcheck (tools/deb.sh, debcheck.sh): the chroots, and
+	# the tools that check what was built in them.
+	deb) deb_tools ;;
+	# make rpm (tools/rpm.sh).
+	rpm) have_cmd rpmbuild || need rpmbuild ;;
+	packaging) deb_tools
 	      have_cmd rpmbuild || need rpmbuild ;;
 	esac
 done
 
-have_cmd cc || need cc
-have_cmd make || need make
-have_cmd pkg-config || need pkg-config
-have_pc libcap || need libcap
-have_pc libmnl || need libmnl
-have_pc libkmod || need libkmod
-have_pc smartcols || need smartcols
-have_pc bash-completion || need bash-completion
-have_cmd scdoc || need scdoc
+[ $build = no ] || {
+	have_cmd cc || need cc
+	have_cmd make || need make
+	have_cmd pkg-config || need pkg-config
+	have_pc libcap || need libcap
+	have_pc libmnl || need libmnl
+	have_pc libkmod || need libkmod
+	have_pc smartcols || need smartcols
+	have_pc bash-completion || need bash-completion
+	have_cmd scdoc || need scdoc
+}
 [ -z "$missing" ] && exit 0
 
 if have_cmd apt-get; then
