@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -140,7 +141,9 @@ struct limit {
 /*
  * Generous where a limit can only make the helper fail or die half-way
  * (CPU time, file size, memory, stack), none for core dumps of a root
- * process, the usual count of descriptors.
+ * process, the usual count of descriptors, no raised nice or real-time
+ * priority. RLIMIT_NPROC does not bind root, and the helper makes no
+ * message queues (RLIMIT_MSGQUEUE).
  */
 static const struct limit limits[] = {
 	{ RLIMIT_CPU, RLIM_INFINITY, RLIM_INFINITY },
@@ -154,6 +157,8 @@ static const struct limit limits[] = {
 	{ RLIMIT_LOCKS, RLIM_INFINITY, RLIM_INFINITY },
 	{ RLIMIT_SIGPENDING, 1024, 1024 },
 	{ RLIMIT_RTTIME, RLIM_INFINITY, RLIM_INFINITY },
+	{ RLIMIT_NICE, 0, 0 },
+	{ RLIMIT_RTPRIO, 0, 0 },
 };
 
 static int reset_limits(char **why)
@@ -169,6 +174,31 @@ static int reset_limits(char **why)
 		}
 	}
 	return 0;
+}
+
+/* struct sched_attr of <linux/sched/types.h>, its first version with the
+ * utilization clamps (SCHED_ATTR_SIZE_VER1). */
+struct helper_sched_attr {
+	uint32_t size, sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime, sched_deadline, sched_period;
+	uint32_t sched_util_min, sched_util_max;
+};
+
+static void reset_util_clamp(void)
+{
+	struct helper_sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_OTHER,
+		/* SCHED_FLAG_KEEP_ALL | SCHED_FLAG_UTIL_CLAMP_MIN | _MAX */
+		.sched_flags = 0x18 | 0x20 | 0x40,
+		.sched_util_min = 0,
+		.sched_util_max = 1024,
+	};
+
+	syscall(SYS_sched_setattr, 0, &attr, 0U);
 }
 
 /*
@@ -191,6 +221,15 @@ static void reset_scheduling(void)
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
 		CPU_SET(cpu, &all);
 	sched_setaffinity(0, sizeof(all), &all);
+	/*
+	 * A NUMA policy binding us to a node with little free memory would
+	 * make our allocations fail or the OOM killer pick us; utilization
+	 * clamps (uclampset -M 0) would keep us on the slowest CPU at the
+	 * lowest frequency. Both pass through exec. Kernels without NUMA or
+	 * uclamp refuse, and then there is nothing to reset.
+	 */
+	syscall(SYS_set_mempolicy, 0 /* MPOL_DEFAULT */, NULL, 0UL);
+	reset_util_clamp();
 	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		/* A kernel that refuses keeps the caller's value. */

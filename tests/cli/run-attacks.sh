@@ -187,6 +187,26 @@ test_the_callers_timer_slack_is_not_inherited() {
 	kill_caller_and_expect_the_penalty_back
 }
 
+# A NUMA policy (set_mempolicy, as numactl --membind sets it) passes
+# through exec: bound to a node with little free memory, the root helper's
+# allocations fail or the OOM killer picks it while it holds the lease.
+test_the_callers_numa_policy_is_not_inherited() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	[ -r /proc/self/numa_maps ] || skip "this kernel has no NUMA policies (CONFIG_NUMA)"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	# MPOL_BIND (2) to node 0, the one node every NUMA machine has.
+	start_caller 'sleep 30 | perl -e "require q(syscall.ph); my \$m = pack(q(Q), 1); syscall(&SYS_set_mempolicy, 2, \$m, 64) == 0 or die; exec @ARGV" \
+		pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid
+	pid=$(helper_pid)
+	! grep -q ' bind:' "/proc/$pid/numa_maps" ||
+		fail "the helper runs under the caller's NUMA policy: $(grep -m1 ' bind:' "/proc/$pid/numa_maps")"
+	kill_caller_and_expect_the_penalty_back
+}
+
 # The caller makes the helper a process-group leader (setpgid() before
 # pkexec) and the terminal's foreground group: setsid() then fails, the
 # helper keeps the caller's terminal, and ^\ (SIGQUIT) killed it holding
