@@ -176,13 +176,19 @@ $(B)/tests/faultinject.so: tests/fault/faultinject.c | $(B)/tests
 $(B)/tests/fake-pkexec: tests/fake/fake-pkexec.c | $(B)/tests
 	$(CC) $(CFLAGS) -std=gnu11 -o $@ $<
 
+# A FUSE server that never answers, and a user's thread parked in it while
+# holding a file's or pipe's lock, for tests/cli/run-attacks-locks.sh.
+$(B)/tests/hangfs: tests/fake/hangfs.c | $(B)/tests
+	$(CC) $(CFLAGS) -std=gnu11 -o $@ $<
+
 # A test binary that crashes part-way, for tests/cli/runner.sh: built
 # without the sanitizers (their SEGV handler would turn the signal into an
 # exit status) so that tests/run meets a real crash in every build.
 $(B)/tests/selftest-crash: tests/selftest/crash.c tests/unit/test.h | $(B)/tests
 	$(CC) -std=gnu11 -O1 -Itests/unit -o $@ $<
 
-tests: $(TEST_BINS) $(B)/tests/faultinject.so $(B)/tests/fake-pkexec $(B)/tests/selftest-crash
+tests: $(TEST_BINS) $(B)/tests/faultinject.so $(B)/tests/fake-pkexec $(B)/tests/hangfs \
+	$(B)/tests/selftest-crash
 
 deps:
 	@tools/deps.sh

@@ -279,50 +279,6 @@ int helper_sanitize(char **why)
 	return 0;
 }
 
-/*
- * Reopen the standard descriptor @fd as a description of our own that
- * never blocks: the caller shares the original one, and a pipe it keeps
- * full, a FIFO it drains first, or a terminal it stops with ^S, would
- * otherwise hold a root process (and any lock it holds) in write() or
- * read() for ever. What cannot be reopened (a socket), or was not open
- * for the access @flags asks, becomes /dev/null.
- */
-int helper_reopen_nonblocking(int fd, int flags)
-{
-	struct stat st;
-	char path[32];
-	int n, mode, want;
-
-	/* A file or /dev/null never blocks, and keeps its offset as it is. */
-	if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
-		return 0;
-
-	/*
-	 * Reopened as root, the path would grant whatever root may: the
-	 * caller's read-only end of its FIFO would become one we write to.
-	 * Only the access the caller's descriptor has is ours to use.
-	 */
-	mode = fcntl(fd, F_GETFL);
-	want = flags & O_ACCMODE;
-	n = -1;
-	if (mode >= 0 && !(mode & O_PATH) && ((mode & O_ACCMODE) == want || (mode & O_ACCMODE) == O_RDWR)) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		n = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	}
-	if (n < 0)
-		n = open("/dev/null", flags | O_NOCTTY | O_CLOEXEC);
-	if (n < 0)
-		return -errno;
-	if (dup2(n, fd) < 0) {
-		int r = -errno;
-
-		close(n);
-		return r;
-	}
-	close(n);
-	return 0;
-}
-
 /* ---- cgroups ------------------------------------------------------------ */
 
 /*

@@ -328,8 +328,9 @@ static int lease_error(int r)
  * Hold the lease until the run ends: EOF on stdin (slctl run closed its
  * end), the caller's end (its pidfd: whatever the caller did with the
  * pipe, a FIFO opened for writing too, our stderr on the same pipe), or
- * SIGTERM, SIGINT or SIGHUP from root. Nothing here blocks: every
- * descriptor is our own non-blocking one.
+ * SIGTERM, SIGINT or SIGHUP from root. Nothing here blocks: stdin is
+ * only polled, never read (a read, or a reopen, takes the pipe's mutex,
+ * which the caller can hold), and what we write goes to the relay.
  */
 static void hold(int caller_fd, int signal_fd)
 {
@@ -363,15 +364,11 @@ static int lease(struct splitlock_ctx *ctx, uint32_t user, uint32_t caller, int 
 
 	/* EOF on a pipe is how the run's end reaches us; a terminal never ends. */
 	if (fstat(STDIN_FILENO, &in) < 0 || !S_ISFIFO(in.st_mode) ||
-	    fstat(STDOUT_FILENO, &out) < 0 || !S_ISFIFO(out.st_mode))
+	    fstat(helper_caller_fd(STDOUT_FILENO), &out) < 0 || !S_ISFIFO(out.st_mode))
 		return refuse("standard input and output must be pipes from 'slctl run'");
 	r = check_way(ctx, SPLITLOCK_LIFT_LEASE);
 	if (r)
 		return r;
-	if (helper_reopen_nonblocking(STDIN_FILENO, O_RDONLY) < 0) {
-		slctl_error("cannot reopen the standard input: %s.", strerror(errno));
-		return EXIT_FAIL;
-	}
 	/* Asked to stop (not killed): drop the lease like at EOF. */
 	sigemptyset(&stops);
 	sigaddset(&stops, SIGTERM);
@@ -402,10 +399,12 @@ static int lease(struct splitlock_ctx *ctx, uint32_t user, uint32_t caller, int 
 /*
  * Before anything else, main() calls this for `slctl __helper` run as
  * root (pkexec's form, __helper first; for another order, such as
- * `slctl --root DIR __helper`, once the command is known): the process is reset (helper-sanitize.c) and its standard output
- * and error made descriptors of its own that never block, before the
- * first message, an option's error or a refusal, is written. A caller
- * that keeps our stderr pipe full would otherwise hold any number of root
+ * `slctl --root DIR __helper`, once the command is known): the process is
+ * reset (helper-sanitize.c) and its standard output and error made pipes
+ * of its own that never block, relayed to the caller's by a thread
+ * (helper-relay.c), before the first message, an option's error or a
+ * refusal, is written. A caller that keeps our stderr pipe full, or holds
+ * its pipe's or file's lock, would otherwise hold any number of root
  * processes in write(), and they are not the caller's to kill.
  */
 static char *pkexec_uid; /* PKEXEC_UID, kept from the environment we clear */
@@ -427,11 +426,18 @@ void slctl_helper_prepare(void)
 	r = helper_sanitize(&why);
 	if (r == 0)
 		r = helper_leave_delegated_cgroups(&why);
-	/* Reopened even after a failure, to say so without blocking. */
-	if ((helper_reopen_nonblocking(STDOUT_FILENO, O_WRONLY) < 0 ||
-	     helper_reopen_nonblocking(STDERR_FILENO, O_WRONLY) < 0) && r == 0) {
-		r = -errno;
-		slctl_error("cannot reopen the standard descriptors: %s.", strerror(errno));
+	/*
+	 * Started even after a failure, to say so without blocking; if it
+	 * cannot start, nothing is said: a write of ours to the caller's
+	 * descriptors could wait for ever.
+	 */
+	if (helper_relay_start() < 0) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
 		_exit(EXIT_FAIL);
 	}
 	if (r < 0) {

@@ -86,13 +86,20 @@ void slctl_helper_prepare(void);
  * helper-sanitize.c: the root helper's process, reset from what its caller
  * gave it (interval timers, umask, signals, descriptors 3 and up, session
  * and terminal, scheduling, rlimits, environment); out of a cgroup its user
- * may kill or freeze; standard descriptors reopened so that no read or
- * write blocks, with no more access than the caller's.
+ * may kill or freeze.
  * 0, or a negative errno with a sentence in *@why (malloc'ed).
  */
 int helper_sanitize(char **why);
 int helper_leave_delegated_cgroups(char **why);
-int helper_reopen_nonblocking(int fd, int flags);
+
+/*
+ * helper-relay.c: descriptors 1 and 2 become pipes of the helper's own,
+ * passed on to the caller's by a thread, so that no lock the caller can
+ * hold on its pipe or file stops the helper. 0 or a negative errno.
+ * helper_caller_fd(): the caller's own descriptor behind 1 or 2, to check.
+ */
+int helper_relay_start(void);
+int helper_caller_fd(int std_fd);
 
 /* Point each closed descriptor 0-2 at /dev/null; call first in main(). */
 void slctl_ensure_std_fds(void);

@@ -14,83 +14,7 @@
 # line. Nothing here reads or writes the real /proc/sys.
 source "$(dirname "$0")/../lib.sh"
 
-FAKE_PKEXEC=$TOP/$BUILD_DIR/tests/fake-pkexec
-AS_PROCESS=$TOP/tests/fake/as-process
-REAL_MITIGATE=$(cat /proc/sys/kernel/split_lock_mitigate 2>/dev/null || echo none)
-MITIGATE=proc/sys/kernel/split_lock_mitigate
-NOBODY=$(id -u nobody)
-AS_NOBODY=(/usr/bin/setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all)
-
-proc_gone() { # PID: the process died; the fake kernel forgets it
-	rm -rf "$T/root/proc/$1"
-}
-
-# The kernel's view of PID in the fake root, refreshed: its real stat
-# line (state, start time) and status with UID and parent.
-proc_show() { # PID UID
-	local d=$T/root/proc/$1 ppid
-	mkdir -p "$d"
-	cp "/proc/$1/stat" "$d/stat"
-	ppid=$(awk '/^PPid:/ {print $2}' "/proc/$1/status")
-	printf 'Name:\tx\nState:\t%s\nPPid:\t%s\nUid:\t%s\t%s\t%s\t%s\n' \
-		"$(awk '/^State:/ {print $2}' "/proc/$1/status")" "$ppid" "$2" "$2" "$2" "$2" >"$d/status"
-	chmod -R a+rX "$d"
-}
-
-source "$TOP/tests/run-helper.sh"
-
-# Until the sysctl holds VALUE, SECONDS at most (10); false after that.
-value_becomes() { # VALUE [SECONDS]
-	local i
-	for ((i = 0; i < ${2:-10} * 20; i++)); do
-		[ "$(value)" = "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
-helper_pid() { # the PID of the last helper pkexec ran (5 s at most)
-	local i pid
-	for ((i = 0; i < 100; i++)); do
-		pid=$(awk '/__helper/ {p = $1} END {print p}' "$FAKE_PKEXEC_LOG")
-		[ -n "$pid" ] && { echo "$pid"; return 0; }
-		sleep 0.05
-	done
-	fail "no helper in $(cat "$FAKE_PKEXEC_LOG")"
-}
-
-# Every helper this test started is gone at its end, whatever happened:
-# an attack that worked leaves one behind.
-end_helpers() {
-	local pid
-	[ -f "${FAKE_PKEXEC_LOG:-/nonexistent}" ] || return 0
-	for pid in $(awk '/__helper/ {print $1}' "$FAKE_PKEXEC_LOG"); do
-		kill -CONT "$pid" 2>/dev/null
-		kill -KILL "$pid" 2>/dev/null
-	done
-}
-
-# A caller of the user's that the fake /proc knows: bash running SCRIPT
-# as nobody, with $SLCTL, $ROOT, $T exported to it. Sets $caller.
-start_caller() { # SCRIPT
-	export SLCTL ROOT=$T/root T
-	"$AS_PROCESS" "$T/root" "$NOBODY" "${AS_NOBODY[@]}" "$BASH" -c "$1" >/dev/null 2>>"$T/caller.err" &
-	caller=$!
-	# Killing it is the test's doing: no "Killed" notice from bash.
-	disown "$caller"
-}
-
-# The caller dies (SIGKILL; the fake kernel forgets it): the lease must go
-# with it, the sysctl back to 1 within 5 s.
-kill_caller_and_expect_the_penalty_back() {
-	kill -KILL "$caller"
-	proc_gone "$caller"
-	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
-}
-
-leases_left() {
-	ls "$T/root/run/slctl/leases" 2>/dev/null | grep -c -- '-' || true
-}
+source "$TOP/tests/attack-helper.sh"
 
 # ---- the lease outlives its caller -------------------------------------------
 
@@ -140,11 +64,14 @@ test_a_full_stdout_pipe_does_not_hold_the_helper() {
 	kill -KILL "$caller" 2>/dev/null
 	proc_gone "$caller"
 	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
-	sleep 0.5
-	local pid
+	# ... and the helper ends, its relay's bounded wait (1 s) included.
+	local pid i
 	pid=$(helper_pid)
-	[ ! -d "/proc/$pid" ] || [ "$(awk '{print $3}' "/proc/$pid/stat")" = Z ] ||
-		fail "the helper $pid still runs: $(cat "/proc/$pid/wchan" 2>/dev/null)"
+	for ((i = 0; i < 30; i++)); do
+		[ ! -d "/proc/$pid" ] || [ "$(awk '{print $3}' "/proc/$pid/stat")" = Z ] && return 0
+		sleep 0.1
+	done
+	fail "the helper $pid still runs: $(cat "/proc/$pid/wchan" 2>/dev/null)"
 }
 
 # ---- what else passes through exec -------------------------------------------
@@ -328,10 +255,16 @@ test_a_full_stderr_pipe_does_not_hold_a_refusing_helper() {
 				exec "pkexec", $ENV{SLCTL}, "__helper", @$args; }
 		}
 		sleep 30;'"'"
-	sleep 2
-	local pid left=""
-	for pid in $(awk '/__helper/ {print $1}' "$FAKE_PKEXEC_LOG"); do
-		[ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat")" != Z ] && left+=" $pid"
+	# Each refuses, passes its sentence on if there is room within its
+	# bounded wait, and ends: within 5 s all told.
+	local pid left i
+	for ((i = 0; i < 50; i++)); do
+		sleep 0.1
+		left=""
+		for pid in $(awk '/__helper/ {print $1}' "$FAKE_PKEXEC_LOG"); do
+			[ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat")" != Z ] && left+=" $pid"
+		done
+		[ "$(grep -c __helper "$FAKE_PKEXEC_LOG")" = 3 ] && [ -z "$left" ] && break
 	done
 	[ "$(grep -c __helper "$FAKE_PKEXEC_LOG")" = 3 ] || fail "not three helpers: $(cat "$FAKE_PKEXEC_LOG")"
 	[ -z "$left" ] || fail "helpers blocked on their stderr:$left"

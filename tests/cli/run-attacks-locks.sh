@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# slctl run's root helper against a caller that holds the kernel's locks
+# of the descriptors it hands down (third hostile review, issue 24).
+#
+# A write to a pipe takes the pipe's mutex and a write to a regular file
+# the file's inode lock, before O_NONBLOCK is looked at, and waits for them
+# without a bound and without a signal ending the wait. The user holds
+# either for as long as it likes by writing into the same pipe or file
+# from a buffer mmap()ed from a FUSE file system of its own that never
+# answers: the write faults the page in while holding the lock. A root
+# helper writing there waited for ever, with the penalty off, sometimes
+# holding /run/slctl/leases.lock. tests/fake/hangfs.c is that FUSE server
+# and that thread; the test mounts it as root for nobody, which is what
+# setuid fusermount3 does for any user of a desktop distribution.
+#
+# The setting is run-attacks.sh's (tests/attack-helper.sh). Nothing here
+# reads or writes the real /proc/sys.
+source "$(dirname "$0")/../lib.sh"
+source "$TOP/tests/attack-helper.sh"
+
+HANGFS=$TOP/$BUILD_DIR/tests/hangfs
+
+# hangfs mounted on $T/mnt for nobody and served as nobody.
+hangfs_up() {
+	[ -c /dev/fuse ] || skip "no /dev/fuse"
+	[ -x "$HANGFS" ] || fail "$HANGFS is not built (make tests)"
+	mkdir -p "$T/mnt"
+	chmod 755 "$T" "$T/mnt"
+	"$HANGFS" serve "$T/mnt" "$NOBODY" "$(id -g nobody)" 2>>"$T/hangfs.log" &
+	hangfs_server=$!
+	disown "$hangfs_server" # killed at the end: no "Killed" notice
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q " $T/mnt " /proc/self/mountinfo && return 0
+		sleep 0.05
+	done
+	fail "hangfs did not mount: $(cat "$T/hangfs.log")"
+}
+
+hangfs_down() {
+	[ -z "${holder:-}" ] || kill -KILL "$holder" 2>/dev/null
+	[ -z "${hangfs_server:-}" ] || kill -KILL "$hangfs_server" 2>/dev/null
+	umount -l "$T/mnt" 2>/dev/null
+	true
+}
+
+# A thread of nobody's parked in a FUSE fault while it holds FILE's lock.
+hold_lock_of() { # FILE
+	"${AS_NOBODY[@]}" "$HANGFS" hold "$1" "$T/mnt/f" 2>>"$T/hangfs.log" &
+	holder=$!
+	disown "$holder"
+	wait_for_the_holder "$holder"
+}
+
+wait_for_the_holder() { # PID
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q "READ from pid $1" "$T/hangfs.log" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "the holder did not reach the FUSE read: $(cat "$T/hangfs.log")"
+}
+
+# The caller dies; the penalty must come back, and root's status must not
+# wait on a lock.
+expect_the_penalty_back_and_the_lock_free() {
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+	run timeout 30 "$SLCTL" --root "$T/root" status
+	[ "$rc" = 0 ] || fail "root's status after the run: exit $rc: $err"
+}
+
+# The attack's setting, and $T/flags/err, a file of nobody's whose inode
+# lock a thread of nobody's holds.
+set_up_a_held_stderr_file() {
+	require_root "the setuid pkexec stand-in, the root helper and a FUSE mount"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'end_helpers; hangfs_down' EXIT
+	hangfs_up
+	"${AS_NOBODY[@]}" sh -c ': >"$1"' sh "$T/flags/err"
+	hold_lock_of "$T/flags/err"
+}
+
+# stderr a regular file of the user's whose inode lock the user holds; -v
+# (which the caller may pass) makes the helper say "set to 0" with the
+# lease taken.
+test_a_held_stderr_file_does_not_keep_the_lease() {
+	set_up_a_held_stderr_file
+	start_caller 'sleep 60 | pkexec "$SLCTL" __helper lease -v --root "$ROOT" 2>>"$T/flags/err" | cat'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	sleep 0.5
+	expect_the_penalty_back_and_the_lock_free
+}
+
+# The same the plain way: `slctl -v run -- CMD 2>>FILE` hands the helper
+# its -v and its stderr.
+test_slctl_v_run_with_a_held_stderr_file_does_not_keep_the_lease() {
+	set_up_a_held_stderr_file
+	start_caller 'exec "$SLCTL" -v --root "$ROOT" run -- sleep 60 2>>"$T/flags/err"'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	sleep 0.5
+	expect_the_penalty_back_and_the_lock_free
+}
+
+# stdout, the pipe the helper writes "ready" to, whose mutex another
+# process of the user's holds: the helper's write waited uninterruptibly
+# with the lease taken.
+test_a_held_stdout_pipe_does_not_keep_the_lease() {
+	require_root "the setuid pkexec stand-in, the root helper and a FUSE mount"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'end_helpers; hangfs_down; kill $(cat "$T/flags/holder" 2>/dev/null) 2>/dev/null' EXIT
+	hangfs_up
+	export HANGFS
+	start_caller 'exec > >(cat >/dev/null)
+		"$HANGFS" hold /dev/stdout "$T/mnt/f" 2>>"$T/flags/holder.log" & echo $! >"$T/flags/holder"
+		sleep 1
+		sleep 60 | pkexec "$SLCTL" __helper lease --root "$ROOT"'
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$T/flags/holder" ] && break
+		sleep 0.05
+	done
+	wait_for_the_holder "$(cat "$T/flags/holder")"
+	value_becomes 0 || fail "no lease taken: $(value)"
+	sleep 0.5
+	expect_the_penalty_back_and_the_lock_free
+}
+
+# A user with 8 leases asks for a 9th, stderr a held file: the refusal
+# was written holding leases.lock, and the 8 could never be given back.
+test_a_refusal_to_a_held_stderr_file_does_not_hold_the_lease_lock() {
+	require_root "the setuid pkexec stand-in, the root helper and a FUSE mount"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'end_helpers; hangfs_down' EXIT
+	hangfs_up
+	"${AS_NOBODY[@]}" sh -c ': >"$1"' sh "$T/flags/err"
+	start_caller 'for i in 1 2 3 4 5 6 7 8; do sleep 60 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat & done; wait'
+	local i first=$caller
+	for ((i = 0; i < 200; i++)); do
+		[ "$(leases_left)" = 8 ] && break
+		sleep 0.05
+	done
+	[ "$(leases_left)" = 8 ] || fail "not 8 leases: $(leases_left)"
+	hold_lock_of "$T/flags/err"
+	start_caller 'sleep 60 | pkexec "$SLCTL" __helper lease --root "$ROOT" 2>>"$T/flags/err" | cat'
+	trap 'end_helpers; kill -KILL '"$caller"' 2>/dev/null; hangfs_down' EXIT
+	sleep 1
+	caller=$first
+	expect_the_penalty_back_and_the_lock_free
+	[ "$(leases_left)" = 0 ] || fail "$(leases_left) leases left after their runs"
+}
+
+test_zz_the_machines_own_sysctl_is_untouched() {
+	[ "$(cat /proc/sys/kernel/split_lock_mitigate 2>/dev/null || echo none)" = "$REAL_MITIGATE" ] ||
+		fail "the real kernel.split_lock_mitigate changed"
+}
+
+run_tests
