@@ -138,6 +138,21 @@ static bool pidfd_ended(int pidfd)
 	return poll(&p, 1, 0) != 0;
 }
 
+/* Whether the Uid: line of DIR's status still reads @ids. */
+static bool same_ids(int dir, const unsigned long ids[4])
+{
+	_cleanup_close_ int fd = openat(dir, "status", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	_cleanup_free_ char *status = NULL;
+	unsigned long now[4];
+	const char *line;
+
+	if (fd < 0 || sl_read_fd(fd, 64 * 1024, &status, NULL) < 0)
+		return false;
+	line = sl_find_key(status, "Uid:");
+	return line && sscanf(line, "%lu %lu %lu %lu", &now[0], &now[1], &now[2], &now[3]) == 4 &&
+	       memcmp(now, ids, sizeof(now)) == 0;
+}
+
 int sl_exempt_set_checked(struct splitlock_ctx *ctx, uint32_t pid, uint32_t uid,
 			  uint32_t ppid, bool exempt)
 {
@@ -186,6 +201,12 @@ int sl_exempt_set_checked(struct splitlock_ctx *ctx, uint32_t pid, uint32_t uid,
 	if (r == 0 && pidfd_ended(pidfd)) {
 		set_at(ctx, dir, pid, !exempt);
 		return -ESRCH;
+	}
+	/* A setuid program exec'ed between the check and the write is not
+	 * the user's to exempt: read the identity again, undo on a change. */
+	if (r == 0 && exempt && !same_ids(dir, ids)) {
+		set_at(ctx, dir, pid, false);
+		return -ENOTUNIQ;
 	}
 	return r;
 }
