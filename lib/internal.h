@@ -141,11 +141,12 @@ int sl_proc_stat(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start, char 
 int sl_boot_id(struct splitlock_ctx *ctx, char *id, size_t size);
 
 /*
- * lease.c: someone set kernel.split_lock_mitigate through the mitigate
- * plan while runs hold leases: their value is the one to keep, so the
- * saved one is forgotten. Nothing is created when there are no leases.
+ * lease.c: set kernel.split_lock_mitigate by hand (the mitigate plan):
+ * while runs hold leases that value is the one to keep, so the saved one
+ * is forgotten, under the same hold of leases.lock as the write. Nothing
+ * is created when there are no leases. 0 or a negative errno.
  */
-void sl_leases_forget_saved(struct splitlock_ctx *ctx);
+int sl_leases_set_by_hand(struct splitlock_ctx *ctx, int value);
 
 /* Largest file we read whole: configuration files are small. */
 #define SL_MAX_CONFIG_SIZE (4u << 20)

@@ -520,15 +520,25 @@ _public_ int splitlock_lease_drop(struct splitlock_lease *lease)
 	return r == -ENOENT ? 0 : r;
 }
 
-void sl_leases_forget_saved(struct splitlock_ctx *ctx)
+int sl_leases_set_by_hand(struct splitlock_ctx *ctx, int value)
 {
 	struct lease_dir ld;
 	size_t live = 0;
-	int saved;
+	int saved, r;
 
-	if (lease_dir_open(ctx, false, &ld) < 0)
-		return;
-	if (read_saved(ld.dir, "", &saved) != -ENOENT) {
+	/*
+	 * The value and the forgetting of the saved one under one hold of
+	 * leases.lock: a run that took its lease in between saved root's new
+	 * value and set 0, root then forgot that, and nothing restored the
+	 * value when the runs ended (fourth review).
+	 */
+	r = lease_dir_open(ctx, false, &ld);
+	if (r == -ENOENT)
+		return splitlock_mitigate_set(ctx, value);
+	if (r < 0)
+		return r;
+	r = splitlock_mitigate_set(ctx, value);
+	if (r == 0 && read_saved(ld.dir, "", &saved) != -ENOENT) {
 		unlinkat(ld.dir, SAVED, 0);
 		sync_dir(ld.dir);
 		reconcile(ctx, ld.dir, UINT32_MAX, &live, NULL);
@@ -538,6 +548,7 @@ void sl_leases_forget_saved(struct splitlock_ctx *ctx)
 				live == 1 ? "it ends" : "they end");
 	}
 	lease_dir_close(&ld);
+	return r;
 }
 
 /* The key=value lines of a lease file; unknown fields stay as they were. */

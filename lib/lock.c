@@ -67,7 +67,17 @@ int sl_open_state_dir(struct splitlock_ctx *ctx, char **why)
 	fd = sl_open_dir(ctx, "/run");
 	if (fd < 0)
 		return refuse(why, fd, "cannot open /run: %s", strerror(-fd));
-	if (mkdirat(fd, "slctl", 0700) == 0)
+	/*
+	 * Created only when it is missing: mkdir() takes /run's lock
+	 * exclusively even where the name exists, and any user can hold
+	 * that lock, shared, for as long as it likes (a getdents64() of /run
+	 * into a buffer of its own FUSE file system that never answers):
+	 * the drop of a lease waited there, unkillably, with the penalty
+	 * off. A lookup needs the lock shared at most.
+	 */
+	if (fstatat(fd, "slctl", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		created = false;
+	else if (errno == ENOENT && mkdirat(fd, "slctl", 0700) == 0)
 		created = true;
 	else if (errno != EEXIST) {
 		r = -errno;

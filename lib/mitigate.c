@@ -386,15 +386,14 @@ _public_ int splitlock_mitigate_plan_apply(struct splitlock_mitigate_plan *plan)
 
 	if (plan->refusal)
 		return plan->refusal;
-	r = splitlock_mitigate_set(plan->ctx, plan->value);
+	/* A value set by hand outlives the runs that hold leases (lease.c). */
+	r = sl_leases_set_by_hand(plan->ctx, plan->value);
 	if (r < 0) {
 		if (set_error(plan, "cannot set " MITIGATE_KEY " to %d: %s", plan->value,
 			      errno_text(r)) < 0)
 			return -ENOMEM;
 		return r;
 	}
-	/* A value set by hand outlives the runs that hold leases (lease.c). */
-	sl_leases_forget_saved(plan->ctx);
 	if (plan->flags & SPLITLOCK_MITIGATE_PERSIST) {
 		r = splitlock_sysctld_persist(plan->ctx, MITIGATE_KEY, text, 0, NULL);
 		if (r < 0) {

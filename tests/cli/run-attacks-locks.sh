@@ -61,6 +61,15 @@ wait_for_the_holder() { # PID
 	fail "the holder did not reach the FUSE read: $(cat "$T/hangfs.log")"
 }
 
+# A process of nobody's in getdents64(DIR) into a FUSE-backed buffer:
+# DIR's lock held shared for as long as the user likes.
+hold_dir() { # DIR
+	"${AS_NOBODY[@]}" "$HANGFS" holddir "$1" "$T/mnt/f" 2>>"$T/hangfs.log" &
+	holder=$!
+	disown "$holder"
+	wait_for_the_holder "$holder"
+}
+
 # The caller dies; the penalty must come back, and root's status must not
 # wait on a lock.
 expect_the_penalty_back_and_the_lock_free() {
@@ -152,6 +161,86 @@ test_a_refusal_to_a_held_stderr_file_does_not_hold_the_lease_lock() {
 	caller=$first
 	expect_the_penalty_back_and_the_lock_free
 	[ "$(leases_left)" = 0 ] || fail "$(leases_left) leases left after their runs"
+}
+
+# ---- /run's lock (fourth review) ---------------------------------------------
+#
+# /run is readable by every user, who can hold its lock shared with a
+# getdents64() into a FUSE-backed buffer. slctl called mkdirat(/run,
+# "slctl") on every take, drop and status, and mkdir takes the parent's
+# lock exclusively even where the name exists: the drop of a lease waited
+# there, unkillably, with the penalty off.
+
+# Held after the take: the caller is gone, and the helper's drop must
+# still give the penalty back.
+test_a_held_run_directory_does_not_keep_the_lease_after_the_run() {
+	require_root "the setuid pkexec stand-in, the root helper and a FUSE mount"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'end_helpers; hangfs_down' EXIT
+	hangfs_up
+	start_caller 'sleep 60 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	hold_dir "$T/root/run"
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	if ! value_becomes 1 5; then
+		local pid
+		pid=$(helper_pid)
+		fail "the caller is gone, the penalty is still off; the helper $pid: state $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null), wchan $(cat "/proc/$pid/wchan" 2>/dev/null), stack: $(tr '\n' ' ' <"/proc/$pid/stack" 2>/dev/null | cut -c1-200)"
+	fi
+}
+
+# The same through the plain `slctl run`: what a user does.
+test_slctl_run_with_a_held_run_directory_gives_the_penalty_back() {
+	require_root "the setuid pkexec stand-in, the root helper and a FUSE mount"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'end_helpers; hangfs_down' EXIT
+	hangfs_up
+	start_caller 'exec "$SLCTL" --root "$ROOT" run -- sleep 3'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	hold_dir "$T/root/run"
+	# The run ends by itself after 3 s.
+	value_becomes 1 8 || fail "the run ended 5 s ago, the penalty is still off"
+}
+
+# Root's own `slctl status` (and any slctl command that opens the lease
+# directory) waits unkillably on the same lock: bounded waits are promised
+# for slctl's locks.
+test_a_held_run_directory_does_not_hang_roots_status() {
+	require_root "a FUSE mount"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'hangfs_down' EXIT
+	hangfs_up
+	# What any run leaves: the lease directory.
+	install -d -m 0700 "$T/root/run/slctl/leases"
+	hold_dir "$T/root/run"
+	"$SLCTL" --root "$T/root" status >/dev/null 2>&1 &
+	local pid=$! i
+	for ((i = 0; i < 150; i++)); do
+		[ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat")" != Z ] || return 0
+		sleep 0.1
+	done
+	kill -KILL "$pid"
+	sleep 0.5
+	fail "root's status still waits after 15 s, now in state $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) (SIGKILL sent), in $(cat "/proc/$pid/wchan" 2>/dev/null)"
+}
+
+# No authorization at all: root's own `slctl run` (the lease taken in
+# process, no helper) while a user who was never authorized holds /run:
+# root's run cannot drop its lease when CMD ends, and waits unkillably.
+test_an_unauthorized_user_holding_run_does_not_keep_roots_lease() {
+	require_root "a FUSE mount"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'hangfs_down' EXIT
+	hangfs_up
+	"$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- sleep 3 >/dev/null 2>&1 &
+	value_becomes 0 || fail "root's run took no lease: $(value)"
+	hold_dir "$T/root/run"
+	value_becomes 1 8 || fail "root's CMD ended 5 s ago, the penalty is still off"
 }
 
 test_zz_the_machines_own_sysctl_is_untouched() {

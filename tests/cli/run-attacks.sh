@@ -786,6 +786,58 @@ test_lock_files_are_root_only_files() {
 	[ "$(value)" = 1 ] || fail "a lease under a symlinked lock"
 }
 
+# Root's `mitigate on` set the sysctl without leases.lock, then took the
+# lock to forget the saved value: a lease taken in between saved root's 1
+# and set 0, root then forgot that 1, and when the runs ended nothing gave
+# it back (fourth review). Root's process is slowed at its second flock()
+# by strace (the scheduler, or a lock another helper holds, does the same
+# for less time).
+test_a_run_started_during_roots_mitigate_on_does_not_keep_the_penalty_off() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	command -v strace >/dev/null || skip "strace is not installed"
+	copy_fixture stock-ac
+	unprivileged_env
+	first="" second=""
+	trap 'end_helpers; kill -KILL $first $second 2>/dev/null' EXIT
+	start_caller 'sleep 60 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	first=$caller
+	value_becomes 0 || fail "no lease taken: $(value)"
+	# Root: the penalty back on, now.
+	strace -qq -o /dev/null -e trace=flock -e inject=flock:delay_enter=3000000:when=2 \
+		"$SLCTL" --root "$T/root" mitigate on >"$T/root-mitigate.out" 2>&1 &
+	local root_pid=$!
+	value_becomes 1 2 || fail "root's mitigate on did not set 1: the test is wrong"
+	# A second run of the user's starts meanwhile.
+	start_caller 'sleep 60 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	second=$caller
+	value_becomes 0 2 || fail "the second run took no lease: the test is wrong"
+	wait "$root_pid"
+	# Both runs end.
+	kill -KILL "$first" "$second"
+	proc_gone "$first"
+	proc_gone "$second"
+	sleep 2
+	run "$SLCTL" --root "$T/root" status
+	[ "$(value)" = 1 ] || fail "root said on, both runs are over, the penalty is off: $(value); root was told: $(cat "$T/root-mitigate.out")"
+}
+
+# PR_SET_TSC(PR_TSC_SIGSEGV) passes through exec: a root helper that
+# reads the TSC (vDSO clock_gettime) after its take would die holding the
+# lease. Refused: the helper reads the clock only before the lease file
+# and after the drop (or the setuid pkexec dies first).
+test_a_disabled_tsc_does_not_kill_the_helper_holding_the_lease() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	start_caller 'sleep 30 | perl -e "require q(syscall.ph); syscall(&SYS_prctl, 26, 2, 0, 0, 0) == 0 or die; exec @ARGV" \
+		pkexec "$SLCTL" __helper lease -v --root "$ROOT" | cat'
+	sleep 2
+	[ "$(value)" = 0 ] || { [ "$(leases_left)" = 0 ] && return 0; fail "no lease, but one left: $(ls "$T/root/run/slctl/leases")"; }
+	kill_caller_and_expect_the_penalty_back
+	[ "$(leases_left)" = 0 ] || fail "leases left: $(ls "$T/root/run/slctl/leases")"
+}
+
 # Named to run last: every test above used fake roots only.
 test_zz_the_machines_own_sysctl_is_untouched() {
 	[ "$(cat /proc/sys/kernel/split_lock_mitigate 2>/dev/null || echo none)" = "$REAL_MITIGATE" ] ||
