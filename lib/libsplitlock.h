@@ -146,6 +146,21 @@ const char *splitlock_counter_name(enum splitlock_counter counter);
 int splitlock_kernel_counters(struct splitlock_ctx *ctx,
 			      int64_t values[SPLITLOCK_COUNTER_MAX]);
 
+/* ---- privileges ----------------------------------------------------------- */
+
+enum splitlock_cap {
+	SPLITLOCK_CAP_SYS_ADMIN,
+	SPLITLOCK_CAP_SYSLOG,
+	SPLITLOCK_CAP_SYS_RAWIO,
+	SPLITLOCK_CAP_SYS_MODULE,
+	SPLITLOCK_CAP_DAC_OVERRIDE,
+};
+
+/* 1 when this process has the capability effective, 0 when not. Since 0.1. */
+int splitlock_have_capability(enum splitlock_cap cap);
+/* "CAP_SYS_ADMIN" etc. Since 0.1. */
+const char *splitlock_capability_name(enum splitlock_cap cap);
+
 /* ---- detection mode ----------------------------------------------------- */
 
 enum splitlock_mode {
@@ -802,21 +817,6 @@ enum {
 int splitlock_sysctld_persist(struct splitlock_ctx *ctx, const char *key,
 			      const char *value, unsigned flags,
 			      char **content);
-
-/* ---- privileges ----------------------------------------------------------- */
-
-enum splitlock_cap {
-	SPLITLOCK_CAP_SYS_ADMIN,
-	SPLITLOCK_CAP_SYSLOG,
-	SPLITLOCK_CAP_SYS_RAWIO,
-	SPLITLOCK_CAP_SYS_MODULE,
-	SPLITLOCK_CAP_DAC_OVERRIDE,
-};
-
-/* 1 when this process has the capability effective, 0 when not. Since 0.1. */
-int splitlock_have_capability(enum splitlock_cap cap);
-/* "CAP_SYS_ADMIN" etc. Since 0.1. */
-const char *splitlock_capability_name(enum splitlock_cap cap);
 
 /* ---- kernel log ----------------------------------------------------------- */
 
