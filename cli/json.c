@@ -196,19 +196,19 @@ void json_number(struct json *j, const char *key, const char *text)
 	fputs(text, j->out);
 }
 
-/* @key: the patched kernel's counters (-1: not reported), or null. */
-void json_kernel_counters(struct json *j, const char *key, const int64_t *values)
+/* @key: the patched kernel's counters (null: not reported), or null. */
+void json_kernel_counters(struct json *j, const char *key, const struct kernel_counters *c)
 {
-	if (!values) {
+	if (!c) {
 		json_null(j, key);
 		return;
 	}
 	json_object_begin(j, key);
-	for (size_t i = 0; i < SPLITLOCK_COUNTER_MAX; i++) {
+	for (size_t i = 0; i < c->count; i++) {
 		const char *name = splitlock_counter_name((enum splitlock_counter)i);
 
-		if (values[i] >= 0)
-			json_int(j, name, values[i]);
+		if (c->values[i] >= 0)
+			json_int(j, name, c->values[i]);
 		else
 			json_null(j, name);
 	}

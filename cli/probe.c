@@ -8,7 +8,7 @@
 
 #define INJECT "/sys/kernel/debug/split_lock/inject"
 
-static const char *const msr_names[SPLITLOCK_MSR_BIT_MAX] = {
+static const char *const msr_names[] = {
 	[SPLITLOCK_MSR_SPLIT_LOCK_SUPPORTED] = "IA32_CORE_CAPABILITIES",
 	[SPLITLOCK_MSR_SPLIT_LOCK_ARMED] = "MSR_TEST_CTRL",
 	[SPLITLOCK_MSR_BUS_LOCK_ARMED] = "IA32_DEBUGCTL",
@@ -69,7 +69,7 @@ static char *msr_error(const struct splitlock_msr *m, size_t i)
 
 	if (!f)
 		return NULL;
-	for (int b = 0; b < SPLITLOCK_MSR_BIT_MAX; b++) {
+	for (int b = 0; b < (int)ARRAY_SIZE(msr_names); b++) {
 		int r = splitlock_msr_get_bit(m, i, (enum splitlock_msr_bit)b, &value);
 
 		if (r == 0)
@@ -211,11 +211,11 @@ static void print_text(const struct splitlock_probe *p,
 	for (size_t i = 0; i < splitlock_msr_get_count(m); i++) {
 		_cleanup_free_ char *error = msr_error(m, i);
 		static const char *const words[] = { "no", "yes" };
-		const char *w[SPLITLOCK_MSR_BIT_MAX];
+		const char *w[ARRAY_SIZE(msr_names)];
 		unsigned cpu = 0;
 		bool v;
 
-		for (int b = 0; b < SPLITLOCK_MSR_BIT_MAX; b++)
+		for (int b = 0; b < (int)ARRAY_SIZE(msr_names); b++)
 			w[b] = splitlock_msr_get_bit(m, i, (enum splitlock_msr_bit)b, &v) < 0 ?
 			       "-" : words[v];
 		splitlock_msr_get_cpu(m, i, &cpu);

@@ -118,7 +118,21 @@ void json_uint(struct json *j, const char *key, unsigned long long value);
 void json_bool(struct json *j, const char *key, bool value);
 void json_null(struct json *j, const char *key);
 void json_kernel_traps(struct json *j, const struct splitlock_offender *o);
-void json_kernel_counters(struct json *j, const char *key, const int64_t *values);
+/*
+ * The patched kernel's counters as read at one moment, indexed by enum
+ * splitlock_counter: -1 where the kernel does not report one. The library
+ * may know more counters than this program has room for (it asks for each
+ * by name); those are left out.
+ */
+struct kernel_counters {
+	size_t count;
+	int64_t values[16];
+};
+/* Fills @c; -ENOENT on a kernel without the stats (then all are -1). */
+int read_kernel_counters(struct splitlock_ctx *ctx, struct kernel_counters *c);
+/* A counter, or -1 when the kernel does not report it. */
+int64_t kernel_counter(const struct kernel_counters *c, enum splitlock_counter counter);
+void json_kernel_counters(struct json *j, const char *key, const struct kernel_counters *c);
 void json_number(struct json *j, const char *key, const char *text);
 
 #endif

@@ -119,3 +119,25 @@ const char *slctl_backend_names(void)
 	}
 	return names;
 }
+
+int read_kernel_counters(struct splitlock_ctx *ctx, struct kernel_counters *c)
+{
+	int r = 0;
+
+	c->count = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(c->values) &&
+			   splitlock_counter_name((enum splitlock_counter)i); i++) {
+		int64_t v = -1;
+		int e = splitlock_kernel_counter(ctx, (enum splitlock_counter)i, &v);
+
+		if (e == -ENOENT)
+			r = -ENOENT;
+		c->values[c->count++] = e == 0 ? v : -1;
+	}
+	return r;
+}
+
+int64_t kernel_counter(const struct kernel_counters *c, enum splitlock_counter counter)
+{
+	return (size_t)counter < c->count ? c->values[counter] : -1;
+}

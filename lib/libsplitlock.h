@@ -133,18 +133,28 @@ enum splitlock_counter {
 	SPLITLOCK_COUNTER_MISERY_DELAYS,
 	SPLITLOCK_COUNTER_SIGBUS,
 	SPLITLOCK_COUNTER_WARNINGS_SUPPRESSED,
-	SPLITLOCK_COUNTER_MAX,
+	/*
+	 * No _MAX: a later release may add counters. Walk them with
+	 * splitlock_counter_name(), which is NULL past the last one.
+	 */
 };
 
-/* "ac_traps", ...; NULL for an unknown counter. Since 0.1. */
-const char *splitlock_counter_name(enum splitlock_counter counter);
 /*
- * All counters with one read of the stats file; a counter the kernel does
- * not report is -1. -ENOENT on a kernel without the file.
+ * "ac_traps", ...; NULL for a value the library does not know, so that
+ * for (c = 0; splitlock_counter_name(c); c++) visits every counter.
  * Since 0.1.
  */
-int splitlock_kernel_counters(struct splitlock_ctx *ctx,
-			      int64_t values[SPLITLOCK_COUNTER_MAX]);
+const char *splitlock_counter_name(enum splitlock_counter counter);
+/*
+ * One counter of the patched kernel (/sys/kernel/split_lock/stats) into
+ * *@value. -ENOENT on a kernel without the stats; -ENODATA when the kernel
+ * does not report this counter; -EINVAL for a counter the library does not
+ * know; -EBADMSG when its value is not a number.
+ * Since 1.0 (replaces splitlock_kernel_counters(), whose array was sized
+ * by the number of counters).
+ */
+int splitlock_kernel_counter(struct splitlock_ctx *ctx,
+			     enum splitlock_counter counter, int64_t *value);
 
 /* ---- privileges ----------------------------------------------------------- */
 
@@ -820,15 +830,38 @@ int splitlock_sysctld_persist(struct splitlock_ctx *ctx, const char *key,
 
 /* ---- kernel log ----------------------------------------------------------- */
 
-/* One record of the kernel log. Strings belong to the reader. */
-struct splitlock_kmsg_record {
-	int facility;          /* 0 = kernel; user-space writes are >= 1 */
-	int level;             /* syslog level 0..7 */
-	uint64_t seq;          /* record sequence number */
-	uint64_t usec;         /* CLOCK_MONOTONIC (boot-time) microseconds */
-	const char *message;   /* \xNN escapes decoded; may contain NULs */
-	size_t message_len;
-};
+/*
+ * One record of the kernel log, opaque so that a later release can tell
+ * more about a record without breaking programs built against this one.
+ * The records the library hands to callbacks are its own, valid during
+ * the callback. A program that parses records itself makes one with
+ * splitlock_kmsg_record_new() and fills it with
+ * splitlock_kmsg_parse_record(). Its message lives in the buffer given to
+ * the parser.
+ * Since 1.0 (was a struct with public members).
+ */
+struct splitlock_kmsg_record;
+
+/* An empty record (facility 0, level 0, message ""); -ENOMEM. Since 1.0. */
+int splitlock_kmsg_record_new(struct splitlock_kmsg_record **rec);
+/* Frees @rec (one owner); returns NULL. Accepts NULL. Since 1.0. */
+struct splitlock_kmsg_record *
+splitlock_kmsg_record_free(struct splitlock_kmsg_record *rec);
+/* 0 = kernel; user-space writes are >= 1. Since 1.0. */
+int splitlock_kmsg_record_get_facility(const struct splitlock_kmsg_record *rec);
+/* Syslog level 0..7. Since 1.0. */
+int splitlock_kmsg_record_get_level(const struct splitlock_kmsg_record *rec);
+/* The record's sequence number. Since 1.0. */
+uint64_t splitlock_kmsg_record_get_seq(const struct splitlock_kmsg_record *rec);
+/* CLOCK_MONOTONIC (boot-time) microseconds. Since 1.0. */
+uint64_t splitlock_kmsg_record_get_usec(const struct splitlock_kmsg_record *rec);
+/*
+ * The message, \xNN escapes decoded, and its length in *@len (may be
+ * NULL): it may hold NULs, and only the parser's records are terminated,
+ * so use the length. Since 1.0.
+ */
+const char *splitlock_kmsg_record_get_message(const struct splitlock_kmsg_record *rec,
+					      size_t *len);
 
 /*
  * Call @fn for each record of the running boot's kernel log
@@ -844,10 +877,11 @@ int splitlock_kmsg_foreach(struct splitlock_ctx *ctx, splitlock_kmsg_fn fn,
 
 /*
  * Parse one /dev/kmsg record ("PRI,SEQ,USEC,FLAGS;MESSAGE", optional
- * " KEY=VALUE" continuation lines) of @len bytes. Decodes \xNN in place into
- * @buf (same length as the input at least) and fills @rec. -EINVAL when it
- * is not a record.
- * Since 0.1.
+ * " KEY=VALUE" continuation lines) of @len bytes. Decodes \xNN into @buf
+ * (@len bytes at least), terminates it, and fills @rec (from
+ * splitlock_kmsg_record_new()), whose message then points into @buf.
+ * -EINVAL when it is not a record (@rec is then unchanged).
+ * Since 0.1; @rec opaque since 1.0.
  */
 int splitlock_kmsg_parse_record(const char *text, size_t len, char *buf,
 				struct splitlock_kmsg_record *rec);
@@ -885,26 +919,48 @@ enum splitlock_action {
 	SPLITLOCK_ACTION_SIGBUS,   /* SIGBUS outside fatal mode (bogus guest #AC) */
 };
 
-struct splitlock_event {
-	enum splitlock_kind kind;
-	enum splitlock_action action;
-	const char *comm;     /* points into the message, not terminated */
-	size_t comm_len;
-	uint32_t pid;         /* the TID the kernel printed */
-	bool has_ip;
-	uint64_t ip;
-	const char *object;   /* traps lines: " in OBJ[...]", or NULL */
-	size_t object_len;
-	bool has_object_offset;
-	uint64_t object_offset;
-	uint64_t suppressed;  /* SPLITLOCK_LINE_SUPPRESSED: the count */
-};
+/*
+ * A parsed detector line, opaque so that a later release can tell more
+ * about a line without breaking programs built against this one. One
+ * object may be reused for every line: each parse replaces what it held.
+ * Its strings point into the message last parsed and live as long as it.
+ * Since 1.0 (was a struct with public members).
+ */
+struct splitlock_event;
+
+/* An empty event; -ENOMEM. Since 1.0. */
+int splitlock_event_new(struct splitlock_event **ev);
+/* Frees @ev (one owner); returns NULL. Accepts NULL. Since 1.0. */
+struct splitlock_event *splitlock_event_free(struct splitlock_event *ev);
+/* Since 1.0. */
+enum splitlock_kind splitlock_event_get_kind(const struct splitlock_event *ev);
+/* Since 1.0. */
+enum splitlock_action splitlock_event_get_action(const struct splitlock_event *ev);
+/*
+ * The task's name as the kernel printed it, not terminated: its length is
+ * in *@len (may be NULL). Since 1.0.
+ */
+const char *splitlock_event_get_comm(const struct splitlock_event *ev, size_t *len);
+/* The TID the kernel printed. Since 1.0. */
+uint32_t splitlock_event_get_pid(const struct splitlock_event *ev);
+/* The trap's address; -ENODATA when the line has none. Since 1.0. */
+int splitlock_event_get_ip(const struct splitlock_event *ev, uint64_t *ip);
+/*
+ * "traps:" lines: the object of " in OBJ[...]", not terminated, its length
+ * in *@len (may be NULL); NULL when the line names none. Since 1.0.
+ */
+const char *splitlock_event_get_object(const struct splitlock_event *ev, size_t *len);
+/* The address's offset in the object; -ENODATA when unknown. Since 1.0. */
+int splitlock_event_get_object_offset(const struct splitlock_event *ev,
+				      uint64_t *offset);
+/* SPLITLOCK_LINE_SUPPRESSED: the count of callbacks suppressed. Since 1.0. */
+uint64_t splitlock_event_get_suppressed(const struct splitlock_event *ev);
 
 /*
  * Parse one decoded log message (no record prefix). Never fails: returns a
- * SPLITLOCK_LINE_* value and fills @ev for EVENT and SUPPRESSED. Safe on any
- * bytes (fuzzed).
- * Since 0.1.
+ * SPLITLOCK_LINE_* value and fills @ev (from splitlock_event_new()) for
+ * EVENT and SUPPRESSED. Safe on any bytes (fuzzed).
+ * Since 0.1; @ev opaque since 1.0.
  */
 int splitlock_detector_line_parse(const char *message, size_t len,
 				  struct splitlock_event *ev);
@@ -1155,18 +1211,33 @@ enum splitlock_proc_event_type {
 };
 
 /*
- * An event as the decoder hands it to its callback: valid only during the
- * callback, @comm included (copy what is kept).
- * Since 0.1; @comm a pointer and a length since 1.0 (was char comm[16]).
+ * An event as the decoder hands it to its callback: the library's, valid
+ * only during the callback, its comm included (copy what is kept). Opaque
+ * so that a later release can tell more about an event without breaking
+ * programs built against this one.
+ * Since 1.0 (was a struct with public members).
  */
-struct splitlock_proc_event {
-	enum splitlock_proc_event_type type;
-	uint32_t pid, tgid;            /* the task (child for FORK) */
-	uint32_t parent_pid, parent_tgid; /* FORK */
-	uint64_t timestamp_ns;         /* CLOCK_MONOTONIC of the event */
-	const char *comm;   /* COMM, terminated; points into the decoded buffer */
-	size_t comm_len;    /* 0, comm "", for the other events */
-};
+struct splitlock_proc_event;
+
+/* Since 1.0. */
+enum splitlock_proc_event_type
+splitlock_proc_event_get_type(const struct splitlock_proc_event *ev);
+/* The task (the child for FORK). Since 1.0. */
+uint32_t splitlock_proc_event_get_pid(const struct splitlock_proc_event *ev);
+/* Since 1.0. */
+uint32_t splitlock_proc_event_get_tgid(const struct splitlock_proc_event *ev);
+/* FORK: the parent; 0 for the other events. Since 1.0. */
+uint32_t splitlock_proc_event_get_parent_pid(const struct splitlock_proc_event *ev);
+/* Since 1.0. */
+uint32_t splitlock_proc_event_get_parent_tgid(const struct splitlock_proc_event *ev);
+/* CLOCK_MONOTONIC of the event, in nanoseconds. Since 1.0. */
+uint64_t splitlock_proc_event_get_timestamp_ns(const struct splitlock_proc_event *ev);
+/*
+ * COMM: the new name, terminated, its length in *@len (may be NULL); ""
+ * for the other events. Since 1.0.
+ */
+const char *splitlock_proc_event_get_comm(const struct splitlock_proc_event *ev,
+					  size_t *len);
 
 /*
  * Decode the proc connector's netlink messages in @buf (what recv() gave):
@@ -1394,7 +1465,10 @@ enum splitlock_msr_bit {
 	SPLITLOCK_MSR_SPLIT_LOCK_ARMED,
 	/* IA32_DEBUGCTL (0x1d9) bit 2: bus lock detect armed now */
 	SPLITLOCK_MSR_BUS_LOCK_ARMED,
-	SPLITLOCK_MSR_BIT_MAX,
+	/*
+	 * No _MAX: a later release may read more bits; splitlock_msr_get_bit()
+	 * returns -EINVAL past the last it knows.
+	 */
 };
 
 /* How the msr driver is present for the kernel under the root. */

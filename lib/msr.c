@@ -18,7 +18,7 @@
 static const struct {
 	uint32_t msr;
 	unsigned bit;
-} bits[SPLITLOCK_MSR_BIT_MAX] = {
+} bits[SL_MSR_BIT_COUNT] = {
 	[SPLITLOCK_MSR_SPLIT_LOCK_SUPPORTED] = { 0xcf, 5 },  /* IA32_CORE_CAPABILITIES */
 	[SPLITLOCK_MSR_SPLIT_LOCK_ARMED] = { 0x33, 29 },     /* MSR_TEST_CTRL */
 	[SPLITLOCK_MSR_BUS_LOCK_ARMED] = { 0x1d9, 2 },       /* IA32_DEBUGCTL */
@@ -26,8 +26,8 @@ static const struct {
 
 struct msr_cpu {
 	unsigned cpu;
-	int error[SPLITLOCK_MSR_BIT_MAX]; /* 0, -ENODATA, or how it failed */
-	bool value[SPLITLOCK_MSR_BIT_MAX];
+	int error[SL_MSR_BIT_COUNT]; /* 0, -ENODATA, or how it failed */
+	bool value[SL_MSR_BIT_COUNT];
 };
 
 struct splitlock_msr {
