@@ -38,6 +38,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * SPLITLOCK_MUST_CHECK: ignoring the result is a bug (a constructor whose
+ * object may not exist, a change that may not have been made).
+ * SPLITLOCK_NONNULL(N, ...): the Nth arguments must not be NULL. Both
+ * compile away for compilers other than GCC and clang.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define SPLITLOCK_MUST_CHECK __attribute__((__warn_unused_result__))
+#define SPLITLOCK_NONNULL(...) __attribute__((__nonnull__(__VA_ARGS__)))
+#else
+#define SPLITLOCK_MUST_CHECK
+#define SPLITLOCK_NONNULL(...)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -53,6 +67,7 @@ struct splitlock_ctx;
  * log priority. Returns NULL with errno set on failure.
  * Since 0.1.
  */
+SPLITLOCK_MUST_CHECK
 struct splitlock_ctx *splitlock_new(const char *root);
 /* Since 0.1. */
 struct splitlock_ctx *splitlock_ref(struct splitlock_ctx *ctx);
@@ -153,6 +168,7 @@ const char *splitlock_counter_name(enum splitlock_counter counter);
  * Since 1.0 (replaces splitlock_kernel_counters(), whose array was sized
  * by the number of counters).
  */
+SPLITLOCK_NONNULL(1, 3)
 int splitlock_kernel_counter(struct splitlock_ctx *ctx,
 			     enum splitlock_counter counter, int64_t *value);
 
@@ -244,6 +260,7 @@ struct splitlock_mode_info;
  * splitlock_mode_info_free()). Always finds an answer, the kernel's default
  * at worst; fails only with -ENOMEM. Since 0.1.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 2)
 int splitlock_mode_info_read(struct splitlock_ctx *ctx,
 			     struct splitlock_mode_info **info);
 /*
@@ -303,6 +320,7 @@ struct splitlock_mode_switch;
  * see splitlock_mode_switch_get_refusal().
  * Since 1.0.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 4)
 int splitlock_mode_switch_new(struct splitlock_ctx *ctx, enum splitlock_mode mode,
 			      unsigned ratelimit, struct splitlock_mode_switch **sw);
 /* Frees @sw; returns NULL. Accepts NULL. Since 1.0. */
@@ -337,6 +355,7 @@ splitlock_mode_switch_get_previous(const struct splitlock_mode_switch *sw,
  * splitlock_mode_switch_get_error().
  * Since 1.0.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_mode_switch_apply(struct splitlock_mode_switch *sw);
 /*
  * After applying: the mode read back; SPLITLOCK_MODE_UNKNOWN before, or
@@ -405,6 +424,7 @@ enum {
  * (see splitlock_boot_plan_get_refusal()).
  * Since 0.1.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 4)
 int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *backend,
 			    unsigned flags, struct splitlock_boot_plan **plan);
 /*
@@ -423,6 +443,7 @@ int splitlock_boot_plan_get_refusal(const struct splitlock_boot_plan *plan);
  * sentence in splitlock_boot_plan_get_error().
  * Since 0.1.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_boot_plan_mode(struct splitlock_boot_plan *plan,
 			     enum splitlock_mode mode, unsigned ratelimit);
 /* Frees @plan; returns NULL. Since 0.1. */
@@ -457,6 +478,7 @@ bool splitlock_boot_plan_runs_commands(const struct splitlock_boot_plan *plan);
  * -EBADMSG: the result does not hold the parameter (files restored).
  * Since 0.1.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_boot_plan_apply(struct splitlock_boot_plan *plan);
 /* One sentence about the last failure, or NULL. Since 0.1. */
 const char *splitlock_boot_plan_get_error(const struct splitlock_boot_plan *plan);
@@ -518,6 +540,7 @@ int splitlock_mitigate_get(struct splitlock_ctx *ctx, int *value);
  * patched kernel's seq mode also refuses 0 with -EPERM).
  * Since 0.1.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_mitigate_set(struct splitlock_ctx *ctx, int value);
 /*
  * The value the next boot applies, read from the sysctl.d files as
@@ -553,6 +576,7 @@ enum {
  * is still a plan: see splitlock_mitigate_plan_get_refusal().
  * Since 1.0.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 4)
 int splitlock_mitigate_plan_new(struct splitlock_ctx *ctx, int value,
 				unsigned flags,
 				struct splitlock_mitigate_plan **plan);
@@ -602,6 +626,7 @@ const char *splitlock_mitigate_plan_get_override(const struct splitlock_mitigate
  * it is logged as a warning and splitlock_mitigate_plan_get_running() has it.
  * Since 1.0.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_mitigate_plan_apply(struct splitlock_mitigate_plan *plan);
 /*
  * After applying: the running value read back (0 or 1), -1 when unknown.
@@ -652,6 +677,7 @@ enum splitlock_lift {
  * neither the sysctl nor the exemption); -ENOMEM.
  * Since 1.0.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 2)
 int splitlock_lift_choose(struct splitlock_ctx *ctx, enum splitlock_lift *lift,
 			  char **why);
 
@@ -672,6 +698,7 @@ int splitlock_exempt_get(struct splitlock_ctx *ctx, uint32_t pid);
  * the file does not show the new mark.
  * Since 1.0.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_exempt_set(struct splitlock_ctx *ctx, uint32_t pid, bool exempt);
 
 /*
@@ -715,6 +742,7 @@ struct splitlock_lease;
  * failure.
  * Since 1.0.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 4)
 int splitlock_lease_take(struct splitlock_ctx *ctx, uint32_t uid, uint32_t run_pid,
 			 struct splitlock_lease **lease);
 /*
@@ -736,6 +764,7 @@ struct splitlock_leases;
  * another process held the lock for 10 seconds.
  * Since 1.0.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 2)
 int splitlock_leases_read(struct splitlock_ctx *ctx, struct splitlock_leases **leases);
 /* Since 1.0. */
 struct splitlock_leases *splitlock_leases_free(struct splitlock_leases *leases);
@@ -774,6 +803,7 @@ struct splitlock_sysctld;
  * freed with splitlock_sysctld_free()). A directory that cannot be read is
  * skipped. Since 0.1.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 2, 3)
 int splitlock_sysctld_resolve(struct splitlock_ctx *ctx, const char *key,
 			      struct splitlock_sysctld **result);
 /* Frees @r; returns NULL. Since 0.1. */
@@ -824,6 +854,7 @@ enum {
  * writable by every user, so nothing written there can be trusted.
  * Since 0.1.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_sysctld_persist(struct splitlock_ctx *ctx, const char *key,
 			      const char *value, unsigned flags,
 			      char **content);
@@ -843,6 +874,7 @@ int splitlock_sysctld_persist(struct splitlock_ctx *ctx, const char *key,
 struct splitlock_kmsg_record;
 
 /* An empty record (facility 0, level 0, message ""); -ENOMEM. Since 1.0. */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_kmsg_record_new(struct splitlock_kmsg_record **rec);
 /* Frees @rec (one owner); returns NULL. Accepts NULL. Since 1.0. */
 struct splitlock_kmsg_record *
@@ -883,6 +915,7 @@ int splitlock_kmsg_foreach(struct splitlock_ctx *ctx, splitlock_kmsg_fn fn,
  * -EINVAL when it is not a record (@rec is then unchanged).
  * Since 0.1; @rec opaque since 1.0.
  */
+SPLITLOCK_NONNULL(1, 3, 4)
 int splitlock_kmsg_parse_record(const char *text, size_t len, char *buf,
 				struct splitlock_kmsg_record *rec);
 
@@ -929,6 +962,7 @@ enum splitlock_action {
 struct splitlock_event;
 
 /* An empty event; -ENOMEM. Since 1.0. */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_event_new(struct splitlock_event **ev);
 /* Frees @ev (one owner); returns NULL. Accepts NULL. Since 1.0. */
 struct splitlock_event *splitlock_event_free(struct splitlock_event *ev);
@@ -962,6 +996,7 @@ uint64_t splitlock_event_get_suppressed(const struct splitlock_event *ev);
  * EVENT and SUPPRESSED. Safe on any bytes (fuzzed).
  * Since 0.1; @ev opaque since 1.0.
  */
+SPLITLOCK_NONNULL(3)
 int splitlock_detector_line_parse(const char *message, size_t len,
 				  struct splitlock_event *ev);
 /* "split_lock", "bus_lock"; "warn", "fatal", "sigbus". Since 0.1. */
@@ -1023,6 +1058,7 @@ struct splitlock_offender;
  * An empty report grouping by @group, with SPLITLOCK_OFFENDERS_* @flags,
  * into *@report; -ENOMEM. Since 0.1.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 4)
 int splitlock_offenders_new(struct splitlock_ctx *ctx, enum splitlock_group group,
 			    unsigned flags, struct splitlock_offenders **report);
 /*
@@ -1257,6 +1293,7 @@ int splitlock_proc_connector_decode(const void *buf, size_t len,
  * context's root is not the running system.
  * Since 0.1.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_proc_connector_open(struct splitlock_ctx *ctx);
 /*
  * Read what is pending on @fd and decode it; 0 when nothing is pending.
@@ -1287,6 +1324,7 @@ struct splitlock_follow;
  * A follower adding to @report, into *@follow. It takes a reference on
  * @report. The log's open errors; -ENOMEM. Since 0.1.
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 3)
 int splitlock_follow_new(struct splitlock_offenders *report, bool from_start,
 			 struct splitlock_follow **follow);
 /* Frees @f and closes its descriptors; returns NULL. Since 0.1. */
@@ -1378,10 +1416,14 @@ struct splitlock_probe;
  * else than a split lock), -ENOMEM, or what fork(2) and pipe(2) return.
  * Since: 1.0
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 3)
 int splitlock_probe_run(struct splitlock_ctx *ctx, unsigned flags,
 			struct splitlock_probe **probe);
-/* Frees a report; accepts NULL. Since: 1.0 */
-void splitlock_probe_free(struct splitlock_probe *probe);
+/*
+ * Frees a report (one owner); returns NULL. Accepts NULL.
+ * Since: 1.0; returns NULL, as every _free() does, since 1.0 (was void).
+ */
+struct splitlock_probe *splitlock_probe_free(struct splitlock_probe *probe);
 
 /* What happened to the split lock. Since: 1.0 */
 enum splitlock_probe_action
@@ -1504,6 +1546,7 @@ struct splitlock_msr;
  * the module returns; -ENOMEM.
  * Since: 1.0
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 2)
 int splitlock_msr_read(struct splitlock_ctx *ctx, struct splitlock_msr **msr);
 /*
  * The capability reading the MSRs lacks: CAP_SYS_RAWIO, or CAP_SYS_MODULE
@@ -1514,8 +1557,11 @@ int splitlock_msr_read(struct splitlock_ctx *ctx, struct splitlock_msr **msr);
  */
 int splitlock_msr_check_capabilities(struct splitlock_ctx *ctx,
 				     enum splitlock_cap *missing);
-/* Frees a report; accepts NULL. Since: 1.0 */
-void splitlock_msr_free(struct splitlock_msr *msr);
+/*
+ * Frees a report (one owner); returns NULL. Accepts NULL.
+ * Since: 1.0; returns NULL, as every _free() does, since 1.0 (was void).
+ */
+struct splitlock_msr *splitlock_msr_free(struct splitlock_msr *msr);
 /* Number of CPUs read. Since: 1.0 */
 size_t splitlock_msr_get_count(const struct splitlock_msr *msr);
 /* The number of the @index-th CPU read; -ERANGE past the end. Since: 1.0 */
@@ -1535,7 +1581,47 @@ int splitlock_msr_get_bit(const struct splitlock_msr *msr, size_t index,
  * Errors: -ENOMEM.
  * Since: 1.0
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 2)
 int splitlock_msr_summary(const struct splitlock_msr *msr, char **text);
+
+/* ---- cleanup helpers ------------------------------------------------------- */
+
+/*
+ * For __attribute__((cleanup)), as systemd ships sd_*_unrefp(): for every
+ * object a program owns, a helper that releases *@p (which may be NULL)
+ * with the object's _free(), _unref() or _drop(), e.g.
+ *
+ *   __attribute__((cleanup(splitlock_offenders_unrefp)))
+ *   struct splitlock_offenders *report = NULL;
+ *
+ * Static inline, in the header only: they are no exported symbol.
+ * tests/check-header-docs.sh checks that every _free(), _unref() and
+ * _drop() of LIBSPLITLOCK_1 has its helper here. The objects handed out
+ * borrowed (struct splitlock_offender, the records and events given to
+ * callbacks) have none: their owner releases them.
+ * Since: LIBSPLITLOCK_1 (header only)
+ */
+#define SPLITLOCK_DEFINE_CLEANUP(type, func)                                 \
+	static inline void func##p(struct type **p)                          \
+	{                                                                    \
+		if (*p)                                                      \
+			(void)func(*p);                                      \
+	}
+
+SPLITLOCK_DEFINE_CLEANUP(splitlock_ctx, splitlock_unref)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_mode_info, splitlock_mode_info_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_mode_switch, splitlock_mode_switch_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_boot_plan, splitlock_boot_plan_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_mitigate_plan, splitlock_mitigate_plan_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_lease, splitlock_lease_drop)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_leases, splitlock_leases_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_sysctld, splitlock_sysctld_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_kmsg_record, splitlock_kmsg_record_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_event, splitlock_event_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_offenders, splitlock_offenders_unref)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_follow, splitlock_follow_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_probe, splitlock_probe_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_msr, splitlock_msr_free)
 
 #ifdef __cplusplus
 }

@@ -168,12 +168,13 @@ _public_ int splitlock_msr_read(struct splitlock_ctx *ctx,
 	return 0;
 }
 
-_public_ void splitlock_msr_free(struct splitlock_msr *m)
+_public_ struct splitlock_msr *splitlock_msr_free(struct splitlock_msr *m)
 {
-	if (!m)
-		return;
-	free(m->cpus);
-	free(m);
+	if (m) {
+		free(m->cpus);
+		free(m);
+	}
+	return NULL;
 }
 
 _public_ size_t splitlock_msr_get_count(const struct splitlock_msr *m)

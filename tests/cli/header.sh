@@ -57,4 +57,74 @@ test_header_compiles_and_links_as_cxx() {
 	expect_out "/ CAP_SYS_ADMIN"
 }
 
+# Every object a program owns has its cleanup helper: a program that
+# releases all of them on scope exit runs clean (under check-asan, leak
+# free), and one whose helpers meet NULL does nothing.
+test_cleanup_helpers_release_every_object() {
+	local so=$TOP/$BUILD_DIR/libsplitlock.so
+	[ -e "$so" ] || fail "no $so (make all first)"
+	cat >"$T/prog.c" <<-'C'
+	#include <libsplitlock.h>
+	#include <stdio.h>
+	#define _cleanup_(f) __attribute__((cleanup(f)))
+
+	int main(int argc, char **argv)
+	{
+		_cleanup_(splitlock_unrefp) struct splitlock_ctx *ctx = splitlock_new(argv[1]);
+		_cleanup_(splitlock_offenders_unrefp) struct splitlock_offenders *report = NULL;
+		_cleanup_(splitlock_mode_info_freep) struct splitlock_mode_info *info = NULL;
+		_cleanup_(splitlock_kmsg_record_freep) struct splitlock_kmsg_record *rec = NULL;
+		_cleanup_(splitlock_event_freep) struct splitlock_event *ev = NULL;
+		_cleanup_(splitlock_sysctld_freep) struct splitlock_sysctld *sd = NULL;
+		_cleanup_(splitlock_boot_plan_freep) struct splitlock_boot_plan *bp = NULL;
+		_cleanup_(splitlock_mitigate_plan_freep) struct splitlock_mitigate_plan *mp = NULL;
+		_cleanup_(splitlock_mode_switch_freep) struct splitlock_mode_switch *sw = NULL;
+		_cleanup_(splitlock_leases_freep) struct splitlock_leases *leases = NULL;
+		_cleanup_(splitlock_lease_dropp) struct splitlock_lease *lease = NULL;
+		_cleanup_(splitlock_follow_freep) struct splitlock_follow *follow = NULL;
+		_cleanup_(splitlock_probe_freep) struct splitlock_probe *probe = NULL;
+		_cleanup_(splitlock_msr_freep) struct splitlock_msr *msr = NULL;
+		(void)argc;
+		if (!ctx || splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &report) < 0 ||
+		    splitlock_mode_info_read(ctx, &info) < 0 || splitlock_kmsg_record_new(&rec) < 0 ||
+		    splitlock_event_new(&ev) < 0 ||
+		    splitlock_sysctld_resolve(ctx, "kernel.split_lock_mitigate", &sd) < 0 ||
+		    splitlock_boot_plan_new(ctx, NULL, 0, &bp) < 0 ||
+		    splitlock_follow_new(report, true, &follow) < 0)
+			return 1;
+		puts("done");
+		return 0;
+	}
+	C
+	run cc -std=gnu11 -Wall -Wextra -Werror ${TEST_CFLAGS:-} -I"$HEADER_DIR" -o "$T/prog" "$T/prog.c" \
+		-L"$TOP/$BUILD_DIR" -lsplitlock
+	expect_rc 0
+	copy_fixture stock-ac
+	run env LD_LIBRARY_PATH="$TOP/$BUILD_DIR" "$T/prog" "$T/root"
+	expect_rc 0
+	expect_out done
+}
+
+# Ignoring what a constructor returns is a warning with GCC and clang; with
+# another compiler the attributes compile away.
+test_must_check_warns_and_compiles_away_elsewhere() {
+	cat >"$T/prog.c" <<-'C'
+	#include <libsplitlock.h>
+	int main(void)
+	{
+		struct splitlock_offenders *r;
+		struct splitlock_ctx *ctx = splitlock_new(NULL);
+		splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &r);
+		return 0;
+	}
+	C
+	run env LC_ALL=C gcc -std=c99 -Wall -I"$HEADER_DIR" -c -o "$T/prog.o" "$T/prog.c"
+	expect_rc 0
+	expect_err "-Wunused-result"
+	expect_err splitlock_offenders_new
+	# No __GNUC__: the header must not use an attribute.
+	run gcc -std=c99 -pedantic -Werror -U__GNUC__ -U__clang__ -I"$HEADER_DIR" -c -o "$T/prog.o" "$T/prog.c"
+	expect_rc 0
+}
+
 run_tests
