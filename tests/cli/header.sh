@@ -34,8 +34,11 @@ test_header_compiles_as_c99_pedantic() {
 test_header_compiles_as_c11_with_clang_everything() {
 	command -v clang >/dev/null || skip "no clang"
 	program >"$T/prog.c"
-	# -Wpadded only reports layout; -Wdeclaration-after-statement is C90's.
+	# -Wpadded only reports layout; -Wdeclaration-after-statement is C90's;
+	# -Wdocumentation reads /** blocks as Doxygen, whose commands gtk-doc's
+	# "@name" (a parameter) is not.
 	run clang -std=c11 -Weverything -Wno-padded -Wno-declaration-after-statement \
+		-Wno-documentation-unknown-command -Wno-documentation \
 		-Wno-unsafe-buffer-usage -Wno-unknown-warning-option -Werror \
 		-I"$HEADER_DIR" -c -o "$T/prog.o" "$T/prog.c"
 	expect_rc 0
@@ -125,6 +128,23 @@ test_must_check_warns_and_compiles_away_elsewhere() {
 	# No __GNUC__: the header must not use an attribute.
 	run gcc -std=c99 -pedantic -Werror -U__GNUC__ -U__clang__ -I"$HEADER_DIR" -c -o "$T/prog.o" "$T/prog.c"
 	expect_rc 0
+}
+
+# One documentation block per exported function, naming the map's node
+# (tests/check-header-docs.sh), and the check finds what it must find.
+test_every_exported_symbol_is_documented_with_its_node() {
+	run "$TOP/tests/check-header-docs.sh"
+	expect_rc 0
+	[ -z "$out" ] || fail "$out"
+	sed 's/^ \* splitlock_mode_parse:$/ * splitlock_mode_parse_x:/' "$TOP/lib/libsplitlock.h" >"$T/h"
+	printf 'int splitlock_undocumented(void);\n' >>"$T/h"
+	sed '/^\tsplitlock_msr_summary;/d' "$TOP/lib/libsplitlock.sym" >"$T/sym"
+	run "$TOP/tests/check-header-docs.sh" "$T/h" "$T/sym"
+	expect_rc 1
+	expect_out "splitlock_mode_parse (exported in LIBSPLITLOCK_1) has no /** splitlock_mode_parse: block"
+	expect_out "splitlock_mode_parse_x is documented but not exported"
+	expect_out "splitlock_undocumented() is declared but not exported"
+	expect_out "splitlock_msr_summary is documented but not exported"
 }
 
 run_tests
