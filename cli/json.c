@@ -21,6 +21,13 @@ void json_init(struct json *j, FILE *out)
 	j->first[0] = true;
 }
 
+void json_document_begin(struct json *j, FILE *out, unsigned version)
+{
+	json_init(j, out);
+	json_object_begin(j, NULL);
+	json_uint(j, "version", version);
+}
+
 void json_finish(struct json *j)
 {
 	fputc('\n', j->out);

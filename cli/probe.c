@@ -6,6 +6,9 @@
 
 #include "slctl.h"
 
+/* The "version" of the JSON document(s) below: 1 since it was added. */
+#define PROBE_JSON_VERSION 1
+
 #define INJECT "/sys/kernel/debug/split_lock/inject"
 
 static const char *const msr_names[] = {
@@ -120,8 +123,7 @@ static void print_json(const struct splitlock_probe *p,
 	double v;
 	int r;
 
-	json_init(&j, stdout);
-	json_object_begin(&j, NULL);
+	json_document_begin(&j, stdout, PROBE_JSON_VERSION);
 	json_bool(&j, "detected", splitlock_probe_is_detected(p));
 	r = splitlock_probe_get_trap(p, &trap);
 	json_string(&j, "trap", r < 0 ? NULL : splitlock_probe_trap_name(trap));

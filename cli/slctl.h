@@ -64,15 +64,18 @@ int slctl_usage_error(const char *cmd, const char *format, ...)
 int slctl_exit_for(int err);
 /*
  * --persist and --dry-run, which mode and mitigate take alike: both plan a
- * change, which may be kept across reboots or only shown.
+ * change, which may be kept across reboots or only shown. --dry-run has no
+ * short option: -n is --noheadings (slctl offenders), as in util-linux,
+ * and a short option means one thing in every subcommand.
  */
+enum { SLCTL_OPT_DRY_RUN = 0x100 };
 #define SLCTL_PLAN_OPTIONS                                   \
 	{ "persist", no_argument, NULL, 'p' },               \
-	{ "dry-run", no_argument, NULL, 'n' }
+	{ "dry-run", no_argument, NULL, SLCTL_OPT_DRY_RUN }
 struct slctl_plan_options {
 	bool persist, dry_run;
 };
-/* Takes -p/--persist or -n/--dry-run into @plan; false when @c is neither. */
+/* Takes -p/--persist or --dry-run into @plan; false when @c is neither. */
 bool slctl_plan_option(int c, struct slctl_plan_options *plan);
 /* The bootloader backends the library knows, as text for a sentence. */
 const char *slctl_backend_names(void);
@@ -107,6 +110,11 @@ struct json {
 
 void json_init(struct json *j, FILE *out);
 void json_finish(struct json *j);
+/*
+ * Every document slctl prints is an object whose first key is "version",
+ * the schema of that document: raised when a key changes meaning.
+ */
+void json_document_begin(struct json *j, FILE *out, unsigned version);
 void json_object_begin(struct json *j, const char *key);
 void json_object_end(struct json *j);
 void json_array_begin(struct json *j, const char *key);

@@ -8,6 +8,9 @@
 
 #include "slctl.h"
 
+/* The "version" of the JSON document(s) below: 1 since it was added. */
+#define STATUS_JSON_VERSION 1
+
 /* Offenders named by status; `slctl offenders` has them all. */
 #define STATUS_TOP 3
 
@@ -199,8 +202,7 @@ static void print_json(const struct status *s)
 	struct json j;
 	char buf[32];
 
-	json_init(&j, stdout);
-	json_object_begin(&j, NULL);
+	json_document_begin(&j, stdout, STATUS_JSON_VERSION);
 
 	json_object_begin(&j, "cpu");
 	json_bool(&j, "split_lock_detect", s->cpu & SPLITLOCK_CPU_SPLIT_LOCK_DETECT);

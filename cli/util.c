@@ -94,7 +94,7 @@ bool slctl_plan_option(int c, struct slctl_plan_options *plan)
 {
 	if (c == 'p')
 		plan->persist = true;
-	else if (c == 'n')
+	else if (c == SLCTL_OPT_DRY_RUN)
 		plan->dry_run = true;
 	else
 		return false;
