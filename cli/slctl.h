@@ -136,7 +136,10 @@ struct kernel_counters {
 	size_t count;
 	int64_t values[16];
 };
-/* Fills @c; -ENOENT on a kernel without the stats (then all are -1). */
+/*
+ * Fills @c; -ENOENT on a kernel without the stats, or the error of
+ * reading them (then all are -1).
+ */
 int read_kernel_counters(struct splitlock_ctx *ctx, struct kernel_counters *c);
 /* A counter, or -1 when the kernel does not report it. */
 int64_t kernel_counter(const struct kernel_counters *c, enum splitlock_counter counter);

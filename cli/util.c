@@ -120,9 +120,14 @@ const char *slctl_backend_names(void)
 	return names;
 }
 
+/*
+ * The stats are there when any counter reads, or is merely not reported
+ * or not a number; else the first error (-ENOENT: a kernel without them).
+ */
 int read_kernel_counters(struct splitlock_ctx *ctx, struct kernel_counters *c)
 {
-	int r = 0;
+	bool present = false;
+	int first = 0;
 
 	c->count = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(c->values) &&
@@ -130,11 +135,13 @@ int read_kernel_counters(struct splitlock_ctx *ctx, struct kernel_counters *c)
 		int64_t v = -1;
 		int e = splitlock_kernel_counter(ctx, (enum splitlock_counter)i, &v);
 
-		if (e == -ENOENT)
-			r = -ENOENT;
+		if (e == 0 || e == -ENODATA || e == -EBADMSG)
+			present = true;
+		else if (!first)
+			first = e;
 		c->values[c->count++] = e == 0 ? v : -1;
 	}
-	return r;
+	return present ? 0 : first ? first : -ENOENT;
 }
 
 int64_t kernel_counter(const struct kernel_counters *c, enum splitlock_counter counter)

@@ -95,7 +95,8 @@ const char *sl_find_key(const char *text, const char *key)
 
 #define STATS_PATH "/sys/kernel/split_lock/stats"
 
-static const char *const counter_names[SL_COUNTER_COUNT] = {
+/* In enum order, without gaps: a NULL name ends a program's walk. */
+static const char *const counter_names[] = {
 	[SPLITLOCK_COUNTER_AC_TRAPS] = "ac_traps",
 	[SPLITLOCK_COUNTER_DB_TRAPS] = "db_traps",
 	[SPLITLOCK_COUNTER_MISERY_DELAYS] = "misery_delays",

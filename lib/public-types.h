@@ -46,8 +46,6 @@ struct splitlock_proc_event {
 	size_t comm_len;    /* 0, comm "", for the other events */
 };
 
-/* The counters kernel.c knows (enum splitlock_counter has no _MAX). */
-#define SL_COUNTER_COUNT 5
 /* The MSR bits msr.c reads (enum splitlock_msr_bit has no _MAX). */
 #define SL_MSR_BIT_COUNT 3
 
