@@ -1200,7 +1200,7 @@ int splitlock_sysctld_get_entry(const struct splitlock_sysctld *r,
 /**
  * splitlock_sysctld_get_value:
  *
- * The winning value and its file, or NULL when no file sets the key.
+ * The winning value, or NULL when no file sets the key.
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -1838,7 +1838,8 @@ uint64_t splitlock_offender_get_events(const struct splitlock_offender *o);
 /**
  * splitlock_offender_get_first_seen:
  *
- * Monotonic (since boot) and wall-clock microseconds, or SPLITLOCK_TIME_UNKNOWN.
+ * Monotonic microseconds (since boot) of the first event, or
+ * SPLITLOCK_TIME_UNKNOWN.
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -1910,7 +1911,7 @@ int splitlock_offender_get_kernel_traps(const struct splitlock_offender *o,
 /**
  * splitlock_offender_get_exe:
  *
- * Resolved details of the live process, or NULL.
+ * The live process's executable, or NULL when not resolved.
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -2339,8 +2340,8 @@ const char *splitlock_probe_delayer_name(enum splitlock_probe_delayer delayer);
 /**
  * splitlock_probe_get_split_lock_ns:
  *
- * Median cost of one split-locked and of one aligned locked instruction in
- * nanoseconds. -ENODATA when not measured (split locks are trapped here).
+ * Median cost of one split-locked instruction in nanoseconds. -ENODATA
+ * when not measured (split locks are trapped here).
  *
  * Since: LIBSPLITLOCK_1
  */
