@@ -21,6 +21,13 @@ void json_init(struct json *j, FILE *out)
 	j->first[0] = true;
 }
 
+void json_document_begin(struct json *j, FILE *out, unsigned version)
+{
+	json_init(j, out);
+	json_object_begin(j, NULL);
+	json_uint(j, "version", version);
+}
+
 void json_finish(struct json *j)
 {
 	fputc('\n', j->out);
@@ -196,19 +203,19 @@ void json_number(struct json *j, const char *key, const char *text)
 	fputs(text, j->out);
 }
 
-/* @key: the patched kernel's counters (-1: not reported), or null. */
-void json_kernel_counters(struct json *j, const char *key, const int64_t *values)
+/* @key: the patched kernel's counters (null: not reported), or null. */
+void json_kernel_counters(struct json *j, const char *key, const struct kernel_counters *c)
 {
-	if (!values) {
+	if (!c) {
 		json_null(j, key);
 		return;
 	}
 	json_object_begin(j, key);
-	for (size_t i = 0; i < SPLITLOCK_COUNTER_MAX; i++) {
+	for (size_t i = 0; i < c->count; i++) {
 		const char *name = splitlock_counter_name((enum splitlock_counter)i);
 
-		if (values[i] >= 0)
-			json_int(j, name, values[i]);
+		if (c->values[i] >= 0)
+			json_int(j, name, c->values[i]);
 		else
 			json_null(j, name);
 	}

@@ -6,6 +6,9 @@
 
 #include "slctl.h"
 
+/* The "version" of the JSON document(s) below: 1 since it was added. */
+#define MITIGATE_JSON_VERSION 1
+
 #define KEY "kernel.split_lock_mitigate"
 
 static void usage(FILE *out)
@@ -17,7 +20,7 @@ static void usage(FILE *out)
 	      "Options:\n"
 	      "  -p, --persist   also keep the setting across reboots, in\n"
 	      "                  " SPLITLOCK_SYSCTLD_DROPIN "\n"
-	      "  -n, --dry-run   show what would change, change nothing\n"
+	      "      --dry-run   show what would change, change nothing\n"
 	      "  -h, --help      show this help\n\n"
 	      "The sysctl exists since Linux 6.2 (and in some stable backports).\n", out);
 }
@@ -46,8 +49,7 @@ static int show(struct splitlock_ctx *ctx, const struct slctl_globals *g)
 	if (g->json) {
 		struct json j;
 
-		json_init(&j, stdout);
-		json_object_begin(&j, NULL);
+		json_document_begin(&j, stdout, MITIGATE_JSON_VERSION);
 		json_int(&j, "current", value);
 		if (found > 0)
 			json_int(&j, "persisted", persisted);
@@ -106,8 +108,7 @@ static void print_result(const struct splitlock_mitigate_plan *plan,
 	if (g->json) {
 		struct json j;
 
-		json_init(&j, stdout);
-		json_object_begin(&j, NULL);
+		json_document_begin(&j, stdout, MITIGATE_JSON_VERSION);
 		json_int(&j, "previous", before);
 		json_int(&j, "current", dry_run ? before : splitlock_mitigate_plan_get_running(plan));
 		json_int(&j, "requested", value);
@@ -178,7 +179,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	struct slctl_plan_options plan = { 0 };
 	int c, value;
 
-	while ((c = getopt_long(argc, argv, "pnh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ph", options, NULL)) != -1) {
 		if (slctl_plan_option(c, &plan))
 			continue;
 		switch (c) {
@@ -196,9 +197,10 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	}
 	if (argc - optind > 1)
 		return slctl_usage_error("mitigate", "unexpected argument '%s'.", argv[optind + 1]);
-	if (streq(argv[optind], "on") || streq(argv[optind], "1"))
+	/* The words only: "0" and "1" were undocumented aliases (issue 27). */
+	if (streq(argv[optind], "on"))
 		value = 1;
-	else if (streq(argv[optind], "off") || streq(argv[optind], "0"))
+	else if (streq(argv[optind], "off"))
 		value = 0;
 	else
 		return slctl_usage_error("mitigate", "'%s' is not 'on' or 'off'.", argv[optind]);

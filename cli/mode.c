@@ -6,6 +6,9 @@
 
 #include "slctl.h"
 
+/* The "version" of the JSON document(s) below: 1 since it was added. */
+#define MODE_JSON_VERSION 1
+
 static void usage(FILE *out)
 {
 	fputs("Usage: slctl mode\n"
@@ -24,7 +27,7 @@ static void usage(FILE *out)
 	      "      --now            switch the running kernel now (not with default)\n"
 	      "  -b, --backend NAME   auto (default), or one of\n", out);
 	fprintf(out, "                       %s\n", slctl_backend_names());
-	fputs(	      "  -n, --dry-run        show the diff and the commands, change nothing\n"
+	fputs(	      "      --dry-run        show the diff and the commands, change nothing\n"
 	      "      --run-tools      with --root, run the regeneration commands inside\n"
 	      "                       the root (chroot), with the root's own tools\n"
 	      "  -h, --help           show this help\n\n"
@@ -59,8 +62,7 @@ static int show(struct splitlock_ctx *ctx, const struct slctl_globals *g)
 	if (g->json) {
 		struct json j;
 
-		json_init(&j, stdout);
-		json_object_begin(&j, NULL);
+		json_document_begin(&j, stdout, MODE_JSON_VERSION);
 		json_string(&j, "current", mode_text(splitlock_mode_info_get_mode(info),
 						     splitlock_mode_info_get_ratelimit(info),
 						     cur, sizeof(cur)));
@@ -196,8 +198,7 @@ static void print_json_plan(const struct splitlock_boot_plan *plan, const char *
 {
 	struct json j;
 
-	json_init(&j, stdout);
-	json_object_begin(&j, NULL);
+	json_document_begin(&j, stdout, MODE_JSON_VERSION);
 	json_plan_fields(&j, plan, value, dry_run, ran);
 	json_object_end(&j);
 	json_finish(&j);
@@ -457,8 +458,7 @@ static int set_now(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	if (g->json) {
 		struct json j;
 
-		json_init(&j, stdout);
-		json_object_begin(&j, NULL);
+		json_document_begin(&j, stdout, MODE_JSON_VERSION);
 		json_string(&j, "before", before_text);
 		json_string(&j, "after", after_text);
 		json_string(&j, "requested", text);
@@ -516,7 +516,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	const char *backend = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "pnb:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "pb:h", options, NULL)) != -1) {
 		if (slctl_plan_option(c, &plan))
 			continue;
 		switch (c) {

@@ -642,7 +642,7 @@ static void json_offender(struct json *j, const struct options *o,
 static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 		       const struct splitlock_offenders *r)
 {
-	int64_t counters[SPLITLOCK_COUNTER_MAX];
+	struct kernel_counters counters;
 	uint64_t first_line;
 	struct json j;
 
@@ -670,8 +670,8 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 	/* The patched kernel's own counts of the running boot: exact where the
 	 * log lost lines to the rate limit. null for saved logs, stock kernels. */
 	json_kernel_counters(&j, "kernel_counters",
-			     !o->input && splitlock_kernel_counters(ctx, counters) == 0 ?
-			     counters : NULL);
+			     !o->input && read_kernel_counters(ctx, &counters) == 0 ?
+			     &counters : NULL);
 	json_array_begin(&j, "offenders");
 	for (size_t k = 0; k < shown(o, r); k++)
 		json_offender(&j, o, splitlock_offenders_get(r, k));
@@ -837,7 +837,7 @@ static int follow_event(const struct splitlock_offender *of,
 		json_init(&j, stdout);
 		j.pretty = false;
 		json_object_begin(&j, NULL);
-		format_mono((int64_t)rec->usec, buf, sizeof(buf));
+		format_mono((int64_t)splitlock_kmsg_record_get_usec(rec), buf, sizeof(buf));
 		json_number(&j, "time", buf);
 		if (comm)
 			json_string_len(&j, "comm", comm, len);
@@ -864,7 +864,8 @@ static int follow_event(const struct splitlock_offender *of,
 		printable(ip ? ip : "?", strlen(ip ? ip : "?"), where, sizeof(where));
 		printable(exe ? exe : "", exe ? strlen(exe) : 0, path, sizeof(path));
 		printf("[%5" PRIu64 ".%06" PRIu64 "] %s/%" PRIu32 " %s %s%s at %s%s%s\n",
-		       rec->usec / 1000000, rec->usec % 1000000, name,
+		       splitlock_kmsg_record_get_usec(rec) / 1000000,
+		       splitlock_kmsg_record_get_usec(rec) % 1000000, name,
 		       splitlock_offender_get_pid(of),
 		       splitlock_kind_name(splitlock_offender_get_kind(of)),
 		       splitlock_action_name(splitlock_offender_get_action(of)),

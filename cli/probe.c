@@ -6,9 +6,12 @@
 
 #include "slctl.h"
 
+/* The "version" of the JSON document(s) below: 1 since it was added. */
+#define PROBE_JSON_VERSION 1
+
 #define INJECT "/sys/kernel/debug/split_lock/inject"
 
-static const char *const msr_names[SPLITLOCK_MSR_BIT_MAX] = {
+static const char *const msr_names[] = {
 	[SPLITLOCK_MSR_SPLIT_LOCK_SUPPORTED] = "IA32_CORE_CAPABILITIES",
 	[SPLITLOCK_MSR_SPLIT_LOCK_ARMED] = "MSR_TEST_CTRL",
 	[SPLITLOCK_MSR_BUS_LOCK_ARMED] = "IA32_DEBUGCTL",
@@ -69,7 +72,7 @@ static char *msr_error(const struct splitlock_msr *m, size_t i)
 
 	if (!f)
 		return NULL;
-	for (int b = 0; b < SPLITLOCK_MSR_BIT_MAX; b++) {
+	for (int b = 0; b < (int)ARRAY_SIZE(msr_names); b++) {
 		int r = splitlock_msr_get_bit(m, i, (enum splitlock_msr_bit)b, &value);
 
 		if (r == 0)
@@ -120,8 +123,7 @@ static void print_json(const struct splitlock_probe *p,
 	double v;
 	int r;
 
-	json_init(&j, stdout);
-	json_object_begin(&j, NULL);
+	json_document_begin(&j, stdout, PROBE_JSON_VERSION);
 	json_bool(&j, "detected", splitlock_probe_is_detected(p));
 	r = splitlock_probe_get_trap(p, &trap);
 	json_string(&j, "trap", r < 0 ? NULL : splitlock_probe_trap_name(trap));
@@ -211,11 +213,11 @@ static void print_text(const struct splitlock_probe *p,
 	for (size_t i = 0; i < splitlock_msr_get_count(m); i++) {
 		_cleanup_free_ char *error = msr_error(m, i);
 		static const char *const words[] = { "no", "yes" };
-		const char *w[SPLITLOCK_MSR_BIT_MAX];
+		const char *w[ARRAY_SIZE(msr_names)];
 		unsigned cpu = 0;
 		bool v;
 
-		for (int b = 0; b < SPLITLOCK_MSR_BIT_MAX; b++)
+		for (int b = 0; b < (int)ARRAY_SIZE(msr_names); b++)
 			w[b] = splitlock_msr_get_bit(m, i, (enum splitlock_msr_bit)b, &v) < 0 ?
 			       "-" : words[v];
 		splitlock_msr_get_cpu(m, i, &cpu);

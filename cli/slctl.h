@@ -64,15 +64,18 @@ int slctl_usage_error(const char *cmd, const char *format, ...)
 int slctl_exit_for(int err);
 /*
  * --persist and --dry-run, which mode and mitigate take alike: both plan a
- * change, which may be kept across reboots or only shown.
+ * change, which may be kept across reboots or only shown. --dry-run has no
+ * short option: -n is --noheadings (slctl offenders), as in util-linux,
+ * and a short option means one thing in every subcommand.
  */
+enum { SLCTL_OPT_DRY_RUN = 0x100 };
 #define SLCTL_PLAN_OPTIONS                                   \
 	{ "persist", no_argument, NULL, 'p' },               \
-	{ "dry-run", no_argument, NULL, 'n' }
+	{ "dry-run", no_argument, NULL, SLCTL_OPT_DRY_RUN }
 struct slctl_plan_options {
 	bool persist, dry_run;
 };
-/* Takes -p/--persist or -n/--dry-run into @plan; false when @c is neither. */
+/* Takes -p/--persist or --dry-run into @plan; false when @c is neither. */
 bool slctl_plan_option(int c, struct slctl_plan_options *plan);
 /* The bootloader backends the library knows, as text for a sentence. */
 const char *slctl_backend_names(void);
@@ -114,6 +117,11 @@ struct json {
 
 void json_init(struct json *j, FILE *out);
 void json_finish(struct json *j);
+/*
+ * Every document slctl prints is an object whose first key is "version",
+ * the schema of that document: raised when a key changes meaning.
+ */
+void json_document_begin(struct json *j, FILE *out, unsigned version);
 void json_object_begin(struct json *j, const char *key);
 void json_object_end(struct json *j);
 void json_array_begin(struct json *j, const char *key);
@@ -125,7 +133,24 @@ void json_uint(struct json *j, const char *key, unsigned long long value);
 void json_bool(struct json *j, const char *key, bool value);
 void json_null(struct json *j, const char *key);
 void json_kernel_traps(struct json *j, const struct splitlock_offender *o);
-void json_kernel_counters(struct json *j, const char *key, const int64_t *values);
+/*
+ * The patched kernel's counters as read at one moment, indexed by enum
+ * splitlock_counter: -1 where the kernel does not report one. The library
+ * may know more counters than this program has room for (it asks for each
+ * by name); those are left out.
+ */
+struct kernel_counters {
+	size_t count;
+	int64_t values[16];
+};
+/*
+ * Fills @c; -ENOENT on a kernel without the stats, or the error of
+ * reading them (then all are -1).
+ */
+int read_kernel_counters(struct splitlock_ctx *ctx, struct kernel_counters *c);
+/* A counter, or -1 when the kernel does not report it. */
+int64_t kernel_counter(const struct kernel_counters *c, enum splitlock_counter counter);
+void json_kernel_counters(struct json *j, const char *key, const struct kernel_counters *c);
 void json_number(struct json *j, const char *key, const char *text);
 
 #endif

@@ -8,6 +8,9 @@
 
 #include "slctl.h"
 
+/* The "version" of the JSON document(s) below: 1 since it was added. */
+#define STATUS_JSON_VERSION 1
+
 /* Offenders named by status; `slctl offenders` has them all. */
 #define STATUS_TOP 3
 
@@ -29,7 +32,7 @@ struct status {
 	uint64_t events, suppressed;
 	struct splitlock_offenders *offenders; /* for the top offenders */
 	/* /sys/kernel/split_lock/stats of the patched kernel; -1 if absent. */
-	int64_t counters[SPLITLOCK_COUNTER_MAX];
+	struct kernel_counters counters;
 	const char *missing[4];
 	size_t n_missing;
 	int leases_r;
@@ -51,7 +54,7 @@ static void gather(struct splitlock_ctx *ctx, struct status *s)
 	};
 
 	/* The patched kernel's counters count every trap, logged or not. */
-	splitlock_kernel_counters(ctx, s->counters);
+	read_kernel_counters(ctx, &s->counters);
 	s->cpu_r = splitlock_cpu_features(ctx, &s->cpu);
 	if (splitlock_kernel_release(ctx, s->release, sizeof(s->release)) < 0)
 		s->release[0] = '\0';
@@ -199,8 +202,7 @@ static void print_json(const struct status *s)
 	struct json j;
 	char buf[32];
 
-	json_init(&j, stdout);
-	json_object_begin(&j, NULL);
+	json_document_begin(&j, stdout, STATUS_JSON_VERSION);
 
 	json_object_begin(&j, "cpu");
 	json_bool(&j, "split_lock_detect", s->cpu & SPLITLOCK_CPU_SPLIT_LOCK_DETECT);
@@ -222,7 +224,7 @@ static void print_json(const struct status *s)
 	json_bool(&j, "misery_exempt", s->ifaces & SPLITLOCK_KERNEL_MISERY_EXEMPT);
 	json_object_end(&j);
 	json_kernel_counters(&j, "counters",
-			     s->ifaces & SPLITLOCK_KERNEL_SYSFS ? s->counters : NULL);
+			     s->ifaces & SPLITLOCK_KERNEL_SYSFS ? &s->counters : NULL);
 	json_object_end(&j);
 
 	json_object_begin(&j, "mode");
@@ -307,7 +309,9 @@ static void print_json(const struct status *s)
 /* A counter for the text view: one the kernel does not report reads 0. */
 static int64_t counter(const struct status *s, enum splitlock_counter c)
 {
-	return s->counters[c] < 0 ? 0 : s->counters[c];
+	int64_t v = kernel_counter(&s->counters, c);
+
+	return v < 0 ? 0 : v;
 }
 
 static void print_text(const struct status *s)
@@ -385,7 +389,7 @@ static void print_text(const struct status *s)
 		printf("Offenders:  %" PRIu64 " event%s since boot, %" PRIu64
 		       " more suppressed by the kernel's rate limit\n",
 		       s->events, s->events == 1 ? "" : "s", s->suppressed);
-	if (s->counters[SPLITLOCK_COUNTER_AC_TRAPS] >= 0)
+	if (kernel_counter(&s->counters, SPLITLOCK_COUNTER_AC_TRAPS) >= 0)
 		printf("Counted:    %" PRId64 " #AC and %" PRId64 " #DB traps, %" PRId64
 		       " penalized, %" PRId64 " SIGBUS, %" PRId64 " warnings suppressed"
 		       " (patched kernel: every trap, logged or not)\n",

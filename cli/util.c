@@ -94,7 +94,7 @@ bool slctl_plan_option(int c, struct slctl_plan_options *plan)
 {
 	if (c == 'p')
 		plan->persist = true;
-	else if (c == 'n')
+	else if (c == SLCTL_OPT_DRY_RUN)
 		plan->dry_run = true;
 	else
 		return false;
@@ -118,4 +118,33 @@ const char *slctl_backend_names(void)
 				streq(list[i], "kernel-install") ? " (also systemd-boot)" : "");
 	}
 	return names;
+}
+
+/*
+ * The stats are there when any counter reads, or is merely not reported
+ * or not a number; else the first error (-ENOENT: a kernel without them).
+ */
+int read_kernel_counters(struct splitlock_ctx *ctx, struct kernel_counters *c)
+{
+	bool present = false;
+	int first = 0;
+
+	c->count = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(c->values) &&
+			   splitlock_counter_name((enum splitlock_counter)i); i++) {
+		int64_t v = -1;
+		int e = splitlock_kernel_counter(ctx, (enum splitlock_counter)i, &v);
+
+		if (e == 0 || e == -ENODATA || e == -EBADMSG)
+			present = true;
+		else if (!first)
+			first = e;
+		c->values[c->count++] = e == 0 ? v : -1;
+	}
+	return present ? 0 : first ? first : -ENOENT;
+}
+
+int64_t kernel_counter(const struct kernel_counters *c, enum splitlock_counter counter)
+{
+	return (size_t)counter < c->count ? c->values[counter] : -1;
 }

@@ -25,14 +25,14 @@ complete -c slctl -n "not __fish_seen_subcommand_from $commands" -a probe -d 'Wh
 # mitigate [on|off] [--persist] [--dry-run]
 complete -c slctl -n '__fish_seen_subcommand_from mitigate' -a 'on off'
 complete -c slctl -n '__fish_seen_subcommand_from mitigate' -s p -l persist -d 'Also keep the setting across reboots'
-complete -c slctl -n '__fish_seen_subcommand_from mitigate' -s n -l dry-run -d 'Show what would change, change nothing'
+complete -c slctl -n '__fish_seen_subcommand_from mitigate' -l dry-run -d 'Show what would change, change nothing'
 
 # mode [MODE --persist|--now] [--backend NAME] [--dry-run]
 complete -c slctl -n '__fish_seen_subcommand_from mode' -a 'off warn seq fatal ratelimit: default'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -s p -l persist -d 'Write the parameter for the next boot'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -l now -d 'Switch the running kernel now'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -s b -l backend -x -a 'auto grub grubby kernel-install systemd-boot rpm-ostree kernelstub mkinitcpio refind' -d 'Bootloader tool to use'
-complete -c slctl -n '__fish_seen_subcommand_from mode' -s n -l dry-run -d 'Show the diff and the commands, change nothing'
+complete -c slctl -n '__fish_seen_subcommand_from mode' -l dry-run -d 'Show the diff and the commands, change nothing'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -l run-tools -d 'With --root, run the regeneration commands inside the root'
 
 # run [--no-misery] -- CMD [ARG...]: after --, the command's own completion

@@ -11,6 +11,7 @@
 
 #include "libsplitlock.h"
 #include "macro.h"
+#include "public-types.h"
 
 #define _public_ __attribute__((visibility("default")))
 

@@ -95,7 +95,8 @@ const char *sl_find_key(const char *text, const char *key)
 
 #define STATS_PATH "/sys/kernel/split_lock/stats"
 
-static const char *const counter_names[SPLITLOCK_COUNTER_MAX] = {
+/* In enum order, without gaps: a NULL name ends a program's walk. */
+static const char *const counter_names[] = {
 	[SPLITLOCK_COUNTER_AC_TRAPS] = "ac_traps",
 	[SPLITLOCK_COUNTER_DB_TRAPS] = "db_traps",
 	[SPLITLOCK_COUNTER_MISERY_DELAYS] = "misery_delays",
@@ -140,46 +141,38 @@ static int stat_value(char *text, const char *name, uint64_t *value)
  * v2 kernels give one value per file in the stats directory, as sysfs
  * wants; v1 kernels of the series one file of "name value" lines.
  */
-static int counters_v2(struct splitlock_ctx *ctx, int64_t values[SPLITLOCK_COUNTER_MAX])
-{
-	int found = 0;
-
-	for (size_t i = 0; i < SPLITLOCK_COUNTER_MAX; i++) {
-		char path[128], line[64], *end;
-		unsigned long long v;
-
-		snprintf(path, sizeof(path), STATS_PATH "/%s", counter_names[i]);
-		if (sl_read_line(ctx, path, line, sizeof(line)) < 0)
-			continue;
-		errno = 0;
-		v = strtoull(line, &end, 10);
-		if (errno || end == line || (*end && *end != '\n') || v > INT64_MAX)
-			continue;
-		values[i] = (int64_t)v;
-		found++;
-	}
-	return found ? 0 : -ENOENT;
-}
-
-_public_ int splitlock_kernel_counters(struct splitlock_ctx *ctx,
-				       int64_t values[SPLITLOCK_COUNTER_MAX])
+_public_ int splitlock_kernel_counter(struct splitlock_ctx *ctx,
+				      enum splitlock_counter counter, int64_t *value)
 {
 	_cleanup_free_ char *text = NULL;
+	const char *name = splitlock_counter_name(counter);
 	struct stat st;
+	uint64_t v;
 	int r;
 
-	for (size_t i = 0; i < SPLITLOCK_COUNTER_MAX; i++)
-		values[i] = -1;
-	if (sl_lstat(ctx, STATS_PATH, &st) == 0 && S_ISDIR(st.st_mode))
-		return counters_v2(ctx, values);
-	r = sl_read_file(ctx, STATS_PATH, 64 * 1024, &text, NULL);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < SPLITLOCK_COUNTER_MAX; i++) {
-		uint64_t v;
+	if (!name)
+		return -EINVAL;
+	if (sl_lstat(ctx, STATS_PATH, &st) == 0 && S_ISDIR(st.st_mode)) {
+		char path[128], line[64], *end;
 
-		if (stat_value(text, counter_names[i], &v) == 0 && v <= INT64_MAX)
-			values[i] = (int64_t)v;
+		snprintf(path, sizeof(path), STATS_PATH "/%s", name);
+		r = sl_read_line(ctx, path, line, sizeof(line));
+		if (r < 0)
+			return r == -ENOENT ? -ENODATA : r;
+		errno = 0;
+		v = strtoull(line, &end, 10);
+		if (errno || end == line || (*end && *end != '\n'))
+			return -EBADMSG;
+	} else {
+		r = sl_read_file(ctx, STATS_PATH, 64 * 1024, &text, NULL);
+		if (r < 0)
+			return r;
+		r = stat_value(text, name, &v);
+		if (r < 0)
+			return r == -ENOENT ? -ENODATA : r;
 	}
+	if (v > INT64_MAX)
+		return -EBADMSG;
+	*value = (int64_t)v;
 	return 0;
 }

@@ -26,9 +26,18 @@
  *  - Messages: the library never prints. Sentences for users come in plan
  *    objects (..._get_error()) or through the log function (see
  *    splitlock_set_log_fn()), and name no program and no option.
- *  - Versions: "Since X" names the libsplitlock release that added the
- *    function (0.1: the first release; 1.0: the frozen LIBSPLITLOCK_1 ABI).
- *    Every exported symbol is in the version node LIBSPLITLOCK_1.
+ *  - Versions: every function has one documentation block in gtk-doc
+ *    form ("/" "**", " * name:", the text, " * Since: NODE"), where NODE is
+ *    the symbol version node of lib/libsplitlock.sym that exports it.
+ *    LIBSPLITLOCK_1 is the 1.0 ABI, frozen once 1.0 is tagged; a later
+ *    release adds LIBSPLITLOCK_1.1 and so on, and never changes an old
+ *    node. "History:" tells what changed since 0.1, where it did.
+ *    tests/check-header-docs.sh checks that the blocks and the map agree.
+ *  - Soname: libsplitlock.so.1 for as long as LIBSPLITLOCK_1 holds. A
+ *    release only adds (functions in a new node, enum members at the end,
+ *    getters); removing or changing anything exported raises the soname
+ *    and renames the node. The objects are opaque and nothing public is
+ *    sized by the library's own counts, so adding never breaks a program.
  */
 #ifndef LIBSPLITLOCK_H
 #define LIBSPLITLOCK_H
@@ -38,6 +47,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * SPLITLOCK_MUST_CHECK: ignoring the result is a bug (a constructor whose
+ * object may not exist, a change that may not have been made).
+ * SPLITLOCK_NONNULL(N, ...): the Nth arguments must not be NULL. Both
+ * compile away for compilers other than GCC and clang.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define SPLITLOCK_MUST_CHECK __attribute__((__warn_unused_result__))
+#define SPLITLOCK_NONNULL(...) __attribute__((__nonnull__(__VA_ARGS__)))
+#else
+#define SPLITLOCK_MUST_CHECK
+#define SPLITLOCK_NONNULL(...)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,35 +69,70 @@ extern "C" {
 
 struct splitlock_ctx;
 
-/*
+/**
+ * splitlock_new:
+ *
  * Create a context whose system paths resolve under @root (NULL or "/" for
  * the running system). Starts with a reference count of 1. The environment
  * variable SPLITLOCK_LOG (err, warning, info, debug or a number) raises the
  * log priority. Returns NULL with errno set on failure.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK
 struct splitlock_ctx *splitlock_new(const char *root);
-/* Since 0.1. */
+/**
+ * splitlock_ref:
+ *
+ * Takes a reference on @ctx; returns @ctx. Accepts NULL.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 struct splitlock_ctx *splitlock_ref(struct splitlock_ctx *ctx);
-/*
+/**
+ * splitlock_unref:
+ *
  * Drops a reference; returns NULL when the context was freed. Accepts NULL.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 struct splitlock_ctx *splitlock_unref(struct splitlock_ctx *ctx);
 
 typedef void (*splitlock_log_fn)(void *data, int priority, const char *file,
 				 int line, const char *fn, const char *format,
 				 va_list args);
-/* Replace the default log function (errors to stderr). Since 0.1. */
+/**
+ * splitlock_set_log_fn:
+ *
+ * Replace the default log function (errors to stderr).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 void splitlock_set_log_fn(struct splitlock_ctx *ctx, splitlock_log_fn fn,
 			  void *data);
-/* Syslog priorities: LOG_ERR (default) ... LOG_DEBUG. Since 0.1. */
+/**
+ * splitlock_get_log_priority:
+ *
+ * Syslog priorities: LOG_ERR (default) ... LOG_DEBUG.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int splitlock_get_log_priority(const struct splitlock_ctx *ctx);
-/* Since 0.1. */
+/**
+ * splitlock_set_log_priority:
+ *
+ * Sets the priority up to which messages reach the log function (syslog
+ * priorities, LOG_ERR by default).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 void splitlock_set_log_priority(struct splitlock_ctx *ctx, int priority);
-/*
+/**
+ * splitlock_get_root:
+ *
  * The root given to splitlock_new(), normalized ("/" for the real system).
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 const char *splitlock_get_root(const struct splitlock_ctx *ctx);
 
@@ -86,15 +144,21 @@ enum {
 	SPLITLOCK_CPU_HYPERVISOR        = 1u << 2, /* running in a VM */
 };
 
-/*
+/**
+ * splitlock_cpu_features:
+ *
  * Flags of the first CPU in /proc/cpuinfo, as SPLITLOCK_CPU_* bits.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_cpu_features(struct splitlock_ctx *ctx, unsigned *features);
 
-/*
+/**
+ * splitlock_kernel_release:
+ *
  * Kernel release from /proc/sys/kernel/osrelease, without the newline.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_kernel_release(struct splitlock_ctx *ctx, char *buf, size_t size);
 
@@ -113,17 +177,23 @@ enum {
 	 * Run-time mode switching (patched kernel): /sys/kernel/split_lock/mode
 	 * has its owner's write bit (mode 0644). The bit, not access(2),
 	 * decides: root may open a read-only sysfs file for writing, and
-	 * the write then fails. Since 1.0.
+	 * the write then fails. Added in 1.0.
 	 */
 	SPLITLOCK_KERNEL_MODE_WRITABLE   = 1u << 5,
 	/*
 	 * The per-process misery exemption (patched kernel):
-	 * /proc/self/split_lock has a "misery_exempt" line. Since 1.0.
+	 * /proc/self/split_lock has a "misery_exempt" line. Added in 1.0.
 	 */
 	SPLITLOCK_KERNEL_MISERY_EXEMPT   = 1u << 6,
 };
 
-/* Which of the interfaces above this kernel offers, as bits. Since 0.1. */
+/**
+ * splitlock_kernel_interfaces:
+ *
+ * Which of the interfaces above this kernel offers, as bits.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int splitlock_kernel_interfaces(struct splitlock_ctx *ctx, unsigned *ifaces);
 
 /* The counters every patched kernel reports in /sys/kernel/split_lock/stats. */
@@ -133,18 +203,64 @@ enum splitlock_counter {
 	SPLITLOCK_COUNTER_MISERY_DELAYS,
 	SPLITLOCK_COUNTER_SIGBUS,
 	SPLITLOCK_COUNTER_WARNINGS_SUPPRESSED,
-	SPLITLOCK_COUNTER_MAX,
+	/*
+	 * No _MAX: a later release may add counters. Walk them with
+	 * splitlock_counter_name(), which is NULL past the last one.
+	 */
 };
 
-/* "ac_traps", ...; NULL for an unknown counter. Since 0.1. */
-const char *splitlock_counter_name(enum splitlock_counter counter);
-/*
- * All counters with one read of the stats file; a counter the kernel does
- * not report is -1. -ENOENT on a kernel without the file.
- * Since 0.1.
+/**
+ * splitlock_counter_name:
+ *
+ * "ac_traps", ...; NULL for a value the library does not know, so that
+ * for (c = 0; splitlock_counter_name(c); c++) visits every counter.
+ *
+ * Since: LIBSPLITLOCK_1
  */
-int splitlock_kernel_counters(struct splitlock_ctx *ctx,
-			      int64_t values[SPLITLOCK_COUNTER_MAX]);
+const char *splitlock_counter_name(enum splitlock_counter counter);
+/**
+ * splitlock_kernel_counter:
+ *
+ * One counter of the patched kernel (/sys/kernel/split_lock/stats) into
+ * *@value. -ENOENT on a kernel without the stats; -ENODATA when the kernel
+ * does not report this counter; -EINVAL for a counter the library does not
+ * know; -EBADMSG when its value is not a number.
+ *
+ * History: replaces splitlock_kernel_counters(), whose array was sized by
+ * the number of counters.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+SPLITLOCK_NONNULL(1, 3)
+int splitlock_kernel_counter(struct splitlock_ctx *ctx,
+			     enum splitlock_counter counter, int64_t *value);
+
+/* ---- privileges ----------------------------------------------------------- */
+
+enum splitlock_cap {
+	SPLITLOCK_CAP_SYS_ADMIN,
+	SPLITLOCK_CAP_SYSLOG,
+	SPLITLOCK_CAP_SYS_RAWIO,
+	SPLITLOCK_CAP_SYS_MODULE,
+	SPLITLOCK_CAP_DAC_OVERRIDE,
+};
+
+/**
+ * splitlock_have_capability:
+ *
+ * 1 when this process has the capability effective, 0 when not.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+int splitlock_have_capability(enum splitlock_cap cap);
+/**
+ * splitlock_capability_name:
+ *
+ * "CAP_SYS_ADMIN" etc.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+const char *splitlock_capability_name(enum splitlock_cap cap);
 
 /* ---- detection mode ----------------------------------------------------- */
 
@@ -165,47 +281,67 @@ enum splitlock_mode_source {
 	SPLITLOCK_SOURCE_DEFAULT,  /* nothing said: the kernel's default */
 };
 
-/*
+/**
+ * splitlock_mode_parse:
+ *
  * Parse a mode as a user writes it: off, warn, seq, fatal, ratelimit:N with
  * 1 <= N <= 1000. Strict: anything else is -EINVAL. @ratelimit may be NULL.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_mode_parse(const char *text, enum splitlock_mode *mode,
 			 unsigned *ratelimit);
-/*
+/**
+ * splitlock_mode_format:
+ *
  * "off", "warn", "seq", "fatal", "ratelimit:N" into @buf. -EINVAL for
  * SPLITLOCK_MODE_UNKNOWN, a value outside the enum or a rate outside
  * 1..1000 (@buf is then ""); -ENOSPC if @size is small.
- * Since 0.1; -EINVAL for a mode it cannot print since 1.0.
+ *
+ * History: -EINVAL for a mode it cannot print since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_mode_format(enum splitlock_mode mode, unsigned ratelimit,
 			  char *buf, size_t size);
-/*
+/**
+ * splitlock_mode_source_name:
+ *
  * Short static name of a source: "sysfs", "boot-log", "cmdline", "default".
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 const char *splitlock_mode_source_name(enum splitlock_mode_source source);
 
-/*
+/**
+ * splitlock_mode_from_param:
+ *
  * Interpret one split_lock_detect= value exactly as the kernel does: unknown
  * words and ratelimit outside 1..1000 mean warn. Never fails.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 void splitlock_mode_from_param(const char *value, size_t len,
 			       enum splitlock_mode *mode, unsigned *ratelimit);
-/*
+/**
+ * splitlock_mode_from_cmdline:
+ *
  * Find the split_lock_detect= parameter in a kernel command line; the last
  * one counts, as in the kernel. Returns 1 and the mode when found, 0 when the
  * command line does not set it.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_mode_from_cmdline(const char *cmdline, enum splitlock_mode *mode,
 				unsigned *ratelimit);
-/*
+/**
+ * splitlock_mode_from_boot_line:
+ *
  * Interpret a kernel log message (without the record prefix) as the
  * detector's boot line of any kernel since 5.7. Returns 1 and the mode when
  * it is one, 0 otherwise.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_mode_from_boot_line(const char *message,
 				  enum splitlock_mode *mode,
@@ -214,36 +350,76 @@ int splitlock_mode_from_boot_line(const char *message,
 /* What the running kernel does with split locks, and how we know. */
 struct splitlock_mode_info;
 
-/*
+/**
+ * splitlock_mode_info_read:
+ *
  * Learn the running kernel's mode into *@info (free it with
  * splitlock_mode_info_free()). Always finds an answer, the kernel's default
- * at worst; fails only with -ENOMEM. Since 0.1.
+ * at worst; fails only with -ENOMEM.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 2)
 int splitlock_mode_info_read(struct splitlock_ctx *ctx,
 			     struct splitlock_mode_info **info);
-/*
+/**
+ * splitlock_mode_info_free:
+ *
  * Frees @info (one owner: not reference counted); returns NULL. Accepts NULL.
- * Since 1.0 (was splitlock_mode_info_unref).
+ *
+ * History: was splitlock_mode_info_unref.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 struct splitlock_mode_info *
 splitlock_mode_info_free(struct splitlock_mode_info *info);
-/* Since 0.1. */
+/**
+ * splitlock_mode_info_get_mode:
+ *
+ * The running kernel's mode.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 enum splitlock_mode
 splitlock_mode_info_get_mode(const struct splitlock_mode_info *info);
-/* Since 0.1. */
+/**
+ * splitlock_mode_info_get_ratelimit:
+ *
+ * The rate of SPLITLOCK_MODE_RATELIMIT (bus locks per second), 0 for the
+ * other modes.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 unsigned splitlock_mode_info_get_ratelimit(const struct splitlock_mode_info *info);
-/* Since 0.1. */
+/**
+ * splitlock_mode_info_get_source:
+ *
+ * Where the mode was learned.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 enum splitlock_mode_source
 splitlock_mode_info_get_source(const struct splitlock_mode_info *info);
-/* True when the answer is inferred (cmdline, default), not read. Since 0.1. */
+/**
+ * splitlock_mode_info_is_guess:
+ *
+ * True when the answer is inferred (cmdline, default), not read.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 bool splitlock_mode_info_is_guess(const struct splitlock_mode_info *info);
-/*
+/**
+ * splitlock_mode_info_get_evidence:
+ *
  * The text the answer came from (log line, cmdline token), or NULL.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 const char *splitlock_mode_info_get_evidence(const struct splitlock_mode_info *info);
 
-/*
+/**
+ * splitlock_mode_next_boot:
+ *
  * The mode the next boot will use, from the boot configuration of the
  * detected bootloader backend (see splitlock_boot_detect()); without one,
  * or with several, from /proc/cmdline. *@source (may be NULL; malloc'ed,
@@ -252,7 +428,10 @@ const char *splitlock_mode_info_get_evidence(const struct splitlock_mode_info *i
  * parameter is configured, 0 when none is (the kernel's default applies),
  * -EBADMSG when the configuration is in a form that is refused (the reason
  * is in *@source), -ENOMEM. On -ENOMEM *@source is NULL.
- * Since 0.1; *@source owned by the caller since 1.0.
+ *
+ * History: *@source owned by the caller since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_mode_next_boot(struct splitlock_ctx *ctx, enum splitlock_mode *mode,
 			     unsigned *ratelimit, char **source);
@@ -270,52 +449,89 @@ int splitlock_mode_next_boot(struct splitlock_ctx *ctx, enum splitlock_mode *mod
  */
 struct splitlock_mode_switch;
 
-/*
+/**
+ * splitlock_mode_switch_new:
+ *
  * Plan switching to @mode (not SPLITLOCK_MODE_UNKNOWN; @ratelimit counts
  * for SPLITLOCK_MODE_RATELIMIT only). Returns 0 and *@sw, or a negative
  * errno and no plan: -EINVAL (a mode that cannot be written), -ENOMEM, or
  * the error of reading the mode file. A refused switch is still a plan:
  * see splitlock_mode_switch_get_refusal().
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 4)
 int splitlock_mode_switch_new(struct splitlock_ctx *ctx, enum splitlock_mode mode,
 			      unsigned ratelimit, struct splitlock_mode_switch **sw);
-/* Frees @sw; returns NULL. Accepts NULL. Since 1.0. */
+/**
+ * splitlock_mode_switch_free:
+ *
+ * Frees @sw; returns NULL. Accepts NULL.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 struct splitlock_mode_switch *
 splitlock_mode_switch_free(struct splitlock_mode_switch *sw);
-/*
+/**
+ * splitlock_mode_switch_get_refusal:
+ *
  * 0 when the switch can be applied, else why not, with a sentence in
  * splitlock_mode_switch_get_error(): -EOPNOTSUPP (the kernel has no mode
  * file, or a read-only one: only the boot parameter changes the mode
  * there), -EPERM (the kernel runs in seq mode, which it never leaves at
  * run time).
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_mode_switch_get_refusal(const struct splitlock_mode_switch *sw);
-/* One sentence about the refusal or the last failure, or NULL. Since 1.0. */
+/**
+ * splitlock_mode_switch_get_error:
+ *
+ * One sentence about the refusal or the last failure, or NULL.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_mode_switch_get_error(const struct splitlock_mode_switch *sw);
-/* The capability applying needs (checked by the caller). Since 1.0. */
+/**
+ * splitlock_mode_switch_get_capability:
+ *
+ * The capability applying needs (checked by the caller).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 enum splitlock_cap
 splitlock_mode_switch_get_capability(const struct splitlock_mode_switch *sw);
-/*
+/**
+ * splitlock_mode_switch_get_previous:
+ *
  * The mode the kernel ran in when planned; SPLITLOCK_MODE_UNKNOWN when the
- * kernel has no mode file. @ratelimit may be NULL. Since 1.0.
+ * kernel has no mode file. @ratelimit may be NULL.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 enum splitlock_mode
 splitlock_mode_switch_get_previous(const struct splitlock_mode_switch *sw,
 				   unsigned *ratelimit);
-/*
+/**
+ * splitlock_mode_switch_apply:
+ *
  * Write the mode and read it back: the refusal if there is one; the
  * error of writing (-EPERM: the kernel refused, e.g. it entered seq mode
  * since planning; -EACCES: not privileged); -EIO when the file does not
  * read back as the requested mode. The sentence is in
  * splitlock_mode_switch_get_error().
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_mode_switch_apply(struct splitlock_mode_switch *sw);
-/*
+/**
+ * splitlock_mode_switch_get_current:
+ *
  * After applying: the mode read back; SPLITLOCK_MODE_UNKNOWN before, or
- * when it could not be read. @ratelimit may be NULL. Since 1.0.
+ * when it could not be read. @ratelimit may be NULL.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 enum splitlock_mode
 splitlock_mode_switch_get_current(const struct splitlock_mode_switch *sw,
@@ -323,32 +539,41 @@ splitlock_mode_switch_get_current(const struct splitlock_mode_switch *sw,
 
 /* ---- the boot parameter, through the bootloader's own tool -------------- */
 
-/*
+/**
+ * splitlock_boot_backends:
+ *
  * Backends: "rpm-ostree", "kernelstub", "grubby", "kernel-install" (also
  * "systemd-boot"), "mkinitcpio", "grub", "refind". The list is NULL-terminated
  * and in detection order.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 const char *const *splitlock_boot_backends(void);
 
-/*
+/**
+ * splitlock_boot_detect:
+ *
  * The backends that manage this system's boot, in detection order: ostree
  * booted, kernelstub, grubby with BLS entries, kernel-install/systemd-boot,
  * a mkinitcpio UKI preset, update-grub/grub-mkconfig, rEFInd. A backend that
  * decides alone (the first three; mkinitcpio without BLS entries) is
  * returned alone. Fills up to @size names and returns how many apply: 0 none,
  * more than 1 ambiguous (ask the user).
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_boot_detect(struct splitlock_ctx *ctx, const char **names,
 			  size_t size);
 
-/*
+/**
+ * splitlock_boot_read:
+ *
  * The next-boot mode as @backend has it configured: 1 and the mode when the
  * parameter is set, 0 when not. *@source (malloc'ed) says where; for
  * -EBADMSG (a configuration slctl refuses) it is the reason instead.
  * -EINVAL: unknown backend.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_boot_read(struct splitlock_ctx *ctx, const char *backend,
 			enum splitlock_mode *mode, unsigned *ratelimit,
@@ -374,66 +599,130 @@ enum {
 	SPLITLOCK_BOOT_RUN_TOOLS = 1u << 0,
 };
 
-/*
+/**
+ * splitlock_boot_plan_new:
+ *
  * A plan for @backend (NULL or "auto": detect). Returns 0 and a plan
  * whenever memory allows; a plan without a backend carries its refusal
  * (see splitlock_boot_plan_get_refusal()).
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 4)
 int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *backend,
 			    unsigned flags, struct splitlock_boot_plan **plan);
-/*
+/**
+ * splitlock_boot_plan_get_refusal:
+ *
  * Why splitlock_boot_plan_new() chose no backend, 0 when it chose one:
  * -ENOENT none detected, -ENOTUNIQ several, -EINVAL unknown name, or the
  * error of reading the configuration; the sentence is in
  * splitlock_boot_plan_get_error(). splitlock_boot_plan_mode() and
  * splitlock_boot_plan_apply() return it.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_boot_plan_get_refusal(const struct splitlock_boot_plan *plan);
-/*
+/**
+ * splitlock_boot_plan_mode:
+ *
  * Plan setting @mode (SPLITLOCK_MODE_UNKNOWN: remove the parameter so the
  * kernel's default applies). Changes nothing on disk. A refusal (symlink,
  * unbalanced quotes, $variables, ...) returns a negative errno with a
  * sentence in splitlock_boot_plan_get_error().
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_boot_plan_mode(struct splitlock_boot_plan *plan,
 			     enum splitlock_mode mode, unsigned ratelimit);
-/* Frees @plan; returns NULL. Since 0.1. */
+/**
+ * splitlock_boot_plan_free:
+ *
+ * Frees @plan; returns NULL.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 struct splitlock_boot_plan *
 splitlock_boot_plan_free(struct splitlock_boot_plan *plan);
-/* Since 0.1. */
+/**
+ * splitlock_boot_plan_get_backend:
+ *
+ * The backend the plan uses, or NULL when it has none (see
+ * splitlock_boot_plan_get_refusal()).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_boot_plan_get_backend(const struct splitlock_boot_plan *plan);
-/* Unified diff of every file the plan writes; NULL when none. Since 0.1. */
+/**
+ * splitlock_boot_plan_get_diff:
+ *
+ * Unified diff of every file the plan writes; NULL when none.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_boot_plan_get_diff(const struct splitlock_boot_plan *plan);
-/* Since 0.1. */
+/**
+ * splitlock_boot_plan_get_file_count:
+ *
+ * How many files the plan writes.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 size_t splitlock_boot_plan_get_file_count(const struct splitlock_boot_plan *plan);
-/* Path (under the root) of file @index, NULL past the end. Since 0.1. */
+/**
+ * splitlock_boot_plan_get_file:
+ *
+ * Path (under the root) of file @index, NULL past the end.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_boot_plan_get_file(const struct splitlock_boot_plan *plan,
 					 size_t index);
-/* Since 0.1. */
+/**
+ * splitlock_boot_plan_get_command_count:
+ *
+ * How many regeneration commands the plan runs (or lists).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 size_t splitlock_boot_plan_get_command_count(const struct splitlock_boot_plan *plan);
-/*
+/**
+ * splitlock_boot_plan_get_command:
+ *
  * argv of command @index as it runs inside the root, NULL past the end.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 const char *const *
 splitlock_boot_plan_get_command(const struct splitlock_boot_plan *plan,
 				size_t index);
-/*
+/**
+ * splitlock_boot_plan_runs_commands:
+ *
  * Whether splitlock_boot_plan_apply() runs the commands (else prints them).
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 bool splitlock_boot_plan_runs_commands(const struct splitlock_boot_plan *plan);
-/*
+/**
+ * splitlock_boot_plan_apply:
+ *
  * Carry the plan out. -EBUSY: another slctl holds the lock; -ESTALE: a file
  * changed since planning; -ECHILD: a command failed (files restored);
  * -EBADMSG: the result does not hold the parameter (files restored).
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_boot_plan_apply(struct splitlock_boot_plan *plan);
-/* One sentence about the last failure, or NULL. Since 0.1. */
+/**
+ * splitlock_boot_plan_get_error:
+ *
+ * One sentence about the last failure, or NULL.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_boot_plan_get_error(const struct splitlock_boot_plan *plan);
 
 /*
@@ -460,41 +749,74 @@ enum splitlock_boot_outcome {
 	SPLITLOCK_BOOT_APPLIED,    /* success */
 };
 
+/**
+ * splitlock_boot_plan_get_outcome:
+ *
+ * After splitlock_boot_plan_apply(): whether it applied, restored
+ * everything, or left changes behind (see
+ * splitlock_boot_plan_get_leftover()).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 enum splitlock_boot_outcome
 splitlock_boot_plan_get_outcome(const struct splitlock_boot_plan *plan);
+/**
+ * splitlock_boot_plan_get_leftover_count:
+ *
+ * After a failed splitlock_boot_plan_apply(): how many leftovers there are.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 unsigned splitlock_boot_plan_get_leftover_count(const struct splitlock_boot_plan *plan);
-/*
+/**
+ * splitlock_boot_plan_get_leftover:
+ *
  * Leftover @index: its path under the root, what happened to it, and a
  * shell command that fixes it once the cause of the failure is fixed
  * (renaming a backup back, removing a created entry, rerunning the
  * regeneration from the restored configuration), or NULL when no command
  * is known. -ERANGE past the end.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_boot_plan_get_leftover(const struct splitlock_boot_plan *plan,
 				     unsigned index, const char **path,
 				     enum splitlock_boot_leftover *kind,
 				     const char **fix);
-/*
+/**
+ * splitlock_boot_plan_get_previous:
+ *
  * The mode the next boot used before apply, as a mode name or "default"
  * (no parameter); NULL when it could not be read.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 const char *splitlock_boot_plan_get_previous(const struct splitlock_boot_plan *plan);
 
 /* ---- kernel.split_lock_mitigate ------------------------------------------ */
 
-/*
+/**
+ * splitlock_mitigate_get:
+ *
  * Runtime value (0 or 1); -ENOENT when the kernel has no such sysctl.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_mitigate_get(struct splitlock_ctx *ctx, int *value);
-/*
+/**
+ * splitlock_mitigate_set:
+ *
  * Set the runtime value, with no checks and no read-back (the plan below
  * does both). -ENOENT: no sysctl; -EPERM/-EACCES: not allowed (the
  * patched kernel's seq mode also refuses 0 with -EPERM).
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_mitigate_set(struct splitlock_ctx *ctx, int value);
-/*
+/**
+ * splitlock_mitigate_get_persisted:
+ *
  * The value the next boot applies, read from the sysctl.d files as
  * systemd-sysctl reads them. Returns 1 with *@value (0 or 1) when a file
  * sets the key, 0 when none does (the kernel's default, 1, applies),
@@ -502,7 +824,8 @@ int splitlock_mitigate_set(struct splitlock_ctx *ctx, int value);
  * receives the winning file and *@override (may be NULL) a file that sorts
  * after SPLITLOCK_SYSCTLD_DROPIN and so beats it; both malloc'ed (the
  * caller frees them), NULL when there is none, set also for -EBADMSG.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_mitigate_get_persisted(struct splitlock_ctx *ctx, int *value,
 				     char **file, char **override);
@@ -521,53 +844,89 @@ enum {
 	SPLITLOCK_MITIGATE_PERSIST = 1u << 0, /* also write the sysctl.d drop-in */
 };
 
-/*
+/**
+ * splitlock_mitigate_plan_new:
+ *
  * Plan @value (0 or 1). Returns 0 and *@plan, or a negative errno and no
  * plan: -EINVAL (bad value or flags), -ENOENT (the kernel has no sysctl),
  * -ENOMEM, or the error of reading the running value. A refused change
  * is still a plan: see splitlock_mitigate_plan_get_refusal().
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 4)
 int splitlock_mitigate_plan_new(struct splitlock_ctx *ctx, int value,
 				unsigned flags,
 				struct splitlock_mitigate_plan **plan);
-/* Frees @plan; returns NULL. Accepts NULL. Since 1.0. */
+/**
+ * splitlock_mitigate_plan_free:
+ *
+ * Frees @plan; returns NULL. Accepts NULL.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 struct splitlock_mitigate_plan *
 splitlock_mitigate_plan_free(struct splitlock_mitigate_plan *plan);
-/* The requested value, and the running value when planned. Since 1.0. */
+/**
+ * splitlock_mitigate_plan_get_value:
+ *
+ * The requested value, and the running value when planned.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int splitlock_mitigate_plan_get_value(const struct splitlock_mitigate_plan *plan);
-/* Since 1.0. */
+/**
+ * splitlock_mitigate_plan_get_previous:
+ *
+ * The running value (0 or 1) when the plan was made.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int splitlock_mitigate_plan_get_previous(const struct splitlock_mitigate_plan *plan);
-/*
+/**
+ * splitlock_mitigate_plan_get_refusal:
+ *
  * 0 when the plan can be applied, else why not, with a sentence in
  * splitlock_mitigate_plan_get_error(): -EPERM (seq mode keeps the penalty),
  * -ELOOP (the drop-in is a symlink), -EEXIST (a foreign file at the
  * drop-in's path), -EUCLEAN (/etc/sysctl.d is writable by every user), or
  * the error of reading the drop-in.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_mitigate_plan_get_refusal(const struct splitlock_mitigate_plan *plan);
-/*
+/**
+ * splitlock_mitigate_plan_get_capability:
+ *
  * The capability applying needs (checked by the caller, who can explain).
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 enum splitlock_cap
 splitlock_mitigate_plan_get_capability(const struct splitlock_mitigate_plan *plan);
-/*
+/**
+ * splitlock_mitigate_plan_get_dropin:
+ *
  * The drop-in's whole text after applying; NULL without PERSIST. Borrowed.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 const char *splitlock_mitigate_plan_get_dropin(const struct splitlock_mitigate_plan *plan);
-/*
+/**
+ * splitlock_mitigate_plan_get_override:
+ *
  * The assignment that decides the key after reboot instead of the drop-in
  * (a later-sorting file with another value): its file, with *@line and
  * *@value (either may be NULL). NULL when the drop-in wins. Computed when
  * planning and again after a successful apply. Borrowed from the plan.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 const char *splitlock_mitigate_plan_get_override(const struct splitlock_mitigate_plan *plan,
 						 unsigned *line, const char **value);
-/*
+/**
+ * splitlock_mitigate_plan_apply:
+ *
  * Carry the plan out: the refusal if there is one; the error of setting
  * the running value; the error of writing the drop-in (the running value
  * is then read back and the sentence says whether the running system is
@@ -575,22 +934,33 @@ const char *splitlock_mitigate_plan_get_override(const struct splitlock_mitigate
  * when the drop-in does not read back with the value. A value another
  * writer set since (read back from the kernel or the drop-in) is no error:
  * it is logged as a warning and splitlock_mitigate_plan_get_running() has it.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_mitigate_plan_apply(struct splitlock_mitigate_plan *plan);
-/*
+/**
+ * splitlock_mitigate_plan_get_running:
+ *
  * After applying: the running value read back (0 or 1), -1 when unknown.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_mitigate_plan_get_running(const struct splitlock_mitigate_plan *plan);
-/*
+/**
+ * splitlock_mitigate_plan_is_persisted:
+ *
  * After applying: true when the drop-in was written and read back.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 bool splitlock_mitigate_plan_is_persisted(const struct splitlock_mitigate_plan *plan);
-/*
+/**
+ * splitlock_mitigate_plan_get_error:
+ *
  * One sentence about the refusal or the last failure, or NULL. Borrowed.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 const char *splitlock_mitigate_plan_get_error(const struct splitlock_mitigate_plan *plan);
 
@@ -619,43 +989,57 @@ enum splitlock_lift {
 	SPLITLOCK_LIFT_UNCHANGED,
 };
 
-/*
+/**
+ * splitlock_lift_choose:
+ *
  * Choose the way into *@lift. *@why (may be NULL; malloc'ed, the caller
  * frees it) receives a sentence for UNNEEDED and UNCHANGED, NULL for the
  * others. Errors, with the sentence in *@why: -EPERM (seq mode, whose
  * penalty nothing lifts), -EOPNOTSUPP (a kernel that penalizes and offers
  * neither the sysctl nor the exemption); -ENOMEM.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 2)
 int splitlock_lift_choose(struct splitlock_ctx *ctx, enum splitlock_lift *lift,
 			  char **why);
 
-/*
+/**
+ * splitlock_exempt_get:
+ *
  * The patched kernel's misery exemption of process @pid: 1 when exempt,
  * 0 when not. -EOPNOTSUPP: the kernel has no exemption (no misery_exempt
  * line in /proc/PID/split_lock); -ESRCH: no such process; -EACCES: the
  * file is not readable (it is its owner's and ptrace-checked).
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_exempt_get(struct splitlock_ctx *ctx, uint32_t pid);
-/*
+/**
+ * splitlock_exempt_set:
+ *
  * Exempt @pid from misery (or subject it again), for it and every process
  * it starts from then on (the mark is inherited across fork and exec), by
  * writing "misery_exempt 1" to /proc/PID/split_lock, then read it back.
  * Errors as splitlock_exempt_get(), and the kernel's: -EPERM (seq mode,
  * or no CAP_SYS_ADMIN), -EACCES (no ptrace access to @pid); -EIO when
  * the file does not show the new mark.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_exempt_set(struct splitlock_ctx *ctx, uint32_t pid, bool exempt);
 
-/*
+/**
+ * splitlock_process_identity:
+ *
  * Who process @pid is, from /proc/PID/status: *@uid (may be NULL) when its
  * real, effective, saved and filesystem uids are one, and its parent in
  * *@ppid (may be NULL). -ESRCH: no such process; -ENOTUNIQ: the uids
  * differ (a process changing identity); -EBADMSG: a status file not
  * understood.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_process_identity(struct splitlock_ctx *ctx, uint32_t pid,
 			       uint32_t *uid, uint32_t *ppid);
@@ -677,7 +1061,9 @@ int splitlock_process_identity(struct splitlock_ctx *ctx, uint32_t pid,
  */
 struct splitlock_lease;
 
-/*
+/**
+ * splitlock_lease_take:
+ *
  * Take a lease for the calling process. @uid and @run_pid say for whom
  * (shown by splitlock_leases_get()); the lease also ends when process
  * @run_pid ends, if it is another process the root's /proc shows. A uid
@@ -688,49 +1074,76 @@ struct splitlock_lease;
  * -EACCES, -ETIMEDOUT (another process held the lock for 10 seconds),
  * -EDQUOT (@uid holds 8 leases already); sentences go to the log function. Nothing is left behind on
  * failure.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 4)
 int splitlock_lease_take(struct splitlock_ctx *ctx, uint32_t uid, uint32_t run_pid,
 			 struct splitlock_lease **lease);
-/*
+/**
+ * splitlock_lease_drop:
+ *
  * Drop @lease and free it, in every case (accepts NULL): the lease file
  * goes, dead holders' leases go, and when no lease is left the saved value
  * comes back as above. Returns 0, or the error of restoring (the saved
  * value is then kept for the next try).
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_lease_drop(struct splitlock_lease *lease);
 
 /* The leases as they are now, for a report. One owner. */
 struct splitlock_leases;
 
-/*
+/**
+ * splitlock_leases_read:
+ *
  * Read the leases (none when the directory does not exist). Nothing is
  * changed: dead holders' leases are listed, marked not live. -EACCES when
  * the caller may not read /run/slctl (it is root's); -ETIMEDOUT when
  * another process held the lock for 10 seconds.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 2)
 int splitlock_leases_read(struct splitlock_ctx *ctx, struct splitlock_leases **leases);
-/* Since 1.0. */
+/**
+ * splitlock_leases_free:
+ *
+ * Frees @leases (one owner); returns NULL. Accepts NULL.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 struct splitlock_leases *splitlock_leases_free(struct splitlock_leases *leases);
-/* Since 1.0. */
+/**
+ * splitlock_leases_get_count:
+ *
+ * How many leases there are.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 size_t splitlock_leases_get_count(const struct splitlock_leases *leases);
-/*
+/**
+ * splitlock_leases_get:
+ *
  * Lease @index (sorted by the holder's PID as text): its holder, the run
  * it was taken for, the uid it was taken for (UINT32_MAX when unknown),
  * when it was taken (microseconds since the epoch, or
  * SPLITLOCK_TIME_UNKNOWN), and whether its holder still lives.
  * Any out pointer may be NULL. -ERANGE past the end.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_leases_get(const struct splitlock_leases *leases, size_t index,
 			 uint32_t *holder_pid, uint32_t *run_pid, uint32_t *uid,
 			 int64_t *since, bool *live);
-/*
+/**
+ * splitlock_leases_get_saved:
+ *
  * The value the last lease gives back (the sysctl's value before slctl
  * set 0); -ENODATA when slctl owes none.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_leases_get_saved(const struct splitlock_leases *leases, int *value);
 
@@ -744,42 +1157,72 @@ int splitlock_leases_get_saved(const struct splitlock_leases *leases, int *value
  */
 struct splitlock_sysctld;
 
-/*
+/**
+ * splitlock_sysctld_resolve:
+ *
  * Every assignment of @key in the sysctl.d files, into *@result (one owner,
  * freed with splitlock_sysctld_free()). A directory that cannot be read is
- * skipped. Since 0.1.
+ * skipped.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 2, 3)
 int splitlock_sysctld_resolve(struct splitlock_ctx *ctx, const char *key,
 			      struct splitlock_sysctld **result);
-/* Frees @r; returns NULL. Since 0.1. */
+/**
+ * splitlock_sysctld_free:
+ *
+ * Frees @r; returns NULL.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 struct splitlock_sysctld *splitlock_sysctld_free(struct splitlock_sysctld *r);
-/*
+/**
+ * splitlock_sysctld_get_count:
+ *
  * Number of assignments of the key, in the order they are applied.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 size_t splitlock_sysctld_get_count(const struct splitlock_sysctld *r);
-/*
+/**
+ * splitlock_sysctld_get_entry:
+ *
  * Assignment @index: file (path under the root, e.g. /etc/sysctl.d/x.conf),
  * line number, value. The last index is the winner. Any out pointer may be
  * NULL. -ERANGE for a bad index.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_sysctld_get_entry(const struct splitlock_sysctld *r,
 				size_t index, const char **file,
 				unsigned *line, const char **value);
-/*
- * The winning value and its file, or NULL when no file sets the key.
- * Since 0.1.
+/**
+ * splitlock_sysctld_get_value:
+ *
+ * The winning value, or NULL when no file sets the key.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 const char *splitlock_sysctld_get_value(const struct splitlock_sysctld *r);
-/* Since 0.1. */
+/**
+ * splitlock_sysctld_get_file:
+ *
+ * The file of the winning assignment (a path under the root), or NULL when
+ * no file sets the key.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_sysctld_get_file(const struct splitlock_sysctld *r);
 
-/*
+/**
+ * splitlock_sysctld_get_override:
+ *
  * The file that would still decide the key if @path (a sysctl.d file in
  * /etc/sysctl.d) assigned it: the last assignment in a file whose name sorts
  * after @path's. NULL when @path would win.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 const char *splitlock_sysctld_get_override(const struct splitlock_sysctld *r,
 					   const char *path);
@@ -791,44 +1234,97 @@ enum {
 	SPLITLOCK_WRITE_DRY_RUN = 1u << 0, /* plan only, change nothing */
 };
 
-/*
+/**
+ * splitlock_sysctld_persist:
+ *
  * Write (atomically) our drop-in so that @key = @value after reboot, keeping
  * any other key in it. *@content (may be NULL) receives the new file text,
  * to be freed by the caller. -ELOOP: the drop-in path is a symlink;
  * -EEXIST: a file we do not own sits there; -EUCLEAN: /etc/sysctl.d is
  * writable by every user, so nothing written there can be trusted.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_sysctld_persist(struct splitlock_ctx *ctx, const char *key,
 			      const char *value, unsigned flags,
 			      char **content);
 
-/* ---- privileges ----------------------------------------------------------- */
-
-enum splitlock_cap {
-	SPLITLOCK_CAP_SYS_ADMIN,
-	SPLITLOCK_CAP_SYSLOG,
-	SPLITLOCK_CAP_SYS_RAWIO,
-	SPLITLOCK_CAP_SYS_MODULE,
-	SPLITLOCK_CAP_DAC_OVERRIDE,
-};
-
-/* 1 when this process has the capability effective, 0 when not. Since 0.1. */
-int splitlock_have_capability(enum splitlock_cap cap);
-/* "CAP_SYS_ADMIN" etc. Since 0.1. */
-const char *splitlock_capability_name(enum splitlock_cap cap);
-
 /* ---- kernel log ----------------------------------------------------------- */
 
-/* One record of the kernel log. Strings belong to the reader. */
-struct splitlock_kmsg_record {
-	int facility;          /* 0 = kernel; user-space writes are >= 1 */
-	int level;             /* syslog level 0..7 */
-	uint64_t seq;          /* record sequence number */
-	uint64_t usec;         /* CLOCK_MONOTONIC (boot-time) microseconds */
-	const char *message;   /* \xNN escapes decoded; may contain NULs */
-	size_t message_len;
-};
+/*
+ * One record of the kernel log, opaque so that a later release can tell
+ * more about a record without breaking programs built against this one.
+ * The records the library hands to callbacks are its own, valid during
+ * the callback. A program that parses records itself makes one with
+ * splitlock_kmsg_record_new() and fills it with
+ * splitlock_kmsg_parse_record(). Its message lives in the buffer given to
+ * the parser.
+ * Opaque since 1.0 (was a struct with public members).
+ */
+struct splitlock_kmsg_record;
+
+/**
+ * splitlock_kmsg_record_new:
+ *
+ * An empty record (facility 0, level 0, message ""); -ENOMEM.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
+int splitlock_kmsg_record_new(struct splitlock_kmsg_record **rec);
+/**
+ * splitlock_kmsg_record_free:
+ *
+ * Frees @rec (one owner); returns NULL. Accepts NULL.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+struct splitlock_kmsg_record *
+splitlock_kmsg_record_free(struct splitlock_kmsg_record *rec);
+/**
+ * splitlock_kmsg_record_get_facility:
+ *
+ * 0 = kernel; user-space writes are >= 1.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+int splitlock_kmsg_record_get_facility(const struct splitlock_kmsg_record *rec);
+/**
+ * splitlock_kmsg_record_get_level:
+ *
+ * Syslog level 0..7.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+int splitlock_kmsg_record_get_level(const struct splitlock_kmsg_record *rec);
+/**
+ * splitlock_kmsg_record_get_seq:
+ *
+ * The record's sequence number.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+uint64_t splitlock_kmsg_record_get_seq(const struct splitlock_kmsg_record *rec);
+/**
+ * splitlock_kmsg_record_get_usec:
+ *
+ * CLOCK_MONOTONIC (boot-time) microseconds.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+uint64_t splitlock_kmsg_record_get_usec(const struct splitlock_kmsg_record *rec);
+/**
+ * splitlock_kmsg_record_get_message:
+ *
+ * The message, \xNN escapes decoded, and its length in *@len (may be
+ * NULL): it may hold NULs, and only the parser's records are terminated,
+ * so use the length.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+const char *splitlock_kmsg_record_get_message(const struct splitlock_kmsg_record *rec,
+					      size_t *len);
 
 /*
  * Call @fn for each record of the running boot's kernel log
@@ -838,17 +1334,33 @@ struct splitlock_kmsg_record {
  */
 typedef int (*splitlock_kmsg_fn)(const struct splitlock_kmsg_record *rec,
 				 void *data);
-/* Since 0.1. */
+/**
+ * splitlock_kmsg_foreach:
+ *
+ * Calls @fn for each record of the running boot's kernel log (/dev/kmsg
+ * under the root; a regular file there is read as a saved log), without
+ * blocking; see splitlock_kmsg_fn. Returns 0 at the end, or what @fn or
+ * reading failed with.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int splitlock_kmsg_foreach(struct splitlock_ctx *ctx, splitlock_kmsg_fn fn,
 			   void *data);
 
-/*
+/**
+ * splitlock_kmsg_parse_record:
+ *
  * Parse one /dev/kmsg record ("PRI,SEQ,USEC,FLAGS;MESSAGE", optional
- * " KEY=VALUE" continuation lines) of @len bytes. Decodes \xNN in place into
- * @buf (same length as the input at least) and fills @rec. -EINVAL when it
- * is not a record.
- * Since 0.1.
+ * " KEY=VALUE" continuation lines) of @len bytes. Decodes \xNN into @buf
+ * (@len bytes at least), terminates it, and fills @rec (from
+ * splitlock_kmsg_record_new()), whose message then points into @buf.
+ * -EINVAL when it is not a record (@rec is then unchanged).
+ *
+ * History: @rec opaque since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_NONNULL(1, 3, 4)
 int splitlock_kmsg_parse_record(const char *text, size_t len, char *buf,
 				struct splitlock_kmsg_record *rec);
 
@@ -885,32 +1397,129 @@ enum splitlock_action {
 	SPLITLOCK_ACTION_SIGBUS,   /* SIGBUS outside fatal mode (bogus guest #AC) */
 };
 
-struct splitlock_event {
-	enum splitlock_kind kind;
-	enum splitlock_action action;
-	const char *comm;     /* points into the message, not terminated */
-	size_t comm_len;
-	uint32_t pid;         /* the TID the kernel printed */
-	bool has_ip;
-	uint64_t ip;
-	const char *object;   /* traps lines: " in OBJ[...]", or NULL */
-	size_t object_len;
-	bool has_object_offset;
-	uint64_t object_offset;
-	uint64_t suppressed;  /* SPLITLOCK_LINE_SUPPRESSED: the count */
-};
-
 /*
- * Parse one decoded log message (no record prefix). Never fails: returns a
- * SPLITLOCK_LINE_* value and fills @ev for EVENT and SUPPRESSED. Safe on any
- * bytes (fuzzed).
- * Since 0.1.
+ * A parsed detector line, opaque so that a later release can tell more
+ * about a line without breaking programs built against this one. One
+ * object may be reused for every line: each parse replaces what it held.
+ * Its strings point into the message last parsed and live as long as it.
+ * Opaque since 1.0 (was a struct with public members).
  */
+struct splitlock_event;
+
+/**
+ * splitlock_event_new:
+ *
+ * An empty event; -ENOMEM.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
+int splitlock_event_new(struct splitlock_event **ev);
+/**
+ * splitlock_event_free:
+ *
+ * Frees @ev (one owner); returns NULL. Accepts NULL.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+struct splitlock_event *splitlock_event_free(struct splitlock_event *ev);
+/**
+ * splitlock_event_get_kind:
+ *
+ * The trap: SPLITLOCK_KIND_SPLIT_LOCK or SPLITLOCK_KIND_BUS_LOCK.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+enum splitlock_kind splitlock_event_get_kind(const struct splitlock_event *ev);
+/**
+ * splitlock_event_get_action:
+ *
+ * What the kernel did: warned, killed in fatal mode, or sent SIGBUS.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+enum splitlock_action splitlock_event_get_action(const struct splitlock_event *ev);
+/**
+ * splitlock_event_get_comm:
+ *
+ * The task's name as the kernel printed it, not terminated: its length is
+ * in *@len (may be NULL).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+const char *splitlock_event_get_comm(const struct splitlock_event *ev, size_t *len);
+/**
+ * splitlock_event_get_pid:
+ *
+ * The TID the kernel printed.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+uint32_t splitlock_event_get_pid(const struct splitlock_event *ev);
+/**
+ * splitlock_event_get_ip:
+ *
+ * The trap's address; -ENODATA when the line has none.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+int splitlock_event_get_ip(const struct splitlock_event *ev, uint64_t *ip);
+/**
+ * splitlock_event_get_object:
+ *
+ * "traps:" lines: the object of " in OBJ[...]", not terminated, its length
+ * in *@len (may be NULL); NULL when the line names none.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+const char *splitlock_event_get_object(const struct splitlock_event *ev, size_t *len);
+/**
+ * splitlock_event_get_object_offset:
+ *
+ * The address's offset in the object; -ENODATA when unknown.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+int splitlock_event_get_object_offset(const struct splitlock_event *ev,
+				      uint64_t *offset);
+/**
+ * splitlock_event_get_suppressed:
+ *
+ * SPLITLOCK_LINE_SUPPRESSED: the count of callbacks suppressed.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+uint64_t splitlock_event_get_suppressed(const struct splitlock_event *ev);
+
+/**
+ * splitlock_detector_line_parse:
+ *
+ * Parse one decoded log message (no record prefix). Never fails: returns a
+ * SPLITLOCK_LINE_* value and fills @ev (from splitlock_event_new()) for
+ * EVENT and SUPPRESSED. Safe on any bytes (fuzzed).
+ *
+ * History: @ev opaque since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+SPLITLOCK_NONNULL(3)
 int splitlock_detector_line_parse(const char *message, size_t len,
 				  struct splitlock_event *ev);
-/* "split_lock", "bus_lock"; "warn", "fatal", "sigbus". Since 0.1. */
+/**
+ * splitlock_kind_name:
+ *
+ * "split_lock", "bus_lock"; "warn", "fatal", "sigbus".
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_kind_name(enum splitlock_kind kind);
-/* Since 0.1. */
+/**
+ * splitlock_action_name:
+ *
+ * "warn", "fatal", "sigbus"; a value outside the enum reads as "warn".
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_action_name(enum splitlock_action action);
 
 /* Saved kernel logs. */
@@ -926,16 +1535,27 @@ enum splitlock_input_format {
 	SPLITLOCK_INPUT_JOURNAL_EXPORT, /* journalctl -o export */
 	SPLITLOCK_INPUT_JOURNAL_VERBOSE, /* journalctl -o verbose */
 };
-/*
+/**
+ * splitlock_input_format_parse:
+ *
  * -EINVAL for an unknown name; "auto", "kmsg", "kmsg-nul", "dmesg",
  * "journal", "syslog", "journal-text", "dmesg-json", "journal-export",
  * "journal-verbose".
- * Since 0.1 ("syslog" and "journal-text" since 1.0; "dmesg-json",
- * "journal-export" and "journal-verbose" also since 1.0).
+ *
+ * History: "syslog" and "journal-text" since 1.0; "dmesg-json",
+ * "journal-export" and "journal-verbose" also since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_input_format_parse(const char *name,
 				 enum splitlock_input_format *format);
-/* Since 0.1. */
+/**
+ * splitlock_input_format_name:
+ *
+ * The name splitlock_input_format_parse() takes for @format.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_input_format_name(enum splitlock_input_format format);
 
 /* How offenders are grouped. */
@@ -946,9 +1566,22 @@ enum splitlock_group {
 	SPLITLOCK_GROUP_EXE,      /* executable (resolved; else comm) */
 	SPLITLOCK_GROUP_UNIT,     /* systemd unit or container (resolved) */
 };
-/* Since 0.1. */
+/**
+ * splitlock_group_parse:
+ *
+ * "task", "process", "comm", "exe" or "unit" into *@group; -EINVAL for
+ * another name or NULL.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int splitlock_group_parse(const char *name, enum splitlock_group *group);
-/* Since 0.1. */
+/**
+ * splitlock_group_name:
+ *
+ * The name splitlock_group_parse() takes for @group.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_group_name(enum splitlock_group group);
 
 enum {
@@ -963,50 +1596,72 @@ enum {
 struct splitlock_offenders;
 struct splitlock_offender;
 
-/*
+/**
+ * splitlock_offenders_new:
+ *
  * An empty report grouping by @group, with SPLITLOCK_OFFENDERS_* @flags,
- * into *@report; -ENOMEM. Since 0.1.
+ * into *@report; -ENOMEM.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 4)
 int splitlock_offenders_new(struct splitlock_ctx *ctx, enum splitlock_group group,
 			    unsigned flags, struct splitlock_offenders **report);
-/*
+/**
+ * splitlock_offenders_ref:
+ *
  * Takes a reference on @report (a follower holds one on the report it adds
  * to); returns @report. Accepts NULL.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 struct splitlock_offenders *
 splitlock_offenders_ref(struct splitlock_offenders *report);
-/*
+/**
+ * splitlock_offenders_unref:
+ *
  * Drops a reference; at the last one, frees @report and the offenders it
  * handed out and returns NULL, else returns @report. Accepts NULL.
- * Since 0.1 (reference counted since 1.0).
+ *
+ * History: reference counted since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 struct splitlock_offenders *
 splitlock_offenders_unref(struct splitlock_offenders *report);
-/*
+/**
+ * splitlock_offenders_set_window:
+ *
  * Keep only events whose wall-clock time (microseconds since the epoch) is
  * in [since, until); SPLITLOCK_TIME_UNKNOWN leaves a side open. Events
  * whose wall-clock time is unknown are left out and counted as undated.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 void splitlock_offenders_set_window(struct splitlock_offenders *report,
 				    int64_t since, int64_t until);
-/*
+/**
+ * splitlock_offenders_set_boot_time:
+ *
  * Wall-clock time of boot (microseconds since the epoch) used to date
  * records that carry only a monotonic time stamp. Caveat: the monotonic
  * clock stops during suspend, so a record logged before a suspend is dated
  * too early by the time spent suspended afterwards.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 void splitlock_offenders_set_boot_time(struct splitlock_offenders *report,
 				       int64_t boot_wall_usec);
-/*
+/**
+ * splitlock_offenders_read_kmsg:
+ *
  * Read the running boot's log (/dev/kmsg under the root, syslog(2) as a
  * fallback), resolving processes if asked. Unless set, records are dated
  * as dmesg -T does on the running system (exact since the last resume,
  * too late by the time suspended for records before a suspend), and with
  * /proc/stat's btime under another root.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_offenders_read_kmsg(struct splitlock_offenders *report);
 /*
@@ -1015,89 +1670,206 @@ int splitlock_offenders_read_kmsg(struct splitlock_offenders *report);
  * with the bytes read so far.
  */
 typedef void (*splitlock_progress_fn)(uint64_t bytes, void *data);
-/* Since 0.1. */
+/**
+ * splitlock_offenders_read_input:
+ *
+ * Reads a saved log from @fd in @format (SPLITLOCK_INPUT_AUTO: detect it)
+ * into the report; never resolves against the live system. @progress (may be
+ * NULL) is called now and then with the bytes read so far.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int splitlock_offenders_read_input(struct splitlock_offenders *report, int fd,
 				   enum splitlock_input_format format,
 				   splitlock_progress_fn progress, void *data);
-/* The format read last (after detection). Since 0.1. */
+/**
+ * splitlock_offenders_get_input_format:
+ *
+ * The format read last (after detection).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 enum splitlock_input_format
 splitlock_offenders_get_input_format(const struct splitlock_offenders *report);
-/*
+/**
+ * splitlock_offenders_add_record:
+ *
  * Add one record. Returns 1 when it was a detector event and fills
  * *@offender (may be NULL) with the offender it counted for, 0 otherwise.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_offenders_add_record(struct splitlock_offenders *report,
 				   const struct splitlock_kmsg_record *rec,
 				   const struct splitlock_offender **offender);
 
-/* Since 0.1. */
+/**
+ * splitlock_offenders_get_events:
+ *
+ * The detector events the report counted.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 uint64_t splitlock_offenders_get_events(const struct splitlock_offenders *report);
-/*
+/**
+ * splitlock_offenders_get_suppressed:
+ *
  * Sum of the kernel's "callbacks suppressed": events missing from the log.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 uint64_t splitlock_offenders_get_suppressed(const struct splitlock_offenders *report);
-/* Detector-like lines that did not parse (skipped). Since 0.1. */
+/**
+ * splitlock_offenders_get_malformed:
+ *
+ * Detector-like lines that did not parse (skipped).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 uint64_t splitlock_offenders_get_malformed(const struct splitlock_offenders *report);
-/*
+/**
+ * splitlock_offenders_get_unrecognized:
+ *
  * Lines holding detector text (its prefix, a split_lock/bus_lock trap
  * phrase, its "callbacks suppressed") that were not read: a record form
  * not understood, a broken detector line, an overlong line. Nonzero means
  * the report is incomplete. *@first_line (may be NULL) is the line number
  * of the first in a saved log, 0 when unknown (the live log).
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 uint64_t splitlock_offenders_get_unrecognized(const struct splitlock_offenders *report,
 					      uint64_t *first_line);
-/*
+/**
+ * splitlock_offenders_get_alignment_checks:
+ *
  * "traps: ... trap alignment check" kills left out because that boot's
  * detector was not in fatal mode (saved logs: the boot line in the same
  * log; the live log: the running kernel's mode): a program that sets
  * EFLAGS.AC itself gets the same line on any CPU.
- * Since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 uint64_t splitlock_offenders_get_alignment_checks(const struct splitlock_offenders *report);
-/*
+/**
+ * splitlock_offenders_get_forged:
+ *
  * Detector-like lines written by user space (facility != kernel), ignored.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 uint64_t splitlock_offenders_get_forged(const struct splitlock_offenders *report);
-/*
+/**
+ * splitlock_offenders_get_undated:
+ *
  * Events left out by the time window because their time is unknown.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 uint64_t splitlock_offenders_get_undated(const struct splitlock_offenders *report);
-/* Offenders, most events first (ties: earliest first). Since 0.1. */
+/**
+ * splitlock_offenders_get_count:
+ *
+ * Offenders, most events first (ties: earliest first).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 size_t splitlock_offenders_get_count(const struct splitlock_offenders *report);
-/* Since 0.1. */
+/**
+ * splitlock_offenders_get:
+ *
+ * Offender @index, borrowed from the report (it lives as long as the
+ * report), or NULL past the end.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const struct splitlock_offender *
 splitlock_offenders_get(const struct splitlock_offenders *report, size_t index);
 
-/*
+/**
+ * splitlock_offender_get_comm:
+ *
  * The offender's name exactly as the kernel printed it (may hold NULs).
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 const char *splitlock_offender_get_comm(const struct splitlock_offender *o,
 					size_t *len);
-/* Since 0.1. */
+/**
+ * splitlock_offender_get_pid:
+ *
+ * The pid (the TID) the kernel printed; 0 for a group of several tasks.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 uint32_t splitlock_offender_get_pid(const struct splitlock_offender *o);
-/* Thread group id, 0 when not resolved. Since 0.1. */
+/**
+ * splitlock_offender_get_tgid:
+ *
+ * Thread group id, 0 when not resolved.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 uint32_t splitlock_offender_get_tgid(const struct splitlock_offender *o);
+/**
+ * splitlock_offender_get_kind:
+ *
+ * The trap: SPLITLOCK_KIND_SPLIT_LOCK or SPLITLOCK_KIND_BUS_LOCK.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 enum splitlock_kind splitlock_offender_get_kind(const struct splitlock_offender *o);
+/**
+ * splitlock_offender_get_action:
+ *
+ * What the kernel did: warned, killed in fatal mode, or sent SIGBUS.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 enum splitlock_action splitlock_offender_get_action(const struct splitlock_offender *o);
-/* Since 0.1. */
+/**
+ * splitlock_offender_get_events:
+ *
+ * The offender's events.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 uint64_t splitlock_offender_get_events(const struct splitlock_offender *o);
-/*
- * Monotonic (since boot) and wall-clock microseconds, or SPLITLOCK_TIME_UNKNOWN.
- * Since 0.1.
+/**
+ * splitlock_offender_get_first_seen:
+ *
+ * Monotonic microseconds (since boot) of the first event, or
+ * SPLITLOCK_TIME_UNKNOWN.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int64_t splitlock_offender_get_first_seen(const struct splitlock_offender *o);
-/* Since 0.1. */
+/**
+ * splitlock_offender_get_last_seen:
+ *
+ * Monotonic microseconds (since boot) of the last event, or
+ * SPLITLOCK_TIME_UNKNOWN.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int64_t splitlock_offender_get_last_seen(const struct splitlock_offender *o);
-/* Since 0.1. */
+/**
+ * splitlock_offender_get_first_wall:
+ *
+ * Wall-clock microseconds (since the epoch) of the first event, or
+ * SPLITLOCK_TIME_UNKNOWN.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int64_t splitlock_offender_get_first_wall(const struct splitlock_offender *o);
-/* Since 0.1. */
+/**
+ * splitlock_offender_get_last_wall:
+ *
+ * Wall-clock microseconds (since the epoch) of the last event, or
+ * SPLITLOCK_TIME_UNKNOWN.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int64_t splitlock_offender_get_last_wall(const struct splitlock_offender *o);
 /*
  * Distinct trap addresses, in order of first appearance, as text: the
@@ -1105,29 +1877,73 @@ int64_t splitlock_offender_get_last_wall(const struct splitlock_offender *o);
  * At most SPLITLOCK_OFFENDER_MAX_IPS are kept.
  */
 #define SPLITLOCK_OFFENDER_MAX_IPS 16
-/* Since 0.1. */
+/**
+ * splitlock_offender_get_ip_count:
+ *
+ * How many distinct trap addresses were kept (at most
+ * SPLITLOCK_OFFENDER_MAX_IPS).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 size_t splitlock_offender_get_ip_count(const struct splitlock_offender *o);
-/* Since 0.1. */
+/**
+ * splitlock_offender_get_ip:
+ *
+ * Trap address @index as text, in order of first appearance: the mapped
+ * object and offset ("libfoo.so+0x1234") when known, else "0x7f..."; NULL
+ * past the end.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_offender_get_ip(const struct splitlock_offender *o,
 				      size_t index);
-/*
+/**
+ * splitlock_offender_get_kernel_traps:
+ *
  * Traps of this kind the patched kernel counted for the live process
  * (/proc/PID/split_lock), rate-limited ones included; -ENODATA when the
  * kernel does not count them or the process was not resolved.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_offender_get_kernel_traps(const struct splitlock_offender *o,
 					uint64_t *traps);
-/* Resolved details of the live process, or NULL. Since 0.1. */
+/**
+ * splitlock_offender_get_exe:
+ *
+ * The live process's executable, or NULL when not resolved.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_offender_get_exe(const struct splitlock_offender *o);
-/* Since 0.1. */
+/**
+ * splitlock_offender_get_cmdline:
+ *
+ * The live process's command line, or NULL when not resolved.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_offender_get_cmdline(const struct splitlock_offender *o);
-/* Since 0.1. */
+/**
+ * splitlock_offender_get_unit:
+ *
+ * The live process's systemd unit, or NULL when not resolved.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_offender_get_unit(const struct splitlock_offender *o);
-/* Since 0.1. */
+/**
+ * splitlock_offender_get_container:
+ *
+ * The live process's container, or NULL when not resolved.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_offender_get_container(const struct splitlock_offender *o);
 
-/*
+/**
+ * splitlock_time_parse:
+ *
  * Parse a --since/--until time in the forms journalctl takes: "boot",
  * "now", "today", "yesterday", "tomorrow" (local midnight),
  * "YYYY-MM-DD[ HH:MM[:SS]]" and "HH:MM[:SS]" (local time; today),
@@ -1135,13 +1951,21 @@ const char *splitlock_offender_get_container(const struct splitlock_offender *o)
  * them, from @now), "@EPOCH". Gives microseconds since the epoch; "boot"
  * gives @boot. -EINVAL otherwise, and for a date or time that does not
  * exist (2026-02-30, 23:59:61, a local time skipped by a DST change).
- * Since 0.1; impossible dates refused, and journalctl's forms, since 1.0.
+ *
+ * History: impossible dates refused, and journalctl's forms, since 1.0.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 			 int64_t *usec);
-/*
+/**
+ * splitlock_time_boot:
+ *
  * Wall-clock boot time from /proc/stat's btime under the root.
- * Since 1.0 (was splitlock_boot_time).
+ *
+ * History: was splitlock_boot_time.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_time_boot(struct splitlock_ctx *ctx, int64_t *usec);
 
@@ -1155,18 +1979,73 @@ enum splitlock_proc_event_type {
 };
 
 /*
- * An event as the decoder hands it to its callback: valid only during the
- * callback, @comm included (copy what is kept).
- * Since 0.1; @comm a pointer and a length since 1.0 (was char comm[16]).
+ * An event as the decoder hands it to its callback: the library's, valid
+ * only during the callback, its comm included (copy what is kept). Opaque
+ * so that a later release can tell more about an event without breaking
+ * programs built against this one.
+ * Opaque since 1.0 (was a struct with public members).
  */
-struct splitlock_proc_event {
-	enum splitlock_proc_event_type type;
-	uint32_t pid, tgid;            /* the task (child for FORK) */
-	uint32_t parent_pid, parent_tgid; /* FORK */
-	uint64_t timestamp_ns;         /* CLOCK_MONOTONIC of the event */
-	const char *comm;   /* COMM, terminated; points into the decoded buffer */
-	size_t comm_len;    /* 0, comm "", for the other events */
-};
+struct splitlock_proc_event;
+
+/**
+ * splitlock_proc_event_get_type:
+ *
+ * FORK, EXEC, COMM or EXIT.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+enum splitlock_proc_event_type
+splitlock_proc_event_get_type(const struct splitlock_proc_event *ev);
+/**
+ * splitlock_proc_event_get_pid:
+ *
+ * The task (the child for FORK).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+uint32_t splitlock_proc_event_get_pid(const struct splitlock_proc_event *ev);
+/**
+ * splitlock_proc_event_get_tgid:
+ *
+ * The task's thread group (the child's for FORK).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+uint32_t splitlock_proc_event_get_tgid(const struct splitlock_proc_event *ev);
+/**
+ * splitlock_proc_event_get_parent_pid:
+ *
+ * FORK: the parent; 0 for the other events.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+uint32_t splitlock_proc_event_get_parent_pid(const struct splitlock_proc_event *ev);
+/**
+ * splitlock_proc_event_get_parent_tgid:
+ *
+ * FORK: the parent's thread group; 0 for the other events.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+uint32_t splitlock_proc_event_get_parent_tgid(const struct splitlock_proc_event *ev);
+/**
+ * splitlock_proc_event_get_timestamp_ns:
+ *
+ * CLOCK_MONOTONIC of the event, in nanoseconds.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+uint64_t splitlock_proc_event_get_timestamp_ns(const struct splitlock_proc_event *ev);
+/**
+ * splitlock_proc_event_get_comm:
+ *
+ * COMM: the new name, terminated, its length in *@len (may be NULL); ""
+ * for the other events.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+const char *splitlock_proc_event_get_comm(const struct splitlock_proc_event *ev,
+					  size_t *len);
 
 /*
  * Decode the proc connector's netlink messages in @buf (what recv() gave):
@@ -1176,31 +2055,56 @@ struct splitlock_proc_event {
  */
 typedef int (*splitlock_proc_event_fn)(const struct splitlock_proc_event *ev,
 				       void *data);
-/* Since 0.1. */
+/**
+ * splitlock_proc_connector_decode:
+ *
+ * Decodes the proc connector's netlink messages in @buf (what recv() gave)
+ * and calls @fn for every FORK, EXEC, COMM and EXIT event; others are
+ * skipped. Pure: no socket. Returns the number of events, or -EBADMSG when
+ * the bytes are not well-formed netlink/connector messages.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int splitlock_proc_connector_decode(const void *buf, size_t len,
 				    splitlock_proc_event_fn fn, void *data);
-/*
+/**
+ * splitlock_proc_connector_open:
+ *
  * Subscribe to process events (needs CAP_NET_ADMIN, the initial user and
  * PID namespaces). Returns a non-blocking descriptor; -EPERM without
  * privilege, -EOPNOTSUPP in a non-initial namespace, -EXDEV when the
  * context's root is not the running system.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1)
 int splitlock_proc_connector_open(struct splitlock_ctx *ctx);
-/*
+/**
+ * splitlock_proc_connector_receive:
+ *
  * Read what is pending on @fd and decode it; 0 when nothing is pending.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_proc_connector_receive(int fd, splitlock_proc_event_fn fn,
 				     void *data);
-/* Since 0.1. */
+/**
+ * splitlock_proc_connector_close:
+ *
+ * Closes a descriptor from splitlock_proc_connector_open(). Accepts -1.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 void splitlock_proc_connector_close(int fd);
 
-/*
+/**
+ * splitlock_offenders_proc_event:
+ *
  * Remember exe and cmdline of processes as they exec, so that a follow-mode
  * report can still name an offender that exited before its log line was
  * read. Feed it the connector's events.
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_offenders_proc_event(struct splitlock_offenders *report,
 				   const struct splitlock_proc_event *ev);
@@ -1212,24 +2116,51 @@ int splitlock_offenders_proc_event(struct splitlock_offenders *report,
  */
 struct splitlock_follow;
 
-/*
+/**
+ * splitlock_follow_new:
+ *
  * A follower adding to @report, into *@follow. It takes a reference on
- * @report. The log's open errors; -ENOMEM. Since 0.1.
+ * @report. The log's open errors; -ENOMEM.
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 3)
 int splitlock_follow_new(struct splitlock_offenders *report, bool from_start,
 			 struct splitlock_follow **follow);
-/* Frees @f and closes its descriptors; returns NULL. Since 0.1. */
+/**
+ * splitlock_follow_free:
+ *
+ * Frees @f and closes its descriptors; returns NULL.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 struct splitlock_follow *splitlock_follow_free(struct splitlock_follow *f);
-/*
+/**
+ * splitlock_follow_get_log_fd:
+ *
  * Descriptors to poll() for POLLIN: the log (-1 when it is a regular file,
  * which cannot be polled: call splitlock_follow_process() now and then)
  * and the proc connector (-1 when unavailable).
- * Since 0.1.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_follow_get_log_fd(const struct splitlock_follow *f);
-/* Since 0.1. */
+/**
+ * splitlock_follow_get_connector_fd:
+ *
+ * The proc connector's descriptor to poll() for POLLIN, -1 when unavailable
+ * (see splitlock_follow_get_connector_error()).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int splitlock_follow_get_connector_fd(const struct splitlock_follow *f);
-/* Why the connector is unavailable (negative errno), or 0. Since 0.1. */
+/**
+ * splitlock_follow_get_connector_error:
+ *
+ * Why the connector is unavailable (negative errno), or 0.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int splitlock_follow_get_connector_error(const struct splitlock_follow *f);
 /*
  * Handle what is pending without blocking; @fn is called for each new
@@ -1238,7 +2169,15 @@ int splitlock_follow_get_connector_error(const struct splitlock_follow *f);
 typedef int (*splitlock_follow_fn)(const struct splitlock_offender *o,
 				   const struct splitlock_kmsg_record *rec,
 				   const char *ip, void *data);
-/* Since 0.1. */
+/**
+ * splitlock_follow_process:
+ *
+ * Handles what is pending without blocking: @fn is called for each new event
+ * with the offender it counted for, its record and the event's address as
+ * text (see splitlock_follow_fn).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int splitlock_follow_process(struct splitlock_follow *f, splitlock_follow_fn fn,
 			     void *data);
 
@@ -1288,7 +2227,9 @@ enum {
 
 struct splitlock_probe;
 
-/*
+/**
+ * splitlock_probe_run:
+ *
  * Fork a child named SPLITLOCK_PROBE_COMM, pinned to one CPU, that performs
  * a few split locks (a locked instruction on an operand that crosses a
  * cache line), each timed, under a timeout; classify what the kernel did
@@ -1305,82 +2246,161 @@ struct splitlock_probe;
  * hook), -EACCES/-EPERM (the hook cannot be written), -ETIME (the child
  * did not finish within its timeout), -EIO (the child died of something
  * else than a split lock), -ENOMEM, or what fork(2) and pipe(2) return.
- * Since: 1.0
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 3)
 int splitlock_probe_run(struct splitlock_ctx *ctx, unsigned flags,
 			struct splitlock_probe **probe);
-/* Frees a report; accepts NULL. Since: 1.0 */
-void splitlock_probe_free(struct splitlock_probe *probe);
+/**
+ * splitlock_probe_free:
+ *
+ * Frees a report (one owner); returns NULL. Accepts NULL.
+ *
+ * History: returns NULL, as every _free() does, since 1.0 (was void).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+struct splitlock_probe *splitlock_probe_free(struct splitlock_probe *probe);
 
-/* What happened to the split lock. Since: 1.0 */
+/**
+ * splitlock_probe_get_action:
+ *
+ * What happened to the split lock.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 enum splitlock_probe_action
 splitlock_probe_get_action(const struct splitlock_probe *probe);
-/* true unless the action is SPLITLOCK_PROBE_NONE. Since: 1.0 */
+/**
+ * splitlock_probe_is_detected:
+ *
+ * true unless the action is SPLITLOCK_PROBE_NONE.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 bool splitlock_probe_is_detected(const struct splitlock_probe *probe);
-/* true when the injection hook was used. Since: 1.0 */
+/**
+ * splitlock_probe_is_simulated:
+ *
+ * true when the injection hook was used.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 bool splitlock_probe_is_simulated(const struct splitlock_probe *probe);
-/*
+/**
+ * splitlock_probe_is_complete:
+ *
  * false when the kernel log could not be read (a warning would go unseen:
- * reading it needs CAP_SYSLOG where dmesg_restrict is set). Since: 1.0
+ * reading it needs CAP_SYSLOG where dmesg_restrict is set).
+ *
+ * Since: LIBSPLITLOCK_1
  */
 bool splitlock_probe_is_complete(const struct splitlock_probe *probe);
-/*
+/**
+ * splitlock_probe_get_trap:
+ *
  * The trap that caught it: SPLITLOCK_KIND_SPLIT_LOCK (#AC) or
  * SPLITLOCK_KIND_BUS_LOCK (#DB). -ENODATA when not detected or not known.
- * Since: 1.0
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_probe_get_trap(const struct splitlock_probe *probe,
 			     enum splitlock_kind *trap);
-/*
+/**
+ * splitlock_probe_get_delay_ms:
+ *
  * The delay a trap added, in milliseconds: the median over the delayed
  * split locks for MISERY, over all of them for WARN. -ENODATA otherwise.
- * Since: 1.0
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_probe_get_delay_ms(const struct splitlock_probe *probe,
 				 double *ms);
-/*
+/**
+ * splitlock_probe_get_delayer:
+ *
  * Who added the delay: SPLITLOCK_PROBE_DELAYER_NONE unless the action is
  * SPLITLOCK_PROBE_MISERY. The kernel's part is judged from its mode, the
  * trap, kernel.split_lock_mitigate, the release and the caller's own
- * misery exemption (which the child inherits). Since: 1.0
+ * misery exemption (which the child inherits).
+ *
+ * Since: LIBSPLITLOCK_1
  */
 enum splitlock_probe_delayer
 splitlock_probe_get_delayer(const struct splitlock_probe *probe);
-/*
+/**
+ * splitlock_probe_delayer_name:
+ *
  * "none", "kernel", "hypervisor", "unknown"; NULL for an unknown value.
- * Since: 1.0
+ *
+ * Since: LIBSPLITLOCK_1
  */
 const char *splitlock_probe_delayer_name(enum splitlock_probe_delayer delayer);
-/*
- * Median cost of one split-locked and of one aligned locked instruction in
- * nanoseconds. -ENODATA when not measured (split locks are trapped here).
- * Since: 1.0
+/**
+ * splitlock_probe_get_split_lock_ns:
+ *
+ * Median cost of one split-locked instruction in nanoseconds. -ENODATA
+ * when not measured (split locks are trapped here).
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_probe_get_split_lock_ns(const struct splitlock_probe *probe,
 				      double *ns);
+/**
+ * splitlock_probe_get_aligned_lock_ns:
+ *
+ * Median cost of one aligned locked instruction in nanoseconds. -ENODATA
+ * when not measured (split locks are trapped here).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int splitlock_probe_get_aligned_lock_ns(const struct splitlock_probe *probe,
 					double *ns);
-/*
+/**
+ * splitlock_probe_get_stall_percent:
+ *
  * How much slower, in percent of its throughput alone, a thread reading
  * memory on another CPU runs while the child split-locks (negative values
  * are noise). -ENODATA when not measured (one CPU, or split locks trapped).
- * Since: 1.0
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_probe_get_stall_percent(const struct splitlock_probe *probe,
 				      double *percent);
-/* The CPU the child ran on. Since: 1.0 */
+/**
+ * splitlock_probe_get_cpu:
+ *
+ * The CPU the child ran on.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 unsigned splitlock_probe_get_cpu(const struct splitlock_probe *probe);
-/* "none", "warn", "misery", "sigbus"; NULL for an unknown value. Since: 1.0 */
+/**
+ * splitlock_probe_action_name:
+ *
+ * "none", "warn", "misery", "sigbus"; NULL for an unknown value.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 const char *splitlock_probe_action_name(enum splitlock_probe_action action);
-/*
+/**
+ * splitlock_probe_trap_name:
+ *
  * A trap as the injection hook and the report name it: "ac" for
  * SPLITLOCK_KIND_SPLIT_LOCK, "db" for SPLITLOCK_KIND_BUS_LOCK; NULL for an
- * unknown value. Since: 1.0
+ * unknown value.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 const char *splitlock_probe_trap_name(enum splitlock_kind trap);
-/*
+/**
+ * splitlock_offender_is_probe:
+ *
  * true when @o is one of the probe's own events (its comm is
- * SPLITLOCK_PROBE_COMM), so that a report can tell them apart. Since: 1.0
+ * SPLITLOCK_PROBE_COMM), so that a report can tell them apart.
+ *
+ * Since: LIBSPLITLOCK_1
  */
 bool splitlock_offender_is_probe(const struct splitlock_offender *o);
 
@@ -1394,7 +2414,10 @@ enum splitlock_msr_bit {
 	SPLITLOCK_MSR_SPLIT_LOCK_ARMED,
 	/* IA32_DEBUGCTL (0x1d9) bit 2: bus lock detect armed now */
 	SPLITLOCK_MSR_BUS_LOCK_ARMED,
-	SPLITLOCK_MSR_BIT_MAX,
+	/*
+	 * No _MAX: a later release may read more bits; splitlock_msr_get_bit()
+	 * returns -EINVAL past the last it knows.
+	 */
 };
 
 /* How the msr driver is present for the kernel under the root. */
@@ -1405,20 +2428,25 @@ enum splitlock_msr_module {
 	SPLITLOCK_MSR_MODULE_MISSING,    /* none of the above */
 };
 
-/*
+/**
+ * splitlock_msr_module_find:
+ *
  * Where the msr driver is, for the kernel release under the root
  * (/lib/modules/RELEASE, looked up with libkmod as modprobe does; built-in
  * modules from modules.builtin first). For LOADABLE, *@path (may be NULL)
  * is the module file, which the caller frees; NULL otherwise.
  * Errors: -ENOMEM, or what reading the release returns.
- * Since: 1.0
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_msr_module_find(struct splitlock_ctx *ctx,
 			      enum splitlock_msr_module *state, char **path);
 
 struct splitlock_msr;
 
-/*
+/**
+ * splitlock_msr_read:
+ *
  * Read the detector's MSRs on every online CPU through /dev/cpu/N/msr,
  * loading the msr module with libkmod when it is loadable and not loaded.
  * An MSR a CPU does not have (EIO: VMs, AMD) is recorded for that CPU, not
@@ -1428,40 +2456,111 @@ struct splitlock_msr;
  * module must be loaded (the log says which); -EOPNOTSUPP when the driver
  * is missing, or loadable only for another root than "/"; what loading
  * the module returns; -ENOMEM.
- * Since: 1.0
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 2)
 int splitlock_msr_read(struct splitlock_ctx *ctx, struct splitlock_msr **msr);
-/*
+/**
+ * splitlock_msr_check_capabilities:
+ *
  * The capability reading the MSRs lacks: CAP_SYS_RAWIO, or CAP_SYS_MODULE
  * when the msr module must be loaded first. 0 when none is missing;
  * -EPERM with *@missing set when one is; other errors as
  * splitlock_msr_module_find().
- * Since: 1.0
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_msr_check_capabilities(struct splitlock_ctx *ctx,
 				     enum splitlock_cap *missing);
-/* Frees a report; accepts NULL. Since: 1.0 */
-void splitlock_msr_free(struct splitlock_msr *msr);
-/* Number of CPUs read. Since: 1.0 */
+/**
+ * splitlock_msr_free:
+ *
+ * Frees a report (one owner); returns NULL. Accepts NULL.
+ *
+ * History: returns NULL, as every _free() does, since 1.0 (was void).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+struct splitlock_msr *splitlock_msr_free(struct splitlock_msr *msr);
+/**
+ * splitlock_msr_get_count:
+ *
+ * Number of CPUs read.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 size_t splitlock_msr_get_count(const struct splitlock_msr *msr);
-/* The number of the @index-th CPU read; -ERANGE past the end. Since: 1.0 */
+/**
+ * splitlock_msr_get_cpu:
+ *
+ * The number of the @index-th CPU read; -ERANGE past the end.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
 int splitlock_msr_get_cpu(const struct splitlock_msr *msr, size_t index,
 			  unsigned *cpu);
-/*
+/**
+ * splitlock_msr_get_bit:
+ *
  * One bit on the @index-th CPU. -ENODATA when that CPU does not have the
  * MSR, another negative errno when reading it failed, -ERANGE or -EINVAL
  * for a bad @index or @bit.
- * Since: 1.0
+ *
+ * Since: LIBSPLITLOCK_1
  */
 int splitlock_msr_get_bit(const struct splitlock_msr *msr, size_t index,
 			  enum splitlock_msr_bit bit, bool *value);
-/*
+/**
+ * splitlock_msr_summary:
+ *
  * One sentence on the whole machine for a user, e.g. "armed on CPUs 0-7;
  * CPU 3 disarmed (a penalty in progress?)", in new memory the caller frees.
  * Errors: -ENOMEM.
- * Since: 1.0
+ *
+ * Since: LIBSPLITLOCK_1
  */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 2)
 int splitlock_msr_summary(const struct splitlock_msr *msr, char **text);
+
+/* ---- cleanup helpers ------------------------------------------------------- */
+
+/*
+ * For __attribute__((cleanup)), as systemd ships sd_*_unrefp(): for every
+ * object a program owns, a helper that releases *@p (which may be NULL)
+ * with the object's _free(), _unref() or _drop(), e.g.
+ *
+ *   __attribute__((cleanup(splitlock_offenders_unrefp)))
+ *   struct splitlock_offenders *report = NULL;
+ *
+ * Static inline, in the header only: they are no exported symbol.
+ * tests/check-header-docs.sh checks that every _free(), _unref() and
+ * _drop() of LIBSPLITLOCK_1 has its helper here. The objects handed out
+ * borrowed (struct splitlock_offender, the records and events given to
+ * callbacks) have none: their owner releases them.
+ * Since: LIBSPLITLOCK_1 (header only)
+ */
+#define SPLITLOCK_DEFINE_CLEANUP(type, func)                                 \
+	static inline void func##p(struct type **p)                          \
+	{                                                                    \
+		if (*p)                                                      \
+			(void)func(*p);                                      \
+	}
+
+SPLITLOCK_DEFINE_CLEANUP(splitlock_ctx, splitlock_unref)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_mode_info, splitlock_mode_info_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_mode_switch, splitlock_mode_switch_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_boot_plan, splitlock_boot_plan_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_mitigate_plan, splitlock_mitigate_plan_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_lease, splitlock_lease_drop)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_leases, splitlock_leases_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_sysctld, splitlock_sysctld_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_kmsg_record, splitlock_kmsg_record_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_event, splitlock_event_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_offenders, splitlock_offenders_unref)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_follow, splitlock_follow_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_probe, splitlock_probe_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_msr, splitlock_msr_free)
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,7 @@
 static const struct {
 	uint32_t msr;
 	unsigned bit;
-} bits[SPLITLOCK_MSR_BIT_MAX] = {
+} bits[SL_MSR_BIT_COUNT] = {
 	[SPLITLOCK_MSR_SPLIT_LOCK_SUPPORTED] = { 0xcf, 5 },  /* IA32_CORE_CAPABILITIES */
 	[SPLITLOCK_MSR_SPLIT_LOCK_ARMED] = { 0x33, 29 },     /* MSR_TEST_CTRL */
 	[SPLITLOCK_MSR_BUS_LOCK_ARMED] = { 0x1d9, 2 },       /* IA32_DEBUGCTL */
@@ -26,8 +26,8 @@ static const struct {
 
 struct msr_cpu {
 	unsigned cpu;
-	int error[SPLITLOCK_MSR_BIT_MAX]; /* 0, -ENODATA, or how it failed */
-	bool value[SPLITLOCK_MSR_BIT_MAX];
+	int error[SL_MSR_BIT_COUNT]; /* 0, -ENODATA, or how it failed */
+	bool value[SL_MSR_BIT_COUNT];
 };
 
 struct splitlock_msr {
@@ -168,12 +168,13 @@ _public_ int splitlock_msr_read(struct splitlock_ctx *ctx,
 	return 0;
 }
 
-_public_ void splitlock_msr_free(struct splitlock_msr *m)
+_public_ struct splitlock_msr *splitlock_msr_free(struct splitlock_msr *m)
 {
-	if (!m)
-		return;
-	free(m->cpus);
-	free(m);
+	if (m) {
+		free(m->cpus);
+		free(m);
+	}
+	return NULL;
 }
 
 _public_ size_t splitlock_msr_get_count(const struct splitlock_msr *m)

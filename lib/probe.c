@@ -572,9 +572,10 @@ _public_ int splitlock_probe_run(struct splitlock_ctx *ctx, unsigned flags,
 	return 0;
 }
 
-_public_ void splitlock_probe_free(struct splitlock_probe *p)
+_public_ struct splitlock_probe *splitlock_probe_free(struct splitlock_probe *p)
 {
 	free(p);
+	return NULL;
 }
 
 _public_ enum splitlock_probe_action

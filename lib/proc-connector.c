@@ -223,3 +223,43 @@ _public_ void splitlock_proc_connector_close(int fd)
 	if (fd >= 0)
 		close(fd);
 }
+
+/* The event's members for programs (public-types.h): one getter each. */
+_public_ enum splitlock_proc_event_type
+splitlock_proc_event_get_type(const struct splitlock_proc_event *ev)
+{
+	return ev->type;
+}
+
+_public_ uint32_t splitlock_proc_event_get_pid(const struct splitlock_proc_event *ev)
+{
+	return ev->pid;
+}
+
+_public_ uint32_t splitlock_proc_event_get_tgid(const struct splitlock_proc_event *ev)
+{
+	return ev->tgid;
+}
+
+_public_ uint32_t splitlock_proc_event_get_parent_pid(const struct splitlock_proc_event *ev)
+{
+	return ev->parent_pid;
+}
+
+_public_ uint32_t splitlock_proc_event_get_parent_tgid(const struct splitlock_proc_event *ev)
+{
+	return ev->parent_tgid;
+}
+
+_public_ uint64_t splitlock_proc_event_get_timestamp_ns(const struct splitlock_proc_event *ev)
+{
+	return ev->timestamp_ns;
+}
+
+_public_ const char *splitlock_proc_event_get_comm(const struct splitlock_proc_event *ev,
+						   size_t *len)
+{
+	if (len)
+		*len = ev->comm_len;
+	return ev->comm ? ev->comm : "";
+}

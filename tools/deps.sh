@@ -37,6 +37,8 @@ test_tools() {
 	have_cmd fish || need fish
 	# tests/cli/run-attacks.sh stops the helper from a pseudo-terminal.
 	have_cmd python3 || need python3
+	# tests/cli/header.sh compiles the public header as C++.
+	have_cmd g++ || need g++
 }
 
 deb_tools() {
@@ -100,6 +102,7 @@ if have_cmd apt-get; then
 		abigail) echo abigail-tools;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;;
 		mmdebstrap) echo mmdebstrap;; zstd) echo zstd;;
 		python3) echo python3;; busybox) echo busybox-static;; acl) echo acl;; attr) echo attr;;
+		g++) echo g++;;
 		dpkg-dev) echo dpkg-dev;; debhelper) echo debhelper;; lintian) echo lintian;;
 		rpmbuild) echo rpm;; esac; }
 elif have_cmd dnf; then
@@ -113,6 +116,7 @@ elif have_cmd dnf; then
 		libfuzzer) echo compiler-rt;; kernel-install) echo systemd-udev;;
 		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;; acl) echo acl;; attr) echo attr;;
 		python3) echo python3;; busybox) echo busybox;; mmdebstrap) echo mmdebstrap;; zstd) echo zstd;; dpkg-dev) echo dpkg-dev;;
+		g++) echo gcc-c++;;
 		debhelper) echo debhelper;; lintian) echo lintian;; rpmbuild) echo rpm-build;; esac; }
 elif have_cmd pacman; then
 	pm="pacman -S --needed --noconfirm"
@@ -125,6 +129,7 @@ elif have_cmd pacman; then
 		libfuzzer) echo compiler-rt;; kernel-install) echo systemd;;
 		abigail) echo libabigail;; depmod) echo kmod;; strace) echo strace;; zsh) echo zsh;; fish) echo fish;; acl) echo acl;; attr) echo attr;;
 		python3) echo python;; busybox) echo busybox;; mmdebstrap) echo mmdebstrap;; zstd) echo zstd;; dpkg-dev) echo dpkg;;
+		g++) echo gcc;;
 		debhelper) echo debhelper;; lintian) echo lintian;; rpmbuild) echo rpm-tools;; esac; }
 else
 	echo "deps: missing:$missing; install them with your package manager" >&2

@@ -86,4 +86,73 @@ test_help_after_the_command_is_the_command_help() {
 	done
 }
 
+# A short option means one thing in every subcommand: -n is --noheadings
+# (slctl offenders), as in util-linux; --dry-run has no short form (it was
+# -n in mitigate and mode until 1.0).
+test_n_is_noheadings_only() {
+	copy_fixture stock-ac
+	local before
+	before=$(tree_hash "$T/root")
+	run "$SLCTL" --root "$T/root" mitigate off -n
+	expect_rc 2
+	expect_err "slctl mitigate --help"
+	cp -a "$FIXTURES/mode/debian-grub/." "$T/root/"
+	before=$(tree_hash "$T/root")
+	run "$SLCTL" --root "$T/root" mode fatal --persist -n
+	expect_rc 2
+	[ "$(tree_hash "$T/root")" = "$before" ] || fail "a refused -n changed the root"
+	run "$SLCTL" --root "$T/root" mode fatal --persist --dry-run
+	expect_rc 0
+	run "$SLCTL" offenders --input "$FIXTURES/offenders/log.dmesg" -n
+	expect_rc 0
+	[[ $out != *COMM* ]] || fail "-n printed headings: $out"
+	# The help texts and the completions agree.
+	run "$SLCTL" mitigate --help
+	[[ $out != *"-n, --dry-run"* ]] || fail "mitigate --help still offers -n"
+	run "$SLCTL" mode --help
+	[[ $out != *"-n, --dry-run"* ]] || fail "mode --help still offers -n"
+	! grep -q -- '-s n -l dry-run' "$TOP/completions/slctl.fish" || fail "fish completes -n for --dry-run"
+	! grep -q -- '{-n,--dry-run}' "$TOP/completions/_slctl" || fail "zsh completes -n for --dry-run"
+}
+
+# No undocumented aliases: "slctl mitigate 0" changed the live sysctl.
+test_mitigate_takes_on_or_off_only() {
+	copy_fixture stock-ac
+	local before v
+	before=$(tree_hash "$T/root")
+	for v in 0 1 true false yes no ON; do
+		run "$SLCTL" --root "$T/root" mitigate "$v"
+		expect_rc 2
+		expect_err "'$v' is not 'on' or 'off'."
+	done
+	[ "$(tree_hash "$T/root")" = "$before" ] || fail "a refused value changed the root"
+	[ "$(cat "$T/root/proc/sys/kernel/split_lock_mitigate")" = 1 ] || fail "the sysctl changed"
+}
+
+# Every JSON document slctl prints carries its schema's "version" first.
+test_every_json_document_has_a_version() {
+	copy_fixture stock-ac
+	cp -a "$FIXTURES/mode/debian-grub/." "$T/root/"
+	local args
+	while IFS= read -r args; do
+		# shellcheck disable=SC2086
+		run "$SLCTL" --root "$T/root" --json $args
+		[ "$rc" -eq 0 ] || fail "slctl --json $args: exit status $rc ($err)"
+		expect_json '.version' 1
+		expect_json 'keys_unsorted[0]' version
+	done <<-EOF
+	status
+	mitigate
+	mitigate off --dry-run
+	mitigate off --persist --dry-run
+	mode
+	mode fatal --persist --dry-run
+	offenders --input $FIXTURES/offenders/log.dmesg
+	EOF
+	copy_fixture patched-runctl
+	run "$SLCTL" --root "$T/root" --json mode off --now --dry-run
+	expect_rc 0
+	expect_json '.version' 1
+}
+
 run_tests

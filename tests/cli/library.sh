@@ -123,8 +123,8 @@ test_a_program_builds_against_the_installed_library() {
 	{
 		size_t len;
 		const char *comm = splitlock_offender_get_comm(o, &len);
-		(void)rec;
-		printf("follow: %.*s %s\n", (int)len, comm, ip ? ip : "-");
+		printf("follow: %.*s %s level %d\n", (int)len, comm, ip ? ip : "-",
+		       splitlock_kmsg_record_get_level(rec));
 		++*(int *)data;
 		return 0;
 	}
@@ -214,6 +214,34 @@ test_a_program_builds_against_the_installed_library() {
 		splitlock_follow_free(fol);
 		splitlock_offenders_unref(rep);
 
+		/* records and parsed lines: opaque, one object reused for each */
+		static const char raw[] = "4,7,5000000,-;x86/split lock detection: "
+			"#AC: game/42 took a split_lock trap at address: 0x10";
+		char decoded[sizeof(raw)];
+		struct splitlock_kmsg_record *krec;
+		struct splitlock_event *ev;
+		const char *msg;
+		size_t mlen;
+		uint64_t addr = 0;
+		int64_t traps;
+		if (splitlock_kmsg_record_new(&krec) < 0 || splitlock_event_new(&ev) < 0 ||
+		    splitlock_kmsg_parse_record(raw, sizeof(raw) - 1, decoded, krec) < 0)
+			return 22;
+		msg = splitlock_kmsg_record_get_message(krec, &mlen);
+		n = splitlock_detector_line_parse(msg, mlen, ev);
+		splitlock_event_get_ip(ev, &addr);
+		printf("record: seq %llu level %d, line %d, pid %u ip 0x%llx\n",
+		       (unsigned long long)splitlock_kmsg_record_get_seq(krec),
+		       splitlock_kmsg_record_get_level(krec), n, (unsigned)splitlock_event_get_pid(ev),
+		       (unsigned long long)addr);
+		splitlock_event_free(ev);
+		splitlock_kmsg_record_free(krec);
+		/* counters, one at a time: a stock kernel has none */
+		for (int c = 0; splitlock_counter_name((enum splitlock_counter)c); c++)
+			if (splitlock_kernel_counter(ctx, (enum splitlock_counter)c, &traps) != -ENOENT)
+				return 23;
+		printf("counters: none here\n");
+
 		printf("logged: %s\n", logged ? "yes" : "no");
 		return splitlock_unref(ctx) == NULL ? 0 : 21;
 	}
@@ -239,6 +267,9 @@ test_a_program_builds_against_the_installed_library() {
 	expect_out "follow: GoW.exe 0x14003c2d1"
 	expect_out "follow: CJobMgr::m_Work"
 	expect_out "followed: 2 events"
+	expect_out "follow: GoW.exe 0x14003c2d1 level 4"
+	expect_out "record: seq 7 level 4, line 1, pid 42 ip 0x10"
+	expect_out "counters: none here"
 	[ "$(cat "$T/root/proc/sys/kernel/split_lock_mitigate")" = 0 ] || fail "running value not written"
 }
 

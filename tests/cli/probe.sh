@@ -47,6 +47,7 @@ test_real_split_lock_reports_this_machines_outcome_and_costs() {
 	local mode
 	run "$SLCTL" --json probe
 	expect_rc 0
+	expect_json '.version' 1
 	expect_json '.simulated' false
 	expect_json '.msr' null
 	expect_json '.msr_summary' null

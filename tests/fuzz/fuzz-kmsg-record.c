@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "libsplitlock.h"
+/* The parsers fill the library's own types: their members are checked. */
+#include "public-types.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

@@ -10,6 +10,28 @@
 #include "fake-root.h"
 #include "test.h"
 
+/*
+ * A record for one test, from splitlock_kmsg_record_new(): the previous
+ * one is freed, the last stays reachable until exit.
+ */
+static struct splitlock_kmsg_record *record(void)
+{
+	static struct splitlock_kmsg_record *rec;
+
+	splitlock_kmsg_record_free(rec);
+	if (splitlock_kmsg_record_new(&rec) < 0)
+		abort();
+	return rec;
+}
+
+static size_t message_len(const struct splitlock_kmsg_record *rec)
+{
+	size_t len;
+
+	splitlock_kmsg_record_get_message(rec, &len);
+	return len;
+}
+
 static int parse(const char *text, struct splitlock_kmsg_record *rec, char *buf)
 {
 	return splitlock_kmsg_parse_record(text, strlen(text), buf, rec);
@@ -17,81 +39,99 @@ static int parse(const char *text, struct splitlock_kmsg_record *rec, char *buf)
 
 TEST(record_fields)
 {
-	struct splitlock_kmsg_record rec;
+	struct splitlock_kmsg_record *rec = record();
 	char buf[256];
 
-	CHECK_INT(parse("4,1234,5678901,-;x86/split lock detection: disabled\n", &rec, buf), 0);
-	CHECK_INT(rec.facility, 0);
-	CHECK_INT(rec.level, 4);
-	CHECK_INT(rec.seq, 1234);
-	CHECK_INT(rec.usec, 5678901);
-	CHECK_STR(rec.message, "x86/split lock detection: disabled");
+	CHECK_INT(parse("4,1234,5678901,-;x86/split lock detection: disabled\n", rec, buf), 0);
+	CHECK_INT(splitlock_kmsg_record_get_facility(rec), 0);
+	CHECK_INT(splitlock_kmsg_record_get_level(rec), 4);
+	CHECK_INT(splitlock_kmsg_record_get_seq(rec), 1234);
+	CHECK_INT(splitlock_kmsg_record_get_usec(rec), 5678901);
+	CHECK_STR(splitlock_kmsg_record_get_message(rec, NULL), "x86/split lock detection: disabled");
 }
 
 TEST(user_space_records_carry_their_facility)
 {
-	struct splitlock_kmsg_record rec;
+	struct splitlock_kmsg_record *rec = record();
 	char buf[256];
 
 	/* <14> = user.info: what `echo ... > /dev/kmsg` produces. */
-	CHECK_INT(parse("14,7,100,-;#AC: evil/1 took a split_lock trap at address: 0x1", &rec, buf), 0);
-	CHECK_INT(rec.facility, 1);
-	CHECK_INT(rec.level, 6);
+	CHECK_INT(parse("14,7,100,-;#AC: evil/1 took a split_lock trap at address: 0x1", rec, buf), 0);
+	CHECK_INT(splitlock_kmsg_record_get_facility(rec), 1);
+	CHECK_INT(splitlock_kmsg_record_get_level(rec), 6);
 }
 
 TEST(escapes_are_decoded)
 {
-	struct splitlock_kmsg_record rec;
+	struct splitlock_kmsg_record *rec = record();
 	char buf[256];
 
-	CHECK_INT(parse("6,1,1,-;#AC: a\\x20b\\x5cc/12 took\\x0a", &rec, buf), 0);
-	CHECK_STR(rec.message, "#AC: a b\\c/12 took\n");
-	CHECK_INT(rec.message_len, strlen("#AC: a b\\c/12 took\n"));
+	CHECK_INT(parse("6,1,1,-;#AC: a\\x20b\\x5cc/12 took\\x0a", rec, buf), 0);
+	CHECK_STR(splitlock_kmsg_record_get_message(rec, NULL), "#AC: a b\\c/12 took\n");
+	CHECK_INT(message_len(rec), strlen("#AC: a b\\c/12 took\n"));
 	/* A backslash not followed by xNN stays as it is. */
-	CHECK_INT(parse("6,2,1,-;a\\xZZ b\\x4", &rec, buf), 0);
-	CHECK_STR(rec.message, "a\\xZZ b\\x4");
+	CHECK_INT(parse("6,2,1,-;a\\xZZ b\\x4", rec, buf), 0);
+	CHECK_STR(splitlock_kmsg_record_get_message(rec, NULL), "a\\xZZ b\\x4");
 }
 
 TEST(nul_bytes_survive_decoding)
 {
-	struct splitlock_kmsg_record rec;
+	struct splitlock_kmsg_record *rec = record();
 	char buf[256];
 
-	CHECK_INT(parse("6,1,1,-;a\\x00b", &rec, buf), 0);
-	CHECK_INT(rec.message_len, 3);
-	CHECK(memcmp(rec.message, "a\0b", 3) == 0);
+	CHECK_INT(parse("6,1,1,-;a\\x00b", rec, buf), 0);
+	CHECK_INT(message_len(rec), 3);
+	CHECK(memcmp(splitlock_kmsg_record_get_message(rec, NULL), "a\0b", 3) == 0);
 }
 
 TEST(continuation_lines_are_not_message)
 {
-	struct splitlock_kmsg_record rec;
+	struct splitlock_kmsg_record *rec = record();
 	char buf[256];
 
-	CHECK_INT(parse("6,3,9,c;usb 1-1: new device\n SUBSYSTEM=usb\n DEVICE=c189:1\n", &rec, buf), 0);
-	CHECK_STR(rec.message, "usb 1-1: new device");
+	CHECK_INT(parse("6,3,9,c;usb 1-1: new device\n SUBSYSTEM=usb\n DEVICE=c189:1\n", rec, buf), 0);
+	CHECK_STR(splitlock_kmsg_record_get_message(rec, NULL), "usb 1-1: new device");
 }
 
 TEST(extra_prefix_fields_are_ignored)
 {
-	struct splitlock_kmsg_record rec;
+	struct splitlock_kmsg_record *rec = record();
 	char buf[256];
 
-	CHECK_INT(parse("6,3,9,-,caller=T1;hello", &rec, buf), 0);
-	CHECK_STR(rec.message, "hello");
+	CHECK_INT(parse("6,3,9,-,caller=T1;hello", rec, buf), 0);
+	CHECK_STR(splitlock_kmsg_record_get_message(rec, NULL), "hello");
 }
 
 TEST(malformed_records)
 {
-	struct splitlock_kmsg_record rec;
+	struct splitlock_kmsg_record *rec = record();
 	char buf[256];
 
-	CHECK_INT(parse("", &rec, buf), -EINVAL);
-	CHECK_INT(parse("no semicolon here", &rec, buf), -EINVAL);
-	CHECK_INT(parse("6,1;short", &rec, buf), -EINVAL);
-	CHECK_INT(parse("x,1,2,-;bad pri", &rec, buf), -EINVAL);
-	CHECK_INT(parse("6,1,2x,-;bad usec", &rec, buf), -EINVAL);
-	CHECK_INT(parse("6,99999999999999999999999,2,-;overflow", &rec, buf), -EINVAL);
-	CHECK_INT(parse("[    0.000000] dmesg text", &rec, buf), -EINVAL);
+	CHECK_INT(parse("", rec, buf), -EINVAL);
+	CHECK_INT(parse("no semicolon here", rec, buf), -EINVAL);
+	CHECK_INT(parse("6,1;short", rec, buf), -EINVAL);
+	CHECK_INT(parse("x,1,2,-;bad pri", rec, buf), -EINVAL);
+	CHECK_INT(parse("6,1,2x,-;bad usec", rec, buf), -EINVAL);
+	CHECK_INT(parse("6,99999999999999999999999,2,-;overflow", rec, buf), -EINVAL);
+	CHECK_INT(parse("[    0.000000] dmesg text", rec, buf), -EINVAL);
+}
+
+TEST(a_new_record_is_empty_and_a_failed_parse_leaves_it_unchanged)
+{
+	struct splitlock_kmsg_record *rec = NULL;
+	char buf[256];
+
+	CHECK_INT(splitlock_kmsg_record_new(&rec), 0);
+	CHECK_INT(splitlock_kmsg_record_get_facility(rec), 0);
+	CHECK_INT(splitlock_kmsg_record_get_level(rec), 0);
+	CHECK_INT(message_len(rec), 0);
+	CHECK_STR(splitlock_kmsg_record_get_message(rec, NULL), "");
+	CHECK_INT(parse("4,5,6,-;kept", rec, buf), 0);
+	CHECK_INT(parse("4,5;broken", rec, buf), -EINVAL);
+	CHECK_STR(splitlock_kmsg_record_get_message(rec, NULL), "kept");
+	CHECK_INT(splitlock_kmsg_record_get_seq(rec), 5);
+	CHECK(splitlock_kmsg_record_free(rec) == NULL);
+	CHECK(splitlock_kmsg_record_free(NULL) == NULL);
 }
 
 /* ---- a regular file in /dev/kmsg's place ---------------------------------- */
@@ -107,9 +147,11 @@ static int collect(const struct splitlock_kmsg_record *rec, void *data)
 	size_t n = strlen(s->text);
 
 	snprintf(s->text + n, sizeof(s->text) - n, "%s%d.%d/%llu/%llu:%.*s",
-		 n ? "|" : "", rec->facility, rec->level,
-		 (unsigned long long)rec->seq, (unsigned long long)rec->usec,
-		 (int)rec->message_len, rec->message);
+		 n ? "|" : "", splitlock_kmsg_record_get_facility(rec),
+		 splitlock_kmsg_record_get_level(rec),
+		 (unsigned long long)splitlock_kmsg_record_get_seq(rec),
+		 (unsigned long long)splitlock_kmsg_record_get_usec(rec),
+		 (int)message_len(rec), splitlock_kmsg_record_get_message(rec, NULL));
 	return ++s->records == s->stop_after;
 }
 

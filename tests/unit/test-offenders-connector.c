@@ -9,8 +9,17 @@
 #include "test.h"
 #include "libsplitlock.h"
 
+/* What the getters tell of an event, kept past the callback. */
+struct got {
+	enum splitlock_proc_event_type type;
+	uint32_t pid, tgid, parent_pid, parent_tgid;
+	uint64_t timestamp_ns;
+	const char *comm;
+	size_t comm_len;
+};
+
 struct seen {
-	struct splitlock_proc_event ev[8];
+	struct got ev[8];
 	char comm[8][32]; /* the event's comm is the decoder's, until it returns */
 	int n;
 };
@@ -20,10 +29,18 @@ static int collect(const struct splitlock_proc_event *ev, void *data)
 	struct seen *s = data;
 
 	if (s->n < 8) {
-		CHECK_INT(strlen(ev->comm), ev->comm_len);
-		snprintf(s->comm[s->n], sizeof(s->comm[s->n]), "%s", ev->comm);
-		s->ev[s->n] = *ev;
-		s->ev[s->n].comm = s->comm[s->n];
+		struct got *g = &s->ev[s->n];
+		const char *comm = splitlock_proc_event_get_comm(ev, &g->comm_len);
+
+		CHECK_INT(strlen(comm), g->comm_len);
+		snprintf(s->comm[s->n], sizeof(s->comm[s->n]), "%s", comm);
+		g->comm = s->comm[s->n];
+		g->type = splitlock_proc_event_get_type(ev);
+		g->pid = splitlock_proc_event_get_pid(ev);
+		g->tgid = splitlock_proc_event_get_tgid(ev);
+		g->parent_pid = splitlock_proc_event_get_parent_pid(ev);
+		g->parent_tgid = splitlock_proc_event_get_parent_tgid(ev);
+		g->timestamp_ns = splitlock_proc_event_get_timestamp_ns(ev);
 		s->n++;
 	}
 	return 0;
@@ -101,6 +118,7 @@ TEST(decodes_fork_comm_exit_in_one_datagram)
 	CHECK_INT(s.ev[0].pid, 11);
 	CHECK_INT(s.ev[0].tgid, 10);
 	CHECK_INT(s.ev[0].parent_pid, 10);
+	CHECK_INT(s.ev[0].parent_tgid, 10);
 	CHECK_INT(s.ev[1].type, SPLITLOCK_PROC_COMM);
 	CHECK_STR(s.ev[1].comm, "CPU 0/KVM");
 	CHECK_INT(s.ev[1].comm_len, 9);

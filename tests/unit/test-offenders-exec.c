@@ -12,6 +12,8 @@
 
 #include "test.h"
 #include "libsplitlock.h"
+/* White-box: it builds records and events by hand, as the readers do. */
+#include "public-types.h"
 
 static void put_file(const char *dir, const char *name, const char *text)
 {
