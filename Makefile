@@ -44,6 +44,9 @@ ZSHCOMPDIR ?= $(shell zsh -fc 'print -l $$fpath' 2>/dev/null | \
 # polkit reads actions from its own prefix's share/polkit-1/actions only:
 # with PREFIX=/usr/local, point POLKITACTIONDIR at /usr/share/polkit-1/actions.
 POLKITACTIONDIR ?= $(DATADIR)/polkit-1/actions
+# systemd-tmpfiles reads /usr/lib/tmpfiles.d and /usr/local/lib/tmpfiles.d
+# (not a multiarch LIBDIR).
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 
 LIB_PKGS := libcap libmnl libkmod
 CLI_PKGS := smartcols libmnl
@@ -295,6 +298,7 @@ install: all
 	install -Dm644 completions/_slctl $(DESTDIR)$(ZSHCOMPDIR)/_slctl
 	install -Dm644 completions/slctl.fish $(DESTDIR)$(FISHCOMPDIR)/slctl.fish
 	install -Dm644 $(B)/org.slctl.run.policy $(DESTDIR)$(POLKITACTIONDIR)/org.slctl.run.policy
+	install -Dm644 tmpfiles.d/slctl.conf $(DESTDIR)$(TMPFILESDIR)/slctl.conf
 
 # Exactly the files install writes, under the same variables (zsh's both
 # candidate directories: the zsh that chose one may be gone by now);
@@ -314,7 +318,8 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions/_slctl \
 		$(DESTDIR)$(DATADIR)/zsh/site-functions/_slctl \
 		$(DESTDIR)$(FISHCOMPDIR)/slctl.fish \
-		$(DESTDIR)$(POLKITACTIONDIR)/org.slctl.run.policy
+		$(DESTDIR)$(POLKITACTIONDIR)/org.slctl.run.policy \
+		$(DESTDIR)$(TMPFILESDIR)/slctl.conf
 
 # The release tarball: every tracked file, as git has them in the work tree
 # (so a change is packed before it is committed), reproducible: names

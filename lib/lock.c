@@ -73,14 +73,17 @@ int sl_open_state_dir(struct splitlock_ctx *ctx, char **why)
 	 * that lock, shared, for as long as it likes (a getdents64() of /run
 	 * into a buffer of its own FUSE file system that never answers):
 	 * the drop of a lease waited there, unkillably, with the penalty
-	 * off. A lookup needs the lock shared at most.
+	 * off. A lookup of a name that exists takes no lock at all
+	 * (sl_lstat() under /run); the first mkdir of a boot still does,
+	 * and tmpfiles.d makes the directory at boot instead.
 	 */
-	if (fstatat(fd, "slctl", &st, AT_SYMLINK_NOFOLLOW) == 0)
+	r = sl_lstat(ctx, SL_STATE_DIR, &st);
+	if (r == 0)
 		created = false;
-	else if (errno == ENOENT && mkdirat(fd, "slctl", 0700) == 0)
+	else if (r == -ENOENT && mkdirat(fd, "slctl", 0700) == 0)
 		created = true;
-	else if (errno != EEXIST) {
-		r = -errno;
+	else if (r != -ENOENT || errno != EEXIST) {
+		r = r != -ENOENT ? r : -errno;
 		close(fd);
 		return refuse(why, r, "cannot create " SL_STATE_DIR ": %s", strerror(-r));
 	}

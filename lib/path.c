@@ -13,9 +13,11 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 
 #include "internal.h"
 
@@ -128,6 +130,62 @@ static int open_in_root_by_hand(int root_fd, const char *path, int flags,
 	}
 }
 
+static bool under_run(const char *path)
+{
+	while (*path == '/')
+		path++;
+	return strncmp(path, "run/", 4) == 0;
+}
+
+/*
+ * /run is a tmpfs that every user can read, and so a directory whose lock
+ * any user can hold, shared, for as long as it likes (a getdents64() into
+ * a buffer of its own FUSE file system that never answers); a mkdir() of
+ * the user's then queues behind it for the lock exclusively, and every
+ * lookup of a name that /run does not have (tmpfs keeps no negative
+ * entries) queues behind that, unkillably: root's status and mitigate
+ * waited there (fifth review). A name that exists on a tmpfs is always in
+ * the dentry cache, so a lookup that RESOLVE_CACHED cannot finish there is
+ * of a missing name: -ENOENT without taking any lock. -EAGAIN where that
+ * cannot be told (another file system, a kernel before 5.12, a create),
+ * and the caller looks up the usual way.
+ */
+static int open_run_cached(const struct splitlock_ctx *ctx, const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_CACHED | (real_root(ctx) ? 0 : RESOLVE_IN_ROOT),
+	};
+	struct open_how run_how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = how.resolve,
+	};
+	int dir = real_root(ctx) ? AT_FDCWD : ctx->root_fd;
+	struct statfs fs;
+	int fd, run;
+
+	/* O_TMPFILE includes O_DIRECTORY's bit: compared whole. */
+	if ((flags & (O_CREAT | O_TRUNC)) || (flags & O_TMPFILE) == O_TMPFILE ||
+	    ctx->no_openat2 || !under_run(path))
+		return -EAGAIN;
+	if (!real_root(ctx))
+		while (*path == '/')
+			path++;
+	fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof(how));
+	if (fd >= 0)
+		return fd;
+	if (errno != EAGAIN)
+		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EACCES ?
+			-errno : -EAGAIN;
+	run = (int)syscall(SYS_openat2, dir, real_root(ctx) ? "/run" : "run", &run_how,
+			   sizeof(run_how));
+	if (run < 0)
+		return -EAGAIN;
+	fd = fstatfs(run, &fs) == 0 && fs.f_type == TMPFS_MAGIC ? -ENOENT : -EAGAIN;
+	close(run);
+	return fd;
+}
+
 int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
 	    mode_t mode)
 {
@@ -138,6 +196,9 @@ int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
 	};
 	int fd;
 
+	fd = open_run_cached(ctx, path, flags);
+	if (fd != -EAGAIN)
+		return fd;
 	if (real_root(ctx)) {
 		fd = open(path, flags | O_CLOEXEC, mode);
 		return fd < 0 ? -errno : fd;
@@ -188,8 +249,20 @@ int sl_lstat(const struct splitlock_ctx *ctx, const char *path,
 	     struct stat *st)
 {
 	const char *base;
-	_cleanup_close_ int dfd = sl_open_parent(ctx, path, &base);
+	_cleanup_close_ int dfd = -1;
+	int fd;
 
+	/* Under /run, without waiting on its lock (open_run_cached()). */
+	fd = open_run_cached(ctx, path, O_PATH | O_NOFOLLOW);
+	if (fd >= 0) {
+		int r = fstat(fd, st) < 0 ? -errno : 0;
+
+		close(fd);
+		return r;
+	}
+	if (fd != -EAGAIN)
+		return fd;
+	dfd = sl_open_parent(ctx, path, &base);
 	if (dfd < 0)
 		return dfd;
 	if (fstatat(dfd, *base ? base : ".", st, AT_SYMLINK_NOFOLLOW) < 0)

@@ -60,7 +60,8 @@ test_install_puts_every_piece_in_place() {
 		usr/share/man/man3/libsplitlock-offenders.3 usr/share/man/man3/libsplitlock-follow.3 \
 		usr/share/man/man3/libsplitlock-run.3 \
 		usr/share/bash-completion/completions/slctl \
-		usr/share/fish/vendor_completions.d/slctl.fish usr/share/polkit-1/actions/org.slctl.run.policy; do
+		usr/share/fish/vendor_completions.d/slctl.fish usr/share/polkit-1/actions/org.slctl.run.policy \
+		usr/lib/tmpfiles.d/slctl.conf; do
 		[ -e "$T/dest/$f" ] || fail "missing $f"
 	done
 	# The zsh completion lands in a directory this machine's zsh reads.

@@ -243,6 +243,147 @@ test_an_unauthorized_user_holding_run_does_not_keep_roots_lease() {
 	value_becomes 1 8 || fail "root's CMD ended 5 s ago, the penalty is still off"
 }
 
+# ---- /run's lock with a writer queued (fifth review) ------------------------
+#
+# Held shared, /run's lock still lets lookups through; a mkdir of the
+# user's queued behind the holder for the lock exclusively stops every
+# later one (a rw semaphore lets no reader pass a waiting writer). On a
+# tmpfs, a lookup of a name /run lacks needs that lock (no negative
+# entries are kept): root's status (/run/sysctl.d) and mitigate (/run/slctl
+# on a fresh boot) waited there, unkillably. slctl now looks up names
+# under /run from the dentry cache alone (RESOLVE_CACHED).
+
+cleanup() {
+	end_helpers
+	[ -z "${writer:-}" ] || kill -KILL "$writer" 2>/dev/null
+	hangfs_down
+	sleep 0.3
+	umount -l "$T/root/run" 2>/dev/null
+	true
+}
+
+# /run as on a running system: a tmpfs (negative dentries are not kept,
+# so every lookup of a missing name takes the directory's lock shared).
+# FRESH: no /run/slctl yet (a boot where slctl has not run).
+tmpfs_run() { # [fresh]
+	mount -t tmpfs -o mode=755 rev5 "$T/root/run" || skip "cannot mount a tmpfs"
+	[ "${1:-}" = fresh ] || install -d -m 0700 "$T/root/run/slctl" "$T/root/run/slctl/leases"
+}
+
+# The user's two moves, no authorization needed: /run's lock held shared
+# (getdents64 into a FUSE-backed buffer), then a mkdir in /run, which
+# takes the lock exclusively before it checks permissions and so waits,
+# queued: from then on every reader of /run's lock waits too.
+hold_run_with_a_queued_writer() {
+	"${AS_NOBODY[@]}" "$HANGFS" holddir "$T/root/run" "$T/mnt/f" 2>>"$T/hangfs.log" &
+	holder=$!
+	disown "$holder"
+	wait_for_the_holder "$holder"
+	"${AS_NOBODY[@]}" mkdir "$T/root/run/queued-writer" 2>/dev/null &
+	writer=$!
+	disown "$writer"
+	local i
+	for ((i = 0; i < 40; i++)); do
+		[ "$(awk '{print $3}' "/proc/$writer/stat" 2>/dev/null)" = D ] && return 0
+		sleep 0.05
+	done
+	fail "the user's mkdir is not queued on /run's lock"
+}
+
+# PID must end within SECONDS (SIGKILL after that; a D-state wait outlives it).
+expect_it_ends() { # PID SECONDS WHAT
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		[ -d "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ] || return 0
+		sleep 0.1
+	done
+	local st wchan
+	kill -KILL "$1" 2>/dev/null
+	sleep 0.5
+	st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)
+	wchan=$(cat "/proc/$1/wchan" 2>/dev/null)
+	fail "$3 still waits after $2 s; after SIGKILL: state $st, in $wchan"
+}
+
+# Root's `slctl status` looks up /run/sysctl.d (missing on most systems):
+# a lookup of a missing name on tmpfs takes /run's lock shared, and waits
+# behind the user's queued mkdir. No authorization at all.
+test_roots_status_does_not_wait_on_run_with_a_queued_writer() {
+	require_root "a FUSE mount and a tmpfs"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap cleanup EXIT
+	hangfs_up
+	tmpfs_run
+	hold_run_with_a_queued_writer
+	"$SLCTL" --root "$T/root" status >/dev/null 2>&1 &
+	expect_it_ends $! 12 "root's status"
+}
+
+# A boot where slctl has not run yet: root's `mitigate on` (the value and
+# the saved one under leases.lock) looks up /run/slctl.
+test_roots_mitigate_on_of_a_fresh_boot_does_not_wait_on_run() {
+	require_root "a FUSE mount and a tmpfs"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap cleanup EXIT
+	hangfs_up
+	tmpfs_run fresh
+	hold_run_with_a_queued_writer
+	"$SLCTL" --root "$T/root" mitigate on >/dev/null 2>&1 &
+	expect_it_ends $! 12 "root's mitigate on"
+}
+
+# The same against root's `mitigate off --persist` (the sysctl.d dirs).
+test_roots_mitigate_persist_does_not_wait_on_run() {
+	require_root "a FUSE mount and a tmpfs"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap cleanup EXIT
+	hangfs_up
+	tmpfs_run
+	hold_run_with_a_queued_writer
+	"$SLCTL" --root "$T/root" mitigate on --persist >/dev/null 2>&1 &
+	expect_it_ends $! 12 "root's mitigate on --persist"
+}
+
+# The helper's drop of a lease (the penalty is off) with /run held and a
+# writer queued: must give the penalty back.
+test_a_drop_gives_the_penalty_back_with_run_held_and_a_writer_queued() {
+	require_root "the setuid pkexec stand-in, a FUSE mount and a tmpfs"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap cleanup EXIT
+	hangfs_up
+	tmpfs_run
+	start_caller 'sleep 60 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	hold_run_with_a_queued_writer
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+}
+
+# The first run of a boot where systemd-tmpfiles made /run/slctl
+# (tmpfiles.d/slctl.conf): the take creates nothing in /run, and so takes
+# no lock of /run's. (Without tmpfiles.d the first take's mkdir still
+# waits for the lock, before any lease: no penalty is lifted.)
+test_the_first_take_of_a_boot_does_not_wait_on_run() {
+	require_root "the setuid pkexec stand-in, a FUSE mount and a tmpfs"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap cleanup EXIT
+	hangfs_up
+	tmpfs_run
+	rmdir "$T/root/run/slctl/leases"
+	hold_run_with_a_queued_writer
+	start_caller 'sleep 60 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 || fail "no lease taken with /run held: $(value)"
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
+}
+
 test_zz_the_machines_own_sysctl_is_untouched() {
 	[ "$(cat /proc/sys/kernel/split_lock_mitigate 2>/dev/null || echo none)" = "$REAL_MITIGATE" ] ||
 		fail "the real kernel.split_lock_mitigate changed"
