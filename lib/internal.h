@@ -140,6 +140,10 @@ int sl_proc_stat(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start, char 
 /* This boot's id (/proc/sys/kernel/random/boot_id; "" where the root has
  * none): a PID and start time name a process within one boot only. */
 int sl_boot_id(struct splitlock_ctx *ctx, char *id, size_t size);
+/* Whether the root's /proc is the kernel's (not a fake root's files). */
+bool sl_proc_is_procfs(struct splitlock_ctx *ctx);
+/* Whether no process has @pid (pidfd_open()'s ESRCH): no /proc lookup. */
+bool sl_pid_reaped(uint32_t pid);
 
 /*
  * lease.c: set kernel.split_lock_mitigate by hand (the mitigate plan):

@@ -61,12 +61,24 @@ static int kmod_open(struct splitlock_ctx *ctx, const char *release,
 
 	if (asprintf(&dir, "%s/lib/modules/%s", root, release) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < ARRAY_SIZE(conf); i++)
-		if (asprintf(&paths[i], "%s%s", root, conf[i]) < 0) {
-			paths[i] = NULL;
+	for (size_t i = 0, n = 0; i < ARRAY_SIZE(conf); i++) {
+		struct stat st;
+
+		/*
+		 * Only the directories that exist: libkmod looks each up with
+		 * a plain stat(), and a lookup of a name /run lacks waits,
+		 * unkillably, behind a user's mkdir queued on /run's lock
+		 * (sixth review); sl_lstat() asks the dentry cache there.
+		 */
+		if (sl_lstat(ctx, conf[i], &st) < 0)
+			continue;
+		if (asprintf(&paths[n], "%s%s", root, conf[i]) < 0) {
+			paths[n] = NULL;
 			r = -ENOMEM;
 			goto out;
 		}
+		n++;
+	}
 	*out = kmod_new(dir, (const char *const *)paths);
 	if (!*out)
 		r = -ENOMEM;

@@ -206,7 +206,18 @@ static bool process_alive(struct splitlock_ctx *ctx, uint32_t pid, uint64_t star
 {
 	uint64_t now;
 	char state;
-	int r = sl_proc_stat(ctx, pid, &now, &state);
+	int r;
+
+	/*
+	 * Where the root's /proc is the kernel's, a reaped PID is dead
+	 * without a lookup: its name is missing from /proc, and a lookup of a
+	 * missing name takes /proc's lock, which any user can hold, with a
+	 * mkdir queued behind it; done under leases.lock, that kept every
+	 * drop, and the penalty's return, waiting (sixth review).
+	 */
+	if (sl_proc_is_procfs(ctx) && sl_pid_reaped(pid))
+		return false;
+	r = sl_proc_stat(ctx, pid, &now, &state);
 
 	if (r == -ESRCH)
 		return false;

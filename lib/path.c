@@ -130,11 +130,16 @@ static int open_in_root_by_hand(int root_fd, const char *path, int flags,
 	}
 }
 
-static bool under_run(const char *path)
+/* "run" or "proc" for a path under /run or /proc, else NULL. */
+static const char *lockable_top(const char *path)
 {
 	while (*path == '/')
 		path++;
-	return strncmp(path, "run/", 4) == 0;
+	if (strncmp(path, "run/", 4) == 0)
+		return "run";
+	if (strncmp(path, "proc/", 5) == 0)
+		return "proc";
+	return NULL;
 }
 
 /*
@@ -144,14 +149,19 @@ static bool under_run(const char *path)
  * the user's then queues behind it for the lock exclusively, and every
  * lookup of a name that /run does not have (tmpfs keeps no negative
  * entries) queues behind that, unkillably: root's status and mitigate
- * waited there (fifth review). A name that exists on a tmpfs is always in
- * the dentry cache, so a lookup that RESOLVE_CACHED cannot finish there is
- * of a missing name: -ENOENT without taking any lock. -EAGAIN where that
- * cannot be told (another file system, a kernel before 5.12, a create),
- * and the caller looks up the usual way.
+ * waited there (fifth review). /proc is readable by everyone too, and the
+ * name of a reaped process is missing there (sixth review; the lease
+ * checks look up other runs' PIDs). A name that exists on a tmpfs is
+ * always in the dentry cache, so a lookup that RESOLVE_CACHED cannot
+ * finish there is of a missing name: -ENOENT without taking any lock.
+ * -EAGAIN where that cannot be told (procfs, another file system, a
+ * kernel before 5.12, a create), and the caller looks up the usual way.
  */
 static int open_run_cached(const struct splitlock_ctx *ctx, const char *path, int flags)
 {
+	const char *top = lockable_top(path);
+	char top_path[8];
+
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
 		.resolve = RESOLVE_CACHED | (real_root(ctx) ? 0 : RESOLVE_IN_ROOT),
@@ -166,8 +176,9 @@ static int open_run_cached(const struct splitlock_ctx *ctx, const char *path, in
 
 	/* O_TMPFILE includes O_DIRECTORY's bit: compared whole. */
 	if ((flags & (O_CREAT | O_TRUNC)) || (flags & O_TMPFILE) == O_TMPFILE ||
-	    ctx->no_openat2 || !under_run(path))
+	    ctx->no_openat2 || !top)
 		return -EAGAIN;
+	snprintf(top_path, sizeof(top_path), "%s%s", real_root(ctx) ? "/" : "", top);
 	if (!real_root(ctx))
 		while (*path == '/')
 			path++;
@@ -177,8 +188,7 @@ static int open_run_cached(const struct splitlock_ctx *ctx, const char *path, in
 	if (errno != EAGAIN)
 		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EACCES ?
 			-errno : -EAGAIN;
-	run = (int)syscall(SYS_openat2, dir, real_root(ctx) ? "/run" : "run", &run_how,
-			   sizeof(run_how));
+	run = (int)syscall(SYS_openat2, dir, top_path, &run_how, sizeof(run_how));
 	if (run < 0)
 		return -EAGAIN;
 	fd = fstatfs(run, &fs) == 0 && fs.f_type == TMPFS_MAGIC ? -ENOENT : -EAGAIN;
@@ -252,7 +262,7 @@ int sl_lstat(const struct splitlock_ctx *ctx, const char *path,
 	_cleanup_close_ int dfd = -1;
 	int fd;
 
-	/* Under /run, without waiting on its lock (open_run_cached()). */
+	/* Under /run or /proc, without waiting on its lock (open_run_cached()). */
 	fd = open_run_cached(ctx, path, O_PATH | O_NOFOLLOW);
 	if (fd >= 0) {
 		int r = fstat(fd, st) < 0 ? -errno : 0;

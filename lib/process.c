@@ -8,6 +8,9 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include <sys/vfs.h>
+#include <sys/syscall.h>
+#include <linux/magic.h>
 #include "internal.h"
 
 static int read_proc(struct splitlock_ctx *ctx, uint32_t pid, const char *what,
@@ -78,6 +81,25 @@ int sl_proc_stat(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start, char 
 	if (!parse_number(p, &p, UINT64_MAX, start) || (*p != ' ' && *p != '\n' && *p))
 		return -EBADMSG;
 	return 0;
+}
+
+bool sl_proc_is_procfs(struct splitlock_ctx *ctx)
+{
+	_cleanup_close_ int fd = sl_open_dir(ctx, "/proc");
+	struct statfs fs;
+
+	return fd >= 0 && fstatfs(fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+}
+
+bool sl_pid_reaped(uint32_t pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0U);
+
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == ESRCH;
 }
 
 int sl_boot_id(struct splitlock_ctx *ctx, char *id, size_t size)

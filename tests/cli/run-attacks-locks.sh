@@ -384,6 +384,86 @@ test_the_first_take_of_a_boot_does_not_wait_on_run() {
 	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
 }
 
+# Root's `slctl probe --msr` where the msr driver is not loaded: libkmod
+# looked up each configuration directory it was given, /run/modprobe.d
+# among them, with a plain stat(); the name is missing on most systems,
+# and the lookup waited behind the user's queued mkdir (sixth review).
+# slctl now gives libkmod only the directories that exist.
+test_roots_probe_msr_does_not_wait_on_run_with_a_queued_writer() {
+	require_root "a FUSE mount and a tmpfs"
+	copy_fixture probe-msr
+	rm -rf "$T/root/dev/cpu"
+	mkdir -p "$T/root/lib/modules/6.1.0-probe-test"
+	echo 6.1.0-probe-test >"$T/root/proc/sys/kernel/osrelease"
+	unprivileged_env
+	trap cleanup EXIT
+	hangfs_up
+	tmpfs_run
+	run timeout 20 "$SLCTL" --root "$T/root" probe --msr
+	[ "$rc" != 124 ] || fail "probe --msr hangs even without the hold"
+	hold_run_with_a_queued_writer
+	"$SLCTL" --root "$T/root" probe --msr >/dev/null 2>&1 &
+	expect_it_ends $! 12 "root's probe --msr"
+}
+
+# ---- /proc's lock (sixth review) -----------------------------------------------
+#
+# The same two moves on /proc, which every user can read too. Each take
+# and drop checks the other leases' processes under leases.lock, and the
+# name of a reaped process is missing from /proc: its lookup waited
+# behind the queued mkdir holding leases.lock, so that no drop could give
+# the penalty back. On the kernel's /proc a reaped PID is now found dead
+# by pidfd_open() without a lookup; the fake root's /proc, files on a
+# tmpfs here (which, like procfs, keeps no entry for a missing name), is
+# read from the dentry cache.
+
+# ROOT/proc on a tmpfs, with the fixture's files.
+tmpfs_proc() {
+	cp -a "$T/root/proc" "$T/proc.fixture"
+	mount -t tmpfs -o mode=755 slctlproc "$T/root/proc" || skip "cannot mount a tmpfs"
+	cp -a "$T/proc.fixture/." "$T/root/proc/"
+}
+
+# Two runs of the user (two authorizations, a group's rules.d rule, a
+# launcher of two games), /proc held with a mkdir queued, both callers
+# killed at once: the penalty must come back.
+test_two_runs_ended_with_proc_held_give_the_penalty_back() {
+	require_root "the setuid pkexec stand-in, a FUSE mount and a tmpfs"
+	copy_fixture stock-ac
+	tmpfs_proc
+	unprivileged_env
+	trap 'end_helpers; [ -z "${writer:-}" ] || kill -KILL "$writer" 2>/dev/null; hangfs_down; kill -KILL $callers 2>/dev/null; sleep 0.5; umount -l "$T/root/proc" 2>/dev/null; true' EXIT
+	hangfs_up
+	local c1 c2 i
+	start_caller 'sleep 60 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	c1=$caller
+	start_caller 'sleep 60 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	c2=$caller
+	callers="$c1 $c2"
+	for ((i = 0; i < 200; i++)); do
+		[ "$(leases_left)" = 2 ] && break
+		sleep 0.05
+	done
+	[ "$(leases_left)" = 2 ] || fail "not 2 leases: $(leases_left)"
+	[ "$(value)" = 0 ] || fail "no lease took effect: $(value)"
+	# The fake kernel forgets both callers first, as reaping does.
+	proc_gone "$c1"
+	proc_gone "$c2"
+	"${AS_NOBODY[@]}" "$HANGFS" holddir "$T/root/proc" "$T/mnt/f" 2>>"$T/hangfs.log" &
+	holder=$!
+	disown "$holder"
+	wait_for_the_holder "$holder"
+	"${AS_NOBODY[@]}" mkdir "$T/root/proc/queued-writer" 2>/dev/null &
+	writer=$!
+	disown "$writer"
+	for ((i = 0; i < 40; i++)); do
+		[ "$(awk '{print $3}' "/proc/$writer/stat" 2>/dev/null)" = D ] && break
+		sleep 0.05
+	done
+	kill -KILL "$c1" "$c2"
+	value_becomes 1 25 || fail "both runs ended 25 s ago, the penalty is still off ($(leases_left) leases left)"
+}
+
 test_zz_the_machines_own_sysctl_is_untouched() {
 	[ "$(cat /proc/sys/kernel/split_lock_mitigate 2>/dev/null || echo none)" = "$REAL_MITIGATE" ] ||
 		fail "the real kernel.split_lock_mitigate changed"
