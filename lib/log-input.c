@@ -92,41 +92,13 @@ int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
  * Line numbers are counted only until the first unread line is found: the
  * report names that one, and counting costs a pass over the buffer.
  */
-/*
- * Vectorized at gcc's -O2 too (clang does so already): ~7 % of a scan;
- * in 32-byte vectors where the CPU has AVX2 (a clone chosen at load time).
- */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("tree-vectorize")))
-#endif
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-static uint64_t count_sep(const char *p, const char *end, char sep)
-{
-	uint64_t n = 0;
-
-	/* Fixed-size blocks with a byte counter: vector compares and adds. */
-	while (end - p >= 64) {
-		unsigned char k = 0;
-
-		for (int i = 0; i < 64; i++)
-			k += (unsigned char)(p[i] == sep);
-		n += k;
-		p += 64;
-	}
-	while (p < end)
-		n += *p++ == sep;
-	return n;
-}
-
 static void count_lines_to(struct sl_reader *rd, const char *pos)
 {
 	if (rd->unread->lines) {
 		rd->line = 0;
 		return;
 	}
-	rd->lines += count_sep(rd->counted, pos, rd->sep);
+	rd->lines += sl_count_byte(rd->counted, pos, rd->sep);
 	rd->counted = pos;
 	rd->line = rd->lines + 1;
 }

@@ -3,6 +3,7 @@
 #define SLCTL_NEEDLE_SCAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct sl_needle {
 	const char *text;
@@ -15,5 +16,8 @@ struct sl_needle {
  */
 const char *sl_needle_find(const char *p, const char *end,
 			   const struct sl_needle *set, size_t n);
+
+/* How many bytes of [p, end) are @c (vectorized). */
+uint64_t sl_count_byte(const char *p, const char *end, char c);
 
 #endif
