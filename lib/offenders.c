@@ -500,6 +500,25 @@ static const char *basename_n(const char *s, size_t n, size_t *len)
 	return b;
 }
 
+/* "0x%" PRIx64 without snprintf(): once for every event of a log. */
+static void hex_text(uint64_t v, char *buf, size_t size)
+{
+	char d[2 + 16 + 1];
+	size_t at = sizeof(d);
+
+	d[--at] = '\0';
+	do {
+		d[--at] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	d[--at] = 'x';
+	d[--at] = '0';
+	if (size >= sizeof(d) - at)
+		memcpy(buf, d + at, sizeof(d) - at);
+	else
+		snprintf(buf, size, "%s", d + at);
+}
+
 static void ip_text(struct splitlock_offenders *r, const struct splitlock_event *ev,
 		    const struct sl_procinfo *pi, char *buf, size_t size)
 {
@@ -512,7 +531,7 @@ static void ip_text(struct splitlock_offenders *r, const struct splitlock_event 
 	}
 	if (pi && sl_procinfo_map_ip(r->ctx, pi->tgid, ev->ip, buf, size) == 0)
 		return;
-	snprintf(buf, size, "0x%" PRIx64, ev->ip);
+	hex_text(ev->ip, buf, size);
 }
 
 static bool in_window(struct splitlock_offenders *r, int64_t wall, bool *undated)
