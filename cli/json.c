@@ -105,19 +105,96 @@ static size_t utf8_sequence(const unsigned char *s, size_t len)
 	return n;
 }
 
+/* Bytes written as they are: printable ASCII but the quote and backslash. */
+static inline bool plain_byte(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+/*
+ * Nonzero when a word holds a byte that is not plain (SWAR: exact for the
+ * word as a whole, not for which byte). @ones: 0x01 in every byte.
+ */
+static inline uint64_t special_bits(uint64_t x, uint64_t ones)
+{
+	uint64_t quote = x ^ (ones * '"'), backslash = x ^ (ones * '\\');
+
+	return (((x - ones * 0x20) & ~x) |          /* below 0x20 */
+		(x | (x + ones)) |                  /* 0x7f and above */
+		((quote - ones) & ~quote) |         /* '"' */
+		((backslash - ones) & ~backslash)) & (ones * 0x80);
+}
+
+#define ONES64 0x0101010101010101ull
+#define ONES32 0x01010101ull
+
+/*
+ * Copies @len bytes of @s to @o, which has 8 bytes to spare after them,
+ * and says whether they were all plain: words of 8 (the last overlapping)
+ * or of 4, checked as they are copied. Keys and most values are short.
+ */
+static inline bool copy_plain(char *o, const unsigned char *s, size_t len)
+{
+	uint64_t bad = 0, x;
+	uint32_t a, b;
+
+	if (len >= 8) {
+		for (size_t i = 0; i + 8 < len; i += 8) {
+			memcpy(&x, s + i, 8);
+			bad |= special_bits(x, ONES64);
+			memcpy(o + i, &x, 8);
+		}
+		memcpy(&x, s + len - 8, 8);
+		bad |= special_bits(x, ONES64);
+		memcpy(o + len - 8, &x, 8);
+	} else if (len >= 4) {
+		memcpy(&a, s, 4);
+		memcpy(&b, s + len - 4, 4);
+		bad = special_bits(a, ONES32) | special_bits(b, ONES32);
+		memcpy(o, &a, 4);
+		memcpy(o + len - 4, &b, 4);
+	} else {
+		for (size_t i = 0; i < len; i++) {
+			o[i] = (char)s[i];
+			bad |= !plain_byte(s[i]);
+		}
+	}
+	return !bad;
+}
+
+/* Room for @n more bytes (n < JSON_BUF), written at the returned place. */
+static inline char *reserve(struct json *j, size_t n)
+{
+	if (n > sizeof(j->buf) - j->len)
+		flush(j);
+	return j->buf + j->len;
+}
+
+/* Strings shorter than this are tried as plain text first. */
+#define SHORT_STRING 1024
+
 static void write_escaped(struct json *j, const char *value, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)value;
 	char u[8];
 
+	if (len < SHORT_STRING) {
+		char *o = reserve(j, len + 2 + 8);
+
+		*o = '"';
+		if (copy_plain(o + 1, s, len)) {
+			o[len + 1] = '"';
+			j->len += len + 2;
+			return;
+		}
+	}
 	putch(j, '"');
 	for (size_t i = 0; i < len;) {
 		unsigned char c = s[i];
 		size_t n;
 
 		/* A run of plain ASCII in one copy. */
-		for (n = 0; i + n < len && s[i + n] >= 0x20 && s[i + n] < 0x7f &&
-			    s[i + n] != '"' && s[i + n] != '\\'; n++)
+		for (n = 0; i + n < len && plain_byte(s[i + n]); n++)
 			;
 		if (n) {
 			put(j, s + i, n);
@@ -145,15 +222,46 @@ static void write_escaped(struct json *j, const char *value, size_t len)
 	putch(j, '"');
 }
 
+/*
+ * A key, with its comma and indentation before it: written straight into
+ * the buffer when it is plain and short, as every key of slctl's is.
+ */
 static void member(struct json *j, const char *key)
 {
-	if (!j->first[j->depth])
-		putch(j, ',');
+	bool comma = !j->first[j->depth];
+	size_t pad = j->depth > 0 && j->pretty ? 2 * (size_t)j->depth : 0;
+	size_t klen = key ? strlen(key) : 0;
+	char *o;
+
 	j->first[j->depth] = false;
+	if (key && klen < SHORT_STRING) {
+		/* ",\n" + pad + '"' key '"' + ": " and the 8 spare bytes. */
+		o = reserve(j, 2 + pad + klen + 4 + 8);
+		if (comma)
+			*o++ = ',';
+		if (j->depth > 0 && j->pretty) {
+			*o++ = '\n';
+			for (size_t i = 0; i < pad; i += 8)
+				memcpy(o + i, "        ", 8);
+			o += pad;
+		}
+		*o++ = '"';
+		if (copy_plain(o, (const unsigned char *)key, klen)) {
+			o += klen;
+			*o++ = '"';
+			*o++ = ':';
+			if (j->pretty)
+				*o++ = ' ';
+			j->len = (size_t)(o - j->buf);
+			return;
+		}
+	}
+	if (comma)
+		putch(j, ',');
 	if (j->depth > 0)
 		indent(j);
 	if (key) {
-		write_escaped(j, key, strlen(key));
+		write_escaped(j, key, klen);
 		if (j->pretty)
 			put(j, ": ", 2);
 		else
