@@ -36,10 +36,10 @@
  * bytes seldom stand at that distance keep the candidates few.
  */
 #define DETECTOR_NEEDLES \
-	{ "#", 1 }, \
-	{ "lock detection", 14 }, \
-	{ "_lock", 5 }, \
-	{ "alignment check", 15 }
+	{ "#", 1, 0 }, \
+	{ "lock detection", 14, 3 }, \
+	{ "_lock", 5, 4 }, \
+	{ "alignment check", 15, 14 }
 
 static const struct sl_needle needles[] = {
 	DETECTOR_NEEDLES,
@@ -52,15 +52,15 @@ static const struct sl_needle needles[] = {
  */
 static const struct sl_needle journal_needles[] = {
 	DETECTOR_NEEDLES,
-	{ "\":[", 3 },
-	{ "\" : [", 5 },
+	{ "\":[", 3, 2 },
+	{ "\" : [", 5, 4 },
 };
 #define N_JOURNAL_NEEDLES (sizeof(journal_needles) / sizeof(journal_needles[0]))
 
 /* journalctl text: its "-- Boot ID --" lines start a new boot. */
 static const struct sl_needle journal_text_needles[] = {
 	DETECTOR_NEEDLES,
-	{ "-- Boot ", 8 },
+	{ "-- Boot ", 8, 3 },
 };
 #define N_JOURNAL_TEXT_NEEDLES (sizeof(journal_text_needles) / sizeof(journal_text_needles[0]))
 

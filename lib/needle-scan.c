@@ -42,8 +42,8 @@ static inline __attribute__((always_inline)) const char *
 vector_find(const char **pp, const char *end, const struct sl_needle *set,
 	    size_t n, size_t longest)
 {
-	__m128i first[MAX_VECTOR_NEEDLES], last[MAX_VECTOR_NEEDLES];
-	size_t shift[MAX_VECTOR_NEEDLES];
+	__m128i first[MAX_VECTOR_NEEDLES], last[MAX_VECTOR_NEEDLES], rare[MAX_VECTOR_NEEDLES];
+	size_t shift[MAX_VECTOR_NEEDLES], at_rare[MAX_VECTOR_NEEDLES];
 	const char *p = *pp;
 
 #pragma GCC unroll 8
@@ -51,12 +51,24 @@ vector_find(const char **pp, const char *end, const struct sl_needle *set,
 		first[k] = _mm_set1_epi8(set[k].text[0]);
 		last[k] = _mm_set1_epi8(set[k].text[set[k].len - 1]);
 		shift[k] = set[k].len - 1;
+		at_rare[k] = set[k].anchor < set[k].len ? set[k].anchor : 0;
+		rare[k] = _mm_set1_epi8(set[k].text[at_rare[k]]);
 	}
 	/* Every load, the shifted ones included, stays inside the buffer. */
 	while ((size_t)(end - p) >= 16 + longest - 1) {
-		__m128i block = _mm_loadu_si128((const __m128i *)p);
-		__m128i any = _mm_setzero_si128();
+		__m128i block, seen = _mm_setzero_si128(), any = _mm_setzero_si128();
 		unsigned mask;
+
+		/* First each needle's rare byte at its place: most blocks stop here. */
+#pragma GCC unroll 8
+		for (size_t k = 0; k < n; k++)
+			seen = _mm_or_si128(seen, _mm_cmpeq_epi8(
+				_mm_loadu_si128((const __m128i *)(p + at_rare[k])), rare[k]));
+		if (!_mm_movemask_epi8(seen)) {
+			p += 16;
+			continue;
+		}
+		block = _mm_loadu_si128((const __m128i *)p);
 
 		/* Unrolled: at -O2 gcc keeps a loop, and the needles on the stack. */
 #pragma GCC unroll 8
@@ -66,7 +78,7 @@ vector_find(const char **pp, const char *end, const struct sl_needle *set,
 			any = _mm_or_si128(any, _mm_and_si128(_mm_cmpeq_epi8(block, first[k]),
 							      _mm_cmpeq_epi8(tail, last[k])));
 		}
-		mask = (unsigned)_mm_movemask_epi8(any);
+		mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(any, seen));
 		while (mask) {
 			const char *at = p + __builtin_ctz(mask);
 
@@ -92,8 +104,8 @@ static inline __attribute__((always_inline, target("avx2"))) const char *
 vector_find_avx2(const char **pp, const char *end, const struct sl_needle *set,
 		 size_t n, size_t longest)
 {
-	__m256i first[MAX_VECTOR_NEEDLES], last[MAX_VECTOR_NEEDLES];
-	size_t shift[MAX_VECTOR_NEEDLES];
+	__m256i first[MAX_VECTOR_NEEDLES], last[MAX_VECTOR_NEEDLES], rare[MAX_VECTOR_NEEDLES];
+	size_t shift[MAX_VECTOR_NEEDLES], at_rare[MAX_VECTOR_NEEDLES];
 	const char *p = *pp;
 
 #pragma GCC unroll 8
@@ -101,11 +113,22 @@ vector_find_avx2(const char **pp, const char *end, const struct sl_needle *set,
 		first[k] = _mm256_set1_epi8(set[k].text[0]);
 		last[k] = _mm256_set1_epi8(set[k].text[set[k].len - 1]);
 		shift[k] = set[k].len - 1;
+		at_rare[k] = set[k].anchor < set[k].len ? set[k].anchor : 0;
+		rare[k] = _mm256_set1_epi8(set[k].text[at_rare[k]]);
 	}
 	while ((size_t)(end - p) >= 32 + longest - 1) {
-		__m256i block = _mm256_loadu_si256((const __m256i *)p);
-		__m256i any = _mm256_setzero_si256();
+		__m256i block, seen = _mm256_setzero_si256(), any = _mm256_setzero_si256();
 		unsigned mask;
+
+#pragma GCC unroll 8
+		for (size_t k = 0; k < n; k++)
+			seen = _mm256_or_si256(seen, _mm256_cmpeq_epi8(
+				_mm256_loadu_si256((const __m256i *)(p + at_rare[k])), rare[k]));
+		if (_mm256_testz_si256(seen, seen)) {
+			p += 32;
+			continue;
+		}
+		block = _mm256_loadu_si256((const __m256i *)p);
 
 #pragma GCC unroll 8
 		for (size_t k = 0; k < n; k++) {
@@ -114,7 +137,7 @@ vector_find_avx2(const char **pp, const char *end, const struct sl_needle *set,
 			any = _mm256_or_si256(any, _mm256_and_si256(_mm256_cmpeq_epi8(block, first[k]),
 								    _mm256_cmpeq_epi8(tail, last[k])));
 		}
-		mask = (unsigned)_mm256_movemask_epi8(any);
+		mask = (unsigned)_mm256_movemask_epi8(_mm256_and_si256(any, seen));
 		while (mask) {
 			const char *at = p + __builtin_ctz(mask);
 

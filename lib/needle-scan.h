@@ -8,6 +8,13 @@
 struct sl_needle {
 	const char *text;
 	size_t len; /* >= 1 */
+	/*
+	 * Where in the text a byte rare in logs stands (0: the first byte):
+	 * a block of the buffer is looked at closer only where some needle's
+	 * rare byte stands at its place. Any place is correct; a rare byte
+	 * makes the scan faster.
+	 */
+	size_t anchor;
 };
 
 /*
