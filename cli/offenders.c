@@ -166,11 +166,66 @@ static void format_mono(int64_t usec, char *buf, size_t size)
 	memcpy(buf, d + at, sizeof(d) - at);
 }
 
+/*
+ * "%Y-%m-%dT%H:%M:%S.uuuuuuZ" as gmtime_r() and strftime() write it, for
+ * years 1970 to 9999 (days to a date: H. Hinnant's civil_from_days()):
+ * two a JSON offender, and strftime() was a tenth of a journal log's report.
+ * False for other times, which take the library's way.
+ */
+static bool civil_utc(int64_t usec, char *buf, size_t size)
+{
+	int64_t secs, days, rem, era, doe, yoe, y, doy, mp, d, m;
+	char *o = buf;
+
+	if (usec < 0 || size < sizeof("YYYY-MM-DDTHH:MM:SS.uuuuuuZ"))
+		return false;
+	secs = usec / 1000000;
+	days = secs / 86400;
+	rem = secs % 86400;
+	days += 719468;
+	era = days / 146097;
+	doe = days - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	y = yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp < 10 ? mp + 3 : mp - 9;
+	y += m <= 2;
+	if (y > 9999)
+		return false;
+#define DIGITS(v, n) do { for (int i_ = (n) - 1; i_ >= 0; i_--) { \
+		o[i_] = (char)('0' + (v) % 10); (v) /= 10; } o += (n); } while (0)
+	{
+		int64_t hh = rem / 3600, mm = rem / 60 % 60, ss = rem % 60, us = usec % 1000000;
+
+		DIGITS(y, 4);
+		*o++ = '-';
+		DIGITS(m, 2);
+		*o++ = '-';
+		DIGITS(d, 2);
+		*o++ = 'T';
+		DIGITS(hh, 2);
+		*o++ = ':';
+		DIGITS(mm, 2);
+		*o++ = ':';
+		DIGITS(ss, 2);
+		*o++ = '.';
+		DIGITS(us, 6);
+	}
+#undef DIGITS
+	*o++ = 'Z';
+	*o = '\0';
+	return true;
+}
+
 static void format_wall(int64_t usec, bool utc_iso, char *buf, size_t size)
 {
 	time_t t = (time_t)(usec / 1000000);
 	struct tm tm;
 
+	if (utc_iso && civil_utc(usec, buf, size))
+		return;
 	if (utc_iso) {
 		gmtime_r(&t, &tm);
 		strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
