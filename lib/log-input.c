@@ -24,7 +24,7 @@
 
 #define INPUT_BUF SL_INPUT_BUF
 #define PROGRESS_STEP (8ull << 20)
-#define READ_STEP (64u * 1024)
+#define READ_STEP (128u * 1024)
 
 /*
  * Text that every detector line holds, even one cut short: '#' of "#AC:"
