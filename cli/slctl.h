@@ -107,12 +107,19 @@ int helper_caller_fd(int std_fd);
 /* Point each closed descriptor 0-2 at /dev/null; call first in main(). */
 void slctl_ensure_std_fds(void);
 
-/* Minimal streaming JSON writer: exactly one document on stdout. */
+/*
+ * Minimal streaming JSON writer: exactly one document on stdout. Bytes
+ * gather in its own buffer and reach @out in blocks, at the latest at
+ * json_finish(): nothing else may write to @out in between.
+ */
+#define JSON_BUF (64 * 1024)
 struct json {
 	FILE *out;
 	int depth;
 	bool first[32];
 	bool pretty;
+	size_t len;
+	char buf[JSON_BUF];
 };
 
 void json_init(struct json *j, FILE *out);

@@ -37,23 +37,37 @@ int sl_hexval(char c)
 	return -1;
 }
 
-/* Decode \xNN as the kernel escapes unprintable bytes in /dev/kmsg. */
+/*
+ * Decode \xNN as the kernel escapes unprintable bytes in /dev/kmsg. @out
+ * may be @in (the decoded text is never longer). Runs without a backslash
+ * are copied whole: a detector line has none.
+ */
 size_t sl_unescape(const char *in, size_t len, char *out)
 {
-	size_t o = 0;
+	size_t o = 0, i = 0;
 
-	for (size_t i = 0; i < len; i++) {
-		if (in[i] == '\\' && i + 3 < len && in[i + 1] == 'x') {
+	while (i < len) {
+		const char *bs = memchr(in + i, '\\', len - i);
+		size_t run = bs ? (size_t)(bs - in) - i : len - i;
+
+		if (run) {
+			memmove(out + o, in + i, run);
+			o += run;
+			i += run;
+			if (i == len)
+				break;
+		}
+		if (i + 3 < len && in[i + 1] == 'x') {
 			int hi = sl_hexval(in[i + 2]);
 			int lo = sl_hexval(in[i + 3]);
 
 			if (hi >= 0 && lo >= 0) {
 				out[o++] = (char)(hi << 4 | lo);
-				i += 3;
+				i += 4;
 				continue;
 			}
 		}
-		out[o++] = in[i];
+		out[o++] = in[i++];
 	}
 	return o;
 }

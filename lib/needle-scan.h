@@ -3,10 +3,18 @@
 #define SLCTL_NEEDLE_SCAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct sl_needle {
 	const char *text;
 	size_t len; /* >= 1 */
+	/*
+	 * Where in the text a byte rare in logs stands (0: the first byte):
+	 * a block of the buffer is looked at closer only where some needle's
+	 * rare byte stands at its place. Any place is correct; a rare byte
+	 * makes the scan faster.
+	 */
+	size_t anchor;
 };
 
 /*
@@ -15,5 +23,8 @@ struct sl_needle {
  */
 const char *sl_needle_find(const char *p, const char *end,
 			   const struct sl_needle *set, size_t n);
+
+/* How many bytes of [p, end) are @c (vectorized). */
+uint64_t sl_count_byte(const char *p, const char *end, char c);
 
 #endif

@@ -254,11 +254,49 @@ static int compare(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+static int compare_order(const void *a, const void *b);
+
+/*
+ * The kernel warns once per task: in a log's report most offenders have
+ * one event, and they come last, in the order they were seen. Those are
+ * set apart (in order already, as the list is filled, or sorted by order
+ * alone) and only the others sorted in full: the same order as one
+ * qsort() of all by compare(), without its n log n calls.
+ */
 static void sort(struct splitlock_offenders *r)
 {
+	struct splitlock_offender **many;
+	size_t n_many = 0, n_one = 0;
+	bool ordered = true;
+
 	/* An empty report has no list yet, and qsort() takes no NULL. */
-	if (r->n > 1)
+	if (r->n <= 1)
+		return;
+	many = malloc(r->n * sizeof(*many));
+	if (!many) {
 		qsort(r->list, r->n, sizeof(*r->list), compare);
+		return;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		struct splitlock_offender *o = r->list[i];
+
+		if (o->events != 1) {
+			many[n_many++] = o;
+			continue;
+		}
+		if (n_one && o->order < r->list[n_one - 1]->order)
+			ordered = false;
+		/* In place: n_one <= i, and list[i] has been read. */
+		r->list[n_one++] = o;
+	}
+	if (!ordered)
+		qsort(r->list, n_one, sizeof(*r->list), compare_order);
+	if (n_many > 1)
+		qsort(many, n_many, sizeof(*many), compare);
+	/* More events first: the many, then the ones. */
+	memmove(r->list + n_many, r->list, n_one * sizeof(*r->list));
+	memcpy(r->list, many, n_many * sizeof(*many));
+	free(many);
 }
 
 /* Where @o stands in the list, which is in the report's order. */
@@ -500,6 +538,25 @@ static const char *basename_n(const char *s, size_t n, size_t *len)
 	return b;
 }
 
+/* "0x%" PRIx64 without snprintf(): once for every event of a log. */
+static void hex_text(uint64_t v, char *buf, size_t size)
+{
+	char d[2 + 16 + 1];
+	size_t at = sizeof(d);
+
+	d[--at] = '\0';
+	do {
+		d[--at] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	d[--at] = 'x';
+	d[--at] = '0';
+	if (size >= sizeof(d) - at)
+		memcpy(buf, d + at, sizeof(d) - at);
+	else
+		snprintf(buf, size, "%s", d + at);
+}
+
 static void ip_text(struct splitlock_offenders *r, const struct splitlock_event *ev,
 		    const struct sl_procinfo *pi, char *buf, size_t size)
 {
@@ -512,7 +569,7 @@ static void ip_text(struct splitlock_offenders *r, const struct splitlock_event 
 	}
 	if (pi && sl_procinfo_map_ip(r->ctx, pi->tgid, ev->ip, buf, size) == 0)
 		return;
-	snprintf(buf, size, "0x%" PRIx64, ev->ip);
+	hex_text(ev->ip, buf, size);
 }
 
 static bool in_window(struct splitlock_offenders *r, int64_t wall, bool *undated)

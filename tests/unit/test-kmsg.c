@@ -72,6 +72,13 @@ TEST(escapes_are_decoded)
 	/* A backslash not followed by xNN stays as it is. */
 	CHECK_INT(parse("6,2,1,-;a\\xZZ b\\x4", rec, buf), 0);
 	CHECK_STR(splitlock_kmsg_record_get_message(rec, NULL), "a\\xZZ b\\x4");
+	/* Backslashes at the ends, in a row, and before an escape. */
+	CHECK_INT(parse("6,3,1,-;\\\\\\x41\\x4\\x42\\", rec, buf), 0);
+	CHECK_STR(splitlock_kmsg_record_get_message(rec, NULL), "\\\\A\\x4B\\");
+	CHECK_INT(parse("6,4,1,-;\\x41", rec, buf), 0);
+	CHECK_STR(splitlock_kmsg_record_get_message(rec, NULL), "A");
+	CHECK_INT(parse("6,5,1,-;x\\x4", rec, buf), 0);
+	CHECK_STR(splitlock_kmsg_record_get_message(rec, NULL), "x\\x4");
 }
 
 TEST(nul_bytes_survive_decoding)

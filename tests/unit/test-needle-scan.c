@@ -19,10 +19,10 @@ static const char *naive(const char *p, const char *end,
 }
 
 static const struct sl_needle set[] = {
-	{ "#", 1 },
-	{ "callbacks suppressed", 20 },
-	{ "alignment check", 15 },
-	{ "\":[", 3 },
+	{ "#", 1, 0 },
+	{ "callbacks suppressed", 20, 19 },
+	{ "alignment check", 15, 0 },
+	{ "\":[", 3, 2 },
 };
 #define N (sizeof(set) / sizeof(set[0]))
 
@@ -95,4 +95,61 @@ TEST(empty_buffer_and_no_needles)
 	CHECK(sl_needle_find(text, text, set, N) == NULL);
 	CHECK(sl_needle_find(text, text + 1, set, 0) == NULL);
 	CHECK(sl_needle_find(text, text + 1, set, 1) == text);
+}
+
+/* Each count of needles has its own unrolled scan: all of them, 1 to 9, with their rare bytes. */
+TEST(every_count_of_needles_agrees_with_memmem)
+{
+	static const struct sl_needle many[] = {
+		/* Rare bytes anywhere in the text, as log-input.c has them. */
+		{ "#", 1, 0 }, { "lock detection", 14, 3 }, { "_lock", 5, 4 },
+		{ "alignment check", 15, 14 }, { "\":[", 3, 2 }, { "\" : [", 5, 4 },
+		{ "-- Boot ", 8, 3 }, { "xy", 2, 1 }, { "zzz", 3, 1 },
+	};
+	static char buf[600];
+	static const char alphabet[] = "#\":[ _-Blockdetinagmhxyz";
+	unsigned seed = 777;
+
+	for (size_t n = 1; n <= sizeof(many) / sizeof(many[0]); n++)
+		for (int round = 0; round < 300; round++) {
+			size_t len = (size_t)(seed % sizeof(buf));
+
+			for (size_t i = 0; i < len; i++) {
+				seed = seed * 1103515245u + 12345u;
+				buf[i] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+			}
+			if (round % 2 == 0 && len > 40) {
+				const struct sl_needle *nd = &many[round % n];
+
+				memcpy(buf + (seed >> 8) % (len - 20), nd->text, nd->len);
+			}
+			for (size_t start = 0; start < len; start += 1 + len / 7)
+				CHECK(sl_needle_find(buf + start, buf + len, many, n) ==
+				      naive(buf + start, buf + len, many, n));
+			seed = seed * 1103515245u + 12345u;
+		}
+}
+
+/* Line numbers: byte counters summed before they wrap (255 blocks). */
+TEST(counts_a_byte_over_any_length_and_alignment)
+{
+	static char buf[40000];
+	unsigned seed = 99;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (seed >> 16) % 3 == 0 ? '\n' : 'a';
+	}
+	for (size_t len = 0; len < sizeof(buf); len = len * 2 + 1)
+		for (size_t start = 0; start < 40 && start <= len; start += 13) {
+			uint64_t want = 0;
+
+			for (size_t i = start; i < len; i++)
+				want += buf[i] == '\n';
+			CHECK(sl_count_byte(buf + start, buf + len, '\n') == want);
+		}
+	memset(buf, '\n', sizeof(buf));
+	CHECK(sl_count_byte(buf, buf + sizeof(buf), '\n') == sizeof(buf));
+	CHECK(sl_count_byte(buf + 1, buf + sizeof(buf), '\0') == 0);
+	CHECK(sl_count_byte(buf, buf, '\n') == 0);
 }

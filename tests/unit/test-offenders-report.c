@@ -2,6 +2,7 @@
 /* The report fed record by record, times, cgroups. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -214,6 +215,61 @@ TEST(an_empty_log_gives_an_empty_report)
 	CHECK_INT(splitlock_offenders_get_count(r), 0);
 	CHECK(splitlock_offenders_get(r, 0) == NULL);
 	close(fd);
+	splitlock_offenders_unref(r);
+	splitlock_unref(ctx);
+}
+
+/*
+ * A saved log's report is sorted once, the offenders of one event set
+ * apart from the others: the same order, also for a second log read into
+ * the same report.
+ */
+TEST(reading_a_log_sorts_as_record_by_record)
+{
+	struct splitlock_ctx *ctx = splitlock_new("/");
+	struct splitlock_offenders *r;
+	char path[] = "/tmp/test-offenders-sort.XXXXXX";
+	uint32_t x = 777;
+	bool ordered = true;
+	size_t ones = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		int fd = mkstemp(path);
+		FILE *f = fdopen(fd, "w");
+
+		CHECK(f != NULL);
+		for (uint64_t i = 1; i <= 4000; i++) {
+			x = x * 1103515245u + 12345u;
+			/* Half the tasks once, the rest a few of 50 many times. */
+			fprintf(f, "4,%" PRIu64 ",%" PRIu64 ",-;#AC: t/%u took a split_lock trap "
+				"at address: 0x10\n", i, pass * 10000000 + i * 1000,
+				(x >> 16) % 2 ? 100000 + pass * 10000 + (unsigned)i : (x >> 8) % 50);
+		}
+		fclose(f);
+		fd = open(path, O_RDONLY);
+		CHECK(fd >= 0);
+		if (pass == 0)
+			CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &r), 0);
+		CHECK_INT(splitlock_offenders_read_input(r, fd, SPLITLOCK_INPUT_KMSG, NULL, NULL), 0);
+		close(fd);
+		unlink(path);
+		strcpy(path + strlen(path) - 6, "XXXXXX");
+	}
+	for (size_t j = 1; j < splitlock_offenders_get_count(r); j++) {
+		const struct splitlock_offender *a = splitlock_offenders_get(r, j - 1);
+		const struct splitlock_offender *b = splitlock_offenders_get(r, j);
+		uint64_t ea = splitlock_offender_get_events(a);
+		uint64_t eb = splitlock_offender_get_events(b);
+
+		ones += eb == 1;
+		if (ea < eb || (ea == eb && splitlock_offender_get_first_seen(a) >=
+					   splitlock_offender_get_first_seen(b)))
+			ordered = false;
+	}
+	CHECK(ordered);
+	CHECK(ones > 3000);
+	CHECK(splitlock_offenders_get_events(r) == 8000);
+	CHECK(splitlock_offender_get_events(splitlock_offenders_get(r, 0)) > 50);
 	splitlock_offenders_unref(r);
 	splitlock_unref(ctx);
 }
