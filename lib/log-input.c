@@ -33,7 +33,9 @@
  * handle_user_split_lock, handle_bus_lock: "_lock" in each) and fatal
  * mode's "alignment check". A line holding one that no parser reads makes the report
  * incomplete (sl_detector_text_unread()). Needles whose first and last
- * bytes seldom stand at that distance keep the candidates few.
+ * bytes seldom stand at that distance keep the candidates few; the third
+ * number is where a byte rare in logs stands in each ('#', the 'k' of
+ * "lock" and "check", '[' below), which most blocks lack (needle-scan.h).
  */
 #define DETECTOR_NEEDLES \
 	{ "#", 1, 0 }, \

@@ -280,6 +280,12 @@ static void sort(struct splitlock_offenders *r)
 	for (size_t i = 0; i < r->n; i++) {
 		struct splitlock_offender *o = r->list[i];
 
+		/* An offender exists for its first event: none has fewer. */
+		if (o->events == 0) {
+			free(many);
+			qsort(r->list, r->n, sizeof(*r->list), compare);
+			return;
+		}
 		if (o->events != 1) {
 			many[n_many++] = o;
 			continue;
