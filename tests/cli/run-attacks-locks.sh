@@ -274,20 +274,20 @@ tmpfs_run() { # [fresh]
 # (getdents64 into a FUSE-backed buffer), then a mkdir in /run, which
 # takes the lock exclusively before it checks permissions and so waits,
 # queued: from then on every reader of /run's lock waits too.
-hold_run_with_a_queued_writer() {
-	"${AS_NOBODY[@]}" "$HANGFS" holddir "$T/root/run" "$T/mnt/f" 2>>"$T/hangfs.log" &
+hold_run_with_a_queued_writer() { # [DIR, default ROOT/run]
+	local dir=${1:-$T/root/run} i
+	"${AS_NOBODY[@]}" "$HANGFS" holddir "$dir" "$T/mnt/f" 2>>"$T/hangfs.log" &
 	holder=$!
 	disown "$holder"
 	wait_for_the_holder "$holder"
-	"${AS_NOBODY[@]}" mkdir "$T/root/run/queued-writer" 2>/dev/null &
+	"${AS_NOBODY[@]}" mkdir "$dir/queued-writer" 2>/dev/null &
 	writer=$!
 	disown "$writer"
-	local i
 	for ((i = 0; i < 40; i++)); do
 		[ "$(awk '{print $3}' "/proc/$writer/stat" 2>/dev/null)" = D ] && return 0
 		sleep 0.05
 	done
-	fail "the user's mkdir is not queued on /run's lock"
+	fail "the user's mkdir is not queued on the lock of $dir"
 }
 
 # PID must end within SECONDS (SIGKILL after that; a D-state wait outlives it).
@@ -449,17 +449,7 @@ test_two_runs_ended_with_proc_held_give_the_penalty_back() {
 	# The fake kernel forgets both callers first, as reaping does.
 	proc_gone "$c1"
 	proc_gone "$c2"
-	"${AS_NOBODY[@]}" "$HANGFS" holddir "$T/root/proc" "$T/mnt/f" 2>>"$T/hangfs.log" &
-	holder=$!
-	disown "$holder"
-	wait_for_the_holder "$holder"
-	"${AS_NOBODY[@]}" mkdir "$T/root/proc/queued-writer" 2>/dev/null &
-	writer=$!
-	disown "$writer"
-	for ((i = 0; i < 40; i++)); do
-		[ "$(awk '{print $3}' "/proc/$writer/stat" 2>/dev/null)" = D ] && break
-		sleep 0.05
-	done
+	hold_run_with_a_queued_writer "$T/root/proc"
 	kill -KILL "$c1" "$c2"
 	value_becomes 1 25 || fail "both runs ended 25 s ago, the penalty is still off ($(leases_left) leases left)"
 }
