@@ -320,15 +320,17 @@ test_roots_status_does_not_wait_on_run_with_a_queued_writer() {
 	expect_it_ends $! 12 "root's status"
 }
 
-# A boot where slctl has not run yet: root's `mitigate on` (the value and
-# the saved one under leases.lock) looks up /run/slctl.
-test_roots_mitigate_on_of_a_fresh_boot_does_not_wait_on_run() {
+# A boot where slctl has not run yet (tmpfiles.d made /run/slctl, no run
+# has made leases/): root's `mitigate on` (the value and the saved one
+# under leases.lock) looks up /run/slctl/leases, which is missing.
+test_roots_first_mitigate_on_of_a_boot_does_not_wait_on_run() {
 	require_root "a FUSE mount and a tmpfs"
 	copy_fixture stock-ac
 	unprivileged_env
 	trap cleanup EXIT
 	hangfs_up
-	tmpfs_run fresh
+	tmpfs_run
+	rmdir "$T/root/run/slctl/leases"
 	hold_run_with_a_queued_writer
 	"$SLCTL" --root "$T/root" mitigate on >/dev/null 2>&1 &
 	expect_it_ends $! 12 "root's mitigate on"
@@ -452,6 +454,87 @@ test_two_runs_ended_with_proc_held_give_the_penalty_back() {
 	hold_run_with_a_queued_writer "$T/root/proc"
 	kill -KILL "$c1" "$c2"
 	value_becomes 1 25 || fail "both runs ended 25 s ago, the penalty is still off ($(leases_left) leases left)"
+}
+
+# ---- mount churn (seventh review) ----------------------------------------------
+
+# A user changing mounts in a namespace of its own, in a loop (no
+# authorization): RESOLVE_CACHED walks then fail with EAGAIN for names
+# that exist.
+churn_up() {
+	cat >"$T/churn.c" <<'C'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+static void wr(const char *p, const char *s)
+{
+	int fd = open(p, O_WRONLY);
+	if (fd >= 0) { if (write(fd, s, strlen(s)) < 0) perror(p); close(fd); }
+}
+int main(void)
+{
+	char m[64];
+	unsigned u = getuid(), g = getgid();
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) { perror("unshare"); return 1; }
+	wr("/proc/self/setgroups", "deny");
+	snprintf(m, sizeof m, "0 %u 1", u); wr("/proc/self/uid_map", m);
+	snprintf(m, sizeof m, "0 %u 1", g); wr("/proc/self/gid_map", m);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) { perror("private"); return 1; }
+	if (mount("x", "/mnt", "tmpfs", 0, NULL) < 0) { perror("mount"); return 1; }
+	for (;;) {
+		if (mount("/mnt", "/mnt", NULL, MS_BIND, NULL) < 0) { perror("bind"); return 1; }
+		if (umount2("/mnt", MNT_DETACH) < 0) { perror("umount"); return 1; }
+	}
+}
+C
+	cc -O2 -o "$T/churn" "$T/churn.c" || skip "no C compiler"
+	chmod 755 "$T" "$T/churn"
+	"${AS_NOBODY[@]}" "$T/churn" 2>>"$T/churn.log" &
+	churner=$!
+	disown "$churner"
+	sleep 0.3
+	kill -0 "$churner" 2>/dev/null || skip "no unprivileged user+mount namespace: $(cat "$T/churn.log")"
+}
+
+churn_down() {
+	[ -z "${churner:-}" ] || kill -KILL "$churner" 2>/dev/null
+	true
+}
+
+# Runs one after another, each ended before the next starts, while any
+# user churns mounts: after every run the penalty must be back (no other
+# run holds a lease). A drop whose RESOLVE_CACHED walk of
+# /run/slctl/leases lost the race took the lease directory for missing,
+# returned 0 and left the lease and the penalty off.
+test_mount_churn_does_not_make_a_drop_leave_the_penalty_off() {
+	require_root "the setuid pkexec stand-in and a tmpfs"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'kill -KILL "${caller:-}" 2>/dev/null; end_helpers; churn_down; sleep 0.2; umount -l "$T/root/run" 2>/dev/null; true' EXIT
+	tmpfs_run
+	churn_up
+	start_caller 'for ((i = 1; i <= ${RUNS:-200}; i++)); do
+		: | pkexec "$SLCTL" __helper lease --root "$ROOT" 2>>"$T/flags/helper.err" | cat >"$T/flags/out"
+		[ "$(cat "$T/flags/out")" = ready ] || { echo "no ready at $i" >"$T/flags/hit"; exit 0; }
+		v=$(cat "$ROOT/proc/sys/kernel/split_lock_mitigate")
+		if [ "$v" != 1 ]; then echo "$i $v" >"$T/flags/hit"; exit 0; fi
+	done; echo none >"$T/flags/hit"'
+	local i
+	for ((i = 0; i < 1800; i++)); do
+		[ -s "$T/flags/hit" ] && break
+		sleep 0.1
+	done
+	churn_down
+	local hit
+	hit=$(cat "$T/flags/hit" 2>/dev/null)
+	echo "# result: ${hit:-timeout}; leases left: $(leases_left); value: $(value)" >&2
+	echo "# leases: $(ls "$T/root/run/slctl/leases")" >&2
+	echo "# helper said: $(tail -3 "$T/flags/helper.err" 2>/dev/null; tail -3 "$T/caller.err")" >&2
+	[ "${hit:-none}" = none ] || fail "run ${hit% *} ended, no run holds the penalty off, and it is still off (value $(value), $(leases_left) dead lease(s) left)"
 }
 
 test_zz_the_machines_own_sysctl_is_untouched() {
