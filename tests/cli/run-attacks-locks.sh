@@ -290,6 +290,16 @@ hold_run_with_a_queued_writer() { # [DIR, default ROOT/run]
 	fail "the user's mkdir is not queued on the lock of $dir"
 }
 
+# The attack's setting with ROOT/run on a tmpfs, as on a running system.
+set_up_a_tmpfs_run() { # WHY-ROOT-IS-NEEDED
+	require_root "$1"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap cleanup EXIT
+	hangfs_up
+	tmpfs_run
+}
+
 # PID must end within SECONDS (SIGKILL after that; a D-state wait outlives it).
 expect_it_ends() { # PID SECONDS WHAT
 	local i
@@ -309,12 +319,7 @@ expect_it_ends() { # PID SECONDS WHAT
 # a lookup of a missing name on tmpfs takes /run's lock shared, and waits
 # behind the user's queued mkdir. No authorization at all.
 test_roots_status_does_not_wait_on_run_with_a_queued_writer() {
-	require_root "a FUSE mount and a tmpfs"
-	copy_fixture stock-ac
-	unprivileged_env
-	trap cleanup EXIT
-	hangfs_up
-	tmpfs_run
+	set_up_a_tmpfs_run "a FUSE mount and a tmpfs"
 	hold_run_with_a_queued_writer
 	"$SLCTL" --root "$T/root" status >/dev/null 2>&1 &
 	expect_it_ends $! 12 "root's status"
@@ -324,12 +329,7 @@ test_roots_status_does_not_wait_on_run_with_a_queued_writer() {
 # has made leases/): root's `mitigate on` (the value and the saved one
 # under leases.lock) looks up /run/slctl/leases, which is missing.
 test_roots_first_mitigate_on_of_a_boot_does_not_wait_on_run() {
-	require_root "a FUSE mount and a tmpfs"
-	copy_fixture stock-ac
-	unprivileged_env
-	trap cleanup EXIT
-	hangfs_up
-	tmpfs_run
+	set_up_a_tmpfs_run "a FUSE mount and a tmpfs"
 	rmdir "$T/root/run/slctl/leases"
 	hold_run_with_a_queued_writer
 	"$SLCTL" --root "$T/root" mitigate on >/dev/null 2>&1 &
@@ -338,12 +338,7 @@ test_roots_first_mitigate_on_of_a_boot_does_not_wait_on_run() {
 
 # The same against root's `mitigate off --persist` (the sysctl.d dirs).
 test_roots_mitigate_persist_does_not_wait_on_run() {
-	require_root "a FUSE mount and a tmpfs"
-	copy_fixture stock-ac
-	unprivileged_env
-	trap cleanup EXIT
-	hangfs_up
-	tmpfs_run
+	set_up_a_tmpfs_run "a FUSE mount and a tmpfs"
 	hold_run_with_a_queued_writer
 	"$SLCTL" --root "$T/root" mitigate on --persist >/dev/null 2>&1 &
 	expect_it_ends $! 12 "root's mitigate on --persist"
@@ -352,12 +347,7 @@ test_roots_mitigate_persist_does_not_wait_on_run() {
 # The helper's drop of a lease (the penalty is off) with /run held and a
 # writer queued: must give the penalty back.
 test_a_drop_gives_the_penalty_back_with_run_held_and_a_writer_queued() {
-	require_root "the setuid pkexec stand-in, a FUSE mount and a tmpfs"
-	copy_fixture stock-ac
-	unprivileged_env
-	trap cleanup EXIT
-	hangfs_up
-	tmpfs_run
+	set_up_a_tmpfs_run "the setuid pkexec stand-in, a FUSE mount and a tmpfs"
 	start_caller 'sleep 60 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
 	value_becomes 0 || fail "no lease taken: $(value)"
 	hold_run_with_a_queued_writer
@@ -371,12 +361,7 @@ test_a_drop_gives_the_penalty_back_with_run_held_and_a_writer_queued() {
 # no lock of /run's. (Without tmpfiles.d the first take's mkdir still
 # waits for the lock, before any lease: no penalty is lifted.)
 test_the_first_take_of_a_boot_does_not_wait_on_run() {
-	require_root "the setuid pkexec stand-in, a FUSE mount and a tmpfs"
-	copy_fixture stock-ac
-	unprivileged_env
-	trap cleanup EXIT
-	hangfs_up
-	tmpfs_run
+	set_up_a_tmpfs_run "the setuid pkexec stand-in, a FUSE mount and a tmpfs"
 	rmdir "$T/root/run/slctl/leases"
 	hold_run_with_a_queued_writer
 	start_caller 'sleep 60 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
