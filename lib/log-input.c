@@ -110,6 +110,15 @@ static void count_lines_to(struct sl_reader *rd, const char *pos)
 static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	count_lines_to(rd, line);
+	/*
+	 * A log saved on Windows ends its lines with "\r\n". No text form
+	 * ends a line of its own with a raw CR (the kernel, dmesg and
+	 * journalctl escape it), so it goes; the bytes of an export binary
+	 * field are the field's.
+	 */
+	if (len && line[len - 1] == '\r' && rd->sep == '\n' &&
+	    !(rd->format == SPLITLOCK_INPUT_JOURNAL_EXPORT && rd->pending.in_binary))
+		len--;
 	switch (rd->format) {
 	case SPLITLOCK_INPUT_JOURNAL:
 		return sl_journal_json_line(rd, line, len);
