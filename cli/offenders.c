@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "name-table.h"
+#include "packed-log.h"
 #include "slctl.h"
 
 enum format { FORMAT_TABLE, FORMAT_JSON, FORMAT_PROMETHEUS };
@@ -1242,6 +1243,112 @@ static int set_window(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 	return EXIT_OK;
 }
 
+/* ---- input that is no text --------------------------------------------- */
+
+/*
+ * The first bytes of @fd, left there for the library: pread() of a file
+ * from where it stands, tee() of a pipe. 0 when neither can be peeked.
+ */
+static size_t peek(int fd, unsigned char *buf, size_t size)
+{
+	struct stat st;
+	ssize_t n = 0;
+
+	if (fstat(fd, &st) < 0)
+		return 0;
+	if (S_ISREG(st.st_mode)) {
+		off_t at = lseek(fd, 0, SEEK_CUR);
+
+		n = at < 0 ? -1 : pread(fd, buf, size, at);
+	} else if (S_ISFIFO(st.st_mode)) {
+		int p[2];
+
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return 0;
+		n = tee(fd, p[1], size, 0);
+		if (n > 0)
+			n = read(p[0], buf, (size_t)n);
+		close(p[0]);
+		close(p[1]);
+	}
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* @name for a shell command: as it is, or in double quotes. */
+static void shell_word(const char *name, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	if (name[0] && strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			      "0123456789_./+-,:@%=") == strlen(name)) {
+		snprintf(buf, size, "%s", name);
+		return;
+	}
+	buf[o++] = '"';
+	for (const char *c = name; *c && o + 3 < size; c++) {
+		if (strchr("\"\\$`", *c))
+			buf[o++] = '\\';
+		buf[o++] = *c;
+	}
+	buf[o++] = '"';
+	buf[o] = '\0';
+}
+
+/* A compressed log, a journal file, UTF-16: the command that gives its text. */
+static void packed_input_error(const char *input, const struct packed_log *p)
+{
+	char word[8192];
+
+	if (streq(input, "-")) {
+		slctl_error("standard input is %s; run '%s FILE%s | slctl offenders --input -'.",
+			    p->what, p->command, p->command_after);
+		return;
+	}
+	shell_word(input, word, sizeof(word));
+	slctl_error("'%s' is %s; run '%s %s%s | slctl offenders --input -'.",
+		    input, p->what, p->command, word, p->command_after);
+}
+
+static int read_input(struct splitlock_offenders *r, const struct options *o)
+{
+	int fd = streq(o->input, "-") ? STDIN_FILENO : open(o->input, O_RDONLY | O_CLOEXEC);
+	unsigned char head[PACKED_LOG_MAGIC_MAX];
+	const struct packed_log *packed;
+	struct progress p = { 0 };
+	struct stat st;
+	int ret;
+
+	if (fd < 0) {
+		slctl_error("cannot open '%s': %s.", o->input, strerror(errno));
+		return EXIT_FAIL;
+	}
+	packed = packed_log_find(head, peek(fd, head, sizeof(head)));
+	if (packed) {
+		packed_input_error(o->input, packed);
+		ret = -EMEDIUMTYPE;
+		goto out;
+	}
+	/* Large files on a terminal: say how far we are. */
+	if (isatty(STDERR_FILENO) && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > (64 << 20))
+		p.total = (uint64_t)st.st_size;
+	ret = splitlock_offenders_read_input(r, fd, o->input_format,
+					     p.total ? progress_cb : NULL, &p);
+	if (p.shown)
+		fputs("\r\033[K", stderr);
+	if (ret == -EMEDIUMTYPE)
+		slctl_error("%s%s%s holds binary data, not a kernel log in a form slctl reads "
+			    "(see SAVED LOGS in slctl(8)).", streq(o->input, "-") ? "" : "'",
+			    streq(o->input, "-") ? "standard input" : o->input,
+			    streq(o->input, "-") ? "" : "'");
+	else if (ret < 0)
+		slctl_error("cannot read '%s': %s.", o->input, strerror(-ret));
+out:
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return ret < 0 ? EXIT_FAIL : EXIT_OK;
+}
+
 static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	       int argc, char **argv)
 {
@@ -1273,30 +1380,9 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		goto out;
 	}
 	if (o.input) {
-		int fd = streq(o.input, "-") ? STDIN_FILENO : open(o.input, O_RDONLY | O_CLOEXEC);
-		struct progress p = { 0 };
-		struct stat st;
-
-		if (fd < 0) {
-			slctl_error("cannot open '%s': %s.", o.input, strerror(errno));
-			ret = EXIT_FAIL;
+		ret = read_input(r, &o);
+		if (ret != EXIT_OK)
 			goto out;
-		}
-		/* Large files on a terminal: say how far we are. */
-		if (isatty(STDERR_FILENO) && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		    st.st_size > (64 << 20))
-			p.total = (uint64_t)st.st_size;
-		ret = splitlock_offenders_read_input(r, fd, o.input_format,
-						     p.total ? progress_cb : NULL, &p);
-		if (p.shown)
-			fputs("\r\033[K", stderr);
-		if (fd != STDIN_FILENO)
-			close(fd);
-		if (ret < 0) {
-			slctl_error("cannot read '%s': %s.", o.input, strerror(-ret));
-			ret = EXIT_FAIL;
-			goto out;
-		}
 	} else {
 		ret = splitlock_offenders_read_kmsg(r);
 		if (ret < 0) {

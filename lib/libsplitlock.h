@@ -1677,6 +1677,13 @@ typedef void (*splitlock_progress_fn)(uint64_t bytes, void *data);
  * into the report; never resolves against the live system. @progress (may be
  * NULL) is called now and then with the bytes read so far.
  *
+ * Returns 0, -EMEDIUMTYPE when @fd holds no text log (compressed data, a
+ * journal file, UTF-16 text, binary data: known from its first bytes,
+ * before anything is counted), -ENOMEM, or the errno of read(2).
+ *
+ * History: -EMEDIUMTYPE since 1.0 (such input was read as text: no
+ * events, and nothing said the report was incomplete).
+ *
  * Since: LIBSPLITLOCK_1
  */
 int splitlock_offenders_read_input(struct splitlock_offenders *report, int fd,

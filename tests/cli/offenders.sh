@@ -139,12 +139,82 @@ test_garbage_and_truncated_input_never_crash() {
 	expect_json .malformed 5
 	head -c 300000 /dev/urandom >"$T/random"
 	run "$SLCTL" offenders --input "$T/random" --json
-	expect_rc 0
+	expect_rc 1
+	expect_one_sentence
 	for f in log.kmsg log.journal.json log.dmesg; do
 		head -c 777 "$LOGS/$f" >"$T/cut"
 		run "$SLCTL" offenders --input "$T/cut" --json
 		expect_rc 0
 	done
+}
+
+# A compressed log, a journal file or a program is no text log: it was
+# read as text and gave "0 events", complete, exit 0. Each is refused in
+# one sentence naming the command that gives its text, which then works.
+test_compressed_and_binary_input_are_refused() {
+	local tool cat_cmd name magic
+	# gzip and xz are on every Debian system: their commands are run too.
+	while read -r tool cat_cmd name; do
+		"$tool" -c "$LOGS/log.kmsg" >"$T/log.$tool"
+		run "$SLCTL" offenders --input "$T/log.$tool" --json
+		expect_rc 1
+		[ -z "$out" ] || fail "$tool: a report on stdout: $out"
+		expect_one_sentence
+		expect_err "'$T/log.$tool' is $name; run '$cat_cmd $T/log.$tool | slctl offenders --input -'."
+		# From a pipe, and from a redirected file, too.
+		run bash -c "cat '$T/log.$tool' | '$SLCTL' offenders --input -"
+		expect_rc 1
+		expect_one_sentence
+		expect_err "standard input is $name; run '$cat_cmd FILE | slctl offenders --input -'."
+		run bash -c "'$SLCTL' offenders --input - <'$T/log.$tool'"
+		expect_rc 1
+		expect_err "standard input is $name"
+		# The command named gives the report of the log itself.
+		run bash -c "$cat_cmd '$T/log.$tool' | '$SLCTL' offenders --input - --json"
+		expect_rc 0
+		expect_json .events 11
+	done <<-'EOF'
+	gzip zcat gzip-compressed
+	xz xzcat xz-compressed
+	EOF
+	# The others by their magic numbers.
+	while read -r magic cat_cmd name; do
+		printf "$magic" >"$T/log"
+		cat "$LOGS/log.kmsg" >>"$T/log"
+		run "$SLCTL" offenders --input "$T/log"
+		expect_rc 1
+		expect_err "'$T/log' is $name; run '$cat_cmd $T/log | slctl offenders --input -'."
+	done <<-'EOF'
+	\x28\xb5\x2f\xfd zstdcat zstd-compressed
+	BZh91AY&SY bzcat bzip2-compressed
+	\x04\x22\x4d\x18 lz4cat lz4-compressed
+	EOF
+	# A journal file (its magic and header), a program, UTF-16 text.
+	printf 'LPKSHHRH\0\0\0\0\0\0\0\0' >"$T/system.journal"
+	head -c 4096 /dev/zero >>"$T/system.journal"
+	run "$SLCTL" offenders --input "$T/system.journal"
+	expect_rc 1
+	expect_err "is a systemd journal file; run 'journalctl --file $T/system.journal -o export | slctl offenders --input -'."
+	run "$SLCTL" offenders --input /bin/ls --json
+	expect_rc 1
+	expect_one_sentence
+	expect_err "'/bin/ls' holds binary data, not a kernel log"
+	{ printf '\xff\xfe'; iconv -f UTF-8 -t UTF-16LE "$LOGS/log.dmesg"; } >"$T/utf16.log"
+	run "$SLCTL" offenders --input "$T/utf16.log"
+	expect_rc 1
+	expect_err "is UTF-16 text; run 'iconv -f UTF-16 -t UTF-8 $T/utf16.log | slctl offenders --input -'."
+	# A name the shell would split is quoted in the command.
+	gzip -c "$LOGS/log.kmsg" >"$T/my log.gz"
+	run "$SLCTL" offenders --input "$T/my log.gz"
+	expect_err "run 'zcat \"$T/my log.gz\" | slctl offenders --input -'."
+	# A text log with a few stray bytes (a crash's) is still read.
+	run "$SLCTL" offenders --input "$LOGS/garbage.kmsg" --json
+	expect_rc 0
+	# So is one that starts with the hole copytruncate leaves.
+	{ head -c 100000 /dev/zero; cat "$LOGS/log.dmesg"; } >"$T/hole.log"
+	run "$SLCTL" offenders --input "$T/hole.log" --json
+	expect_rc 0
+	expect_json .events 11
 }
 
 test_live_log_resolves_processes() {
