@@ -390,6 +390,19 @@ static size_t shown(const struct options *o, const struct splitlock_offenders *r
 	return o->top && o->top < n ? o->top : n;
 }
 
+/* Events a --since/--until window could not place: the log gives no time. */
+static const char *undated_sentence(const struct splitlock_offenders *r)
+{
+	static char buf[256];
+	uint64_t n = splitlock_offenders_get_undated(r);
+
+	snprintf(buf, sizeof(buf), "%" PRIu64 " event%s no wall-clock time in this log's "
+		 "form, so --since/--until cannot place %s and this report is incomplete "
+		 "(dmesg -T and the journal's forms have one)", n, n == 1 ? " has" : "s have",
+		 n == 1 ? "it" : "them");
+	return buf;
+}
+
 /* Never silently incomplete: say how much detector text was not read. */
 static void print_unrecognized(FILE *out, const struct splitlock_offenders *r)
 {
@@ -402,6 +415,8 @@ static void print_unrecognized(FILE *out, const struct splitlock_offenders *r)
 	else if (n)
 		fprintf(out, "%" PRIu64 " line%s with detector text could not be read, so this "
 		       "report is incomplete.\n", n, n == 1 ? "" : "s");
+	if (splitlock_offenders_get_undated(r))
+		fprintf(out, "%s.\n", undated_sentence(r));
 	if (splitlock_offenders_get_alignment_checks(r))
 		fprintf(out, "%" PRIu64 " alignment-check kill%s outside fatal mode left out: "
 		       "programs that set the AC flag themselves, not split locks.\n",
@@ -812,7 +827,8 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 	json_uint(&j, "events", splitlock_offenders_get_events(r));
 	json_uint(&j, "suppressed", splitlock_offenders_get_suppressed(r));
 	json_bool(&j, "complete", splitlock_offenders_get_suppressed(r) == 0 &&
-		  splitlock_offenders_get_unrecognized(r, NULL) == 0);
+		  splitlock_offenders_get_unrecognized(r, NULL) == 0 &&
+		  splitlock_offenders_get_undated(r) == 0);
 	json_uint(&j, "unrecognized", splitlock_offenders_get_unrecognized(r, &first_line));
 	if (first_line)
 		json_uint(&j, "first_unrecognized_line", first_line);
@@ -918,6 +934,12 @@ static int print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
 	puts("# HELP splitlock_malformed_total Detector-like log lines that did not parse.");
 	puts("# TYPE splitlock_malformed_total counter");
 	printf("splitlock_malformed_total %" PRIu64 "\n", splitlock_offenders_get_malformed(r));
+	if (o->since || o->until) {
+		puts("# HELP splitlock_undated_total Events a --since/--until window left out "
+		     "because the log gives them no wall-clock time.");
+		puts("# TYPE splitlock_undated_total counter");
+		printf("splitlock_undated_total %" PRIu64 "\n", splitlock_offenders_get_undated(r));
+	}
 	if (o->input)
 		return 0; /* a saved log says nothing about this machine's settings */
 
@@ -1395,10 +1417,9 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 			goto out;
 		}
 	}
-	if (splitlock_offenders_get_undated(r))
-		slctl_warning("%" PRIu64 " event%s without a wall-clock time left out by "
-			      "--since/--until.", splitlock_offenders_get_undated(r),
-			      splitlock_offenders_get_undated(r) == 1 ? "" : "s");
+	/* The table says it after its rows; JSON and Prometheus here too. */
+	if (splitlock_offenders_get_undated(r) && o.format != FORMAT_TABLE)
+		slctl_warning("%s.", undated_sentence(r));
 	switch (o.format) {
 	case FORMAT_JSON:
 		print_json(ctx, &o, r);

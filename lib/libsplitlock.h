@@ -1634,7 +1634,8 @@ splitlock_offenders_unref(struct splitlock_offenders *report);
  *
  * Keep only events whose wall-clock time (microseconds since the epoch) is
  * in [since, until); SPLITLOCK_TIME_UNKNOWN leaves a side open. Events
- * whose wall-clock time is unknown are left out and counted as undated.
+ * whose wall-clock time is unknown, suppressed ones included, are left out
+ * and counted as undated (splitlock_offenders_get_undated()).
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -1769,7 +1770,13 @@ uint64_t splitlock_offenders_get_forged(const struct splitlock_offenders *report
 /**
  * splitlock_offenders_get_undated:
  *
- * Events left out by the time window because their time is unknown.
+ * Events left out by the time window because their time is unknown:
+ * those logged and those the kernel's rate limit suppressed ("callbacks
+ * suppressed" lines without a time). Nonzero means the report is
+ * incomplete: its form (raw records, dmesg's stamps since boot without a
+ * boot time) cannot say which of them fell in the window.
+ *
+ * History: suppressed events counted since 1.0 (they were dropped).
  *
  * Since: LIBSPLITLOCK_1
  */

@@ -302,10 +302,39 @@ test_since_and_until() {
 	# Times since boot cannot be placed on the calendar for a saved log.
 	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --since @$((BTIME + 8)) --json
 	expect_json .events 0
-	expect_json .undated 11
-	expect_err "without a wall-clock time"
+	expect_json .undated 36
+	expect_json .complete false
+	expect_err "have no wall-clock time"
 	run "$SLCTL" offenders --since yesterday-ish
 	expect_rc 2
+}
+
+# A log whose form has no wall-clock time (raw records, dmesg's stamps
+# since boot) cannot say what falls in a --since/--until window: its
+# events and the kernel's suppressed counts were dropped, and the report
+# said it was complete (Prometheus: zero).
+test_window_over_a_log_without_wall_clock_is_incomplete() {
+	local P="x86/split lock detection: #AC:"
+	printf '4,1,5000000,-;%s a/1 took a split_lock trap at address: 0x1\n4,2,6000000,-;%s b/2 took a split_lock trap at address: 0x2\n' \
+		"$P" "$P" >"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --json
+	expect_json '[.events, .complete] | @csv' '2,true'
+	run "$SLCTL" offenders --input "$T/log" --since @$((BTIME + 8)) --json
+	expect_rc 0
+	expect_json '[.events, .undated, .complete] | @csv' '0,2,false'
+	# The kernel's suppressed events are as undated as the others.
+	printf '4,3,7000000,-;split_lock_warn: 5 callbacks suppressed\n' >>"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --until @$((BTIME + 8)) --json
+	expect_json '[.events, .suppressed, .undated, .complete] | @csv' '0,0,7,false'
+	run "$SLCTL" offenders --input "$T/log" --since @$((BTIME + 8)) --format prometheus
+	expect_rc 0
+	expect_out 'splitlock_undated_total 7'
+	# The table says so after its rows, in words.
+	run "$SLCTL" offenders --input "$T/log" --since @$((BTIME + 8))
+	expect_out "7 events have no wall-clock time in this log's form, so --since/--until cannot place them and this report is incomplete"
+	# A window over a log with wall-clock times is complete as before.
+	run "$SLCTL" offenders --input "$FIXTURES/offenders/formats/newline.journal-json" --since @0 --json
+	expect_json '[.events, .undated, .complete] | @csv' '2,0,true'
 }
 
 test_prometheus() {
