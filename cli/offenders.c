@@ -64,6 +64,7 @@ static const struct column {
 struct options {
 	const char *input;
 	enum splitlock_input_format input_format;
+	bool input_format_set;
 	enum splitlock_group group;
 	bool group_set;
 	const char *since, *until;
@@ -1148,6 +1149,7 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 		case OPT_INPUT_FORMAT:
 			if (splitlock_input_format_parse(optarg, &o->input_format) < 0)
 				return slctl_usage_error("offenders", "unknown input format '%s'.", optarg);
+			o->input_format_set = true;
 			break;
 		case 'g':
 			if (splitlock_group_parse(optarg, &o->group) < 0)
@@ -1201,8 +1203,16 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 	}
 	if (optind < argc)
 		return slctl_usage_error("offenders", "unexpected argument '%s'.", argv[optind]);
+	if (o->input_format_set && !o->input)
+		return slctl_usage_error("offenders", "--input-format needs --input: the live log "
+					 "is read as /dev/kmsg records.");
 	if (o->follow && o->input)
 		return slctl_usage_error("offenders", "--follow reads the live log, not --input.");
+	/* One line an event: what shapes a report's table has nothing to shape. */
+	if (o->follow && (cols || o->top || o->noheadings || o->raw || o->full))
+		return slctl_usage_error("offenders", "%s shapes the report, not --follow's lines.",
+					 cols ? "--output" : o->top ? "--top" :
+					 o->noheadings ? "--noheadings" : o->raw ? "--raw" : "--full");
 	if (o->follow && o->format == FORMAT_PROMETHEUS)
 		return slctl_usage_error("offenders", "--follow prints events, not --format prometheus.");
 	if (o->format != FORMAT_TABLE && (o->noheadings || o->raw || o->full))
@@ -1261,6 +1271,10 @@ static int set_window(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 					 "out to read to the end of the log.");
 	if (o->until && splitlock_time_parse(o->until, now, boot, &until) < 0)
 		return slctl_usage_error("offenders", "cannot understand --until '%s'.", o->until);
+	/* [since, until) would hold nothing: a typo more likely than a wish. */
+	if (since != SPLITLOCK_TIME_UNKNOWN && until != SPLITLOCK_TIME_UNKNOWN && since >= until)
+		return slctl_usage_error("offenders", "--since '%s' is not before --until '%s'.",
+					 o->since, o->until);
 	splitlock_offenders_set_window(r, since, until);
 	return EXIT_OK;
 }

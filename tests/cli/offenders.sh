@@ -417,6 +417,55 @@ test_follow_streams_events() {
 	expect_rc 2
 }
 
+# --follow prints one line an event: the options that shape a report's
+# table were silently ignored; they are usage errors, before anything is
+# read. --group-by decides what each line's "events" counts.
+test_follow_refuses_what_it_cannot_honour() {
+	local args
+	while IFS= read -r args; do
+		eval "run timeout 5 \"\$SLCTL\" --root \"\$ROOT\" offenders --follow $args"
+		expect_rc 2
+		[ -z "$out" ] || fail "$args: printed $out"
+		expect_err "not --follow's lines"
+	done <<-'EOF'
+	-o COMM,PID
+	--output PID
+	-t 3
+	--top 1
+	-n
+	-r
+	--full
+	--json -o COMM
+	EOF
+	expect_err "slctl offenders --help"
+	# The thread CJobMgr::m_Work/4250 is GoW.exe's: a process counts its
+	# events together, a task apart.
+	run timeout -s INT 3 "$SLCTL" --root "$ROOT" offenders --follow --since boot --json -g process
+	[ "$(jq -s -c '[.[] | select(.pid == 4242) | .events]' <<<"$out")" = '[1,2,3]' ] ||
+		fail "-g process: $out"
+	run timeout -s INT 3 "$SLCTL" --root "$ROOT" offenders --follow --since boot --json -g task
+	[ "$(jq -s -c '[.[] | select(.comm == "CJobMgr::m_Work") | [.pid, .events]]' <<<"$out")" = '[[4250,1]]' ] ||
+		fail "-g task: $out"
+}
+
+# --input-format without --input read the live log as if it were not
+# there; --since after --until gave an empty report. Both are usage errors.
+test_input_format_needs_input_and_since_comes_before_until() {
+	run "$SLCTL" --root "$ROOT" offenders --input-format dmesg
+	expect_rc 2
+	expect_err "--input-format needs --input"
+	run "$SLCTL" --root "$ROOT" offenders --input-format auto --json
+	expect_rc 2
+	run "$SLCTL" offenders --input "$LOGS/log.journal.json" --since '2026-12-02' --until '2026-12-01'
+	expect_rc 2
+	[ -z "$out" ] || fail "printed $out"
+	expect_err "--since '2026-12-02' is not before --until '2026-12-01'."
+	run "$SLCTL" --root "$ROOT" offenders --since @$((BTIME + 9)) --until @$((BTIME + 9))
+	expect_rc 2
+	run "$SLCTL" --root "$ROOT" offenders --since @$((BTIME + 9)) --until @$((BTIME + 10)) --json
+	expect_rc 0
+}
+
 test_status_shows_events_and_top_offenders() {
 	run "$SLCTL" --root "$ROOT" status --json
 	expect_rc 0
