@@ -1058,6 +1058,21 @@ static int follow_event(const struct splitlock_offender *of,
 	return 0;
 }
 
+/*
+ * The kernel refuses /dev/kmsg to a user without CAP_SYSLOG while
+ * kernel.dmesg_restrict is 1 (a file under --root: by its mode); either
+ * way, one sentence says what it takes. The exit status for @err.
+ */
+static int kmsg_error(int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		slctl_error("cannot read the kernel log: it needs CAP_SYSLOG (run as root) "
+			    "or kernel.dmesg_restrict=0.");
+	else
+		slctl_error("cannot read the kernel log: %s.", strerror(-err));
+	return slctl_exit_for(err);
+}
+
 static int follow(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 		  const struct options *o)
 {
@@ -1066,10 +1081,8 @@ static int follow(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 	int ret = splitlock_follow_new(r, o->since != NULL, &f);
 	int err;
 
-	if (ret < 0) {
-		slctl_error("cannot follow the kernel log: %s.", strerror(-ret));
-		return slctl_exit_for(ret);
-	}
+	if (ret < 0)
+		return kmsg_error(ret);
 	err = splitlock_follow_get_connector_error(f);
 	if (err == -EPERM || err == -EACCES)
 		slctl_warning("process events unavailable (needs CAP_NET_ADMIN): a task that "
@@ -1106,10 +1119,8 @@ static int follow(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 		}
 	}
 	splitlock_follow_free(f);
-	if (ret < 0) {
-		slctl_error("reading the kernel log failed: %s.", strerror(-ret));
-		return slctl_exit_for(ret);
-	}
+	if (ret < 0)
+		return kmsg_error(ret);
 	return EXIT_OK;
 }
 
@@ -1422,12 +1433,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	} else {
 		ret = splitlock_offenders_read_kmsg(r);
 		if (ret < 0) {
-			if (ret == -EPERM || ret == -EACCES)
-				slctl_error("cannot read the kernel log: it needs CAP_SYSLOG "
-					    "(kernel.dmesg_restrict is on); run as root.");
-			else
-				slctl_error("cannot read the kernel log: %s.", strerror(-ret));
-			ret = slctl_exit_for(ret);
+			ret = kmsg_error(ret);
 			goto out;
 		}
 	}

@@ -466,6 +466,28 @@ test_input_format_needs_input_and_since_comes_before_until() {
 	expect_rc 0
 }
 
+# A user who may not read the kernel log is told what it takes, in one
+# sentence, when following as when reporting ("Operation not permitted").
+test_unreadable_kernel_log_names_what_it_needs() {
+	require_root "setpriv to become another user"
+	local args
+	copy_fixture offenders/root
+	chmod 755 "$T"
+	chmod -R a+rX "$T/root"
+	chmod 600 "$T/root/dev/kmsg"
+	for args in "" "--follow" "--follow --json"; do
+		# shellcheck disable=SC2086
+		run timeout 10 setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+			--bounding-set=-all "$SLCTL" --root "$T/root" offenders $args
+		expect_rc 3
+		[ -z "$out" ] || fail "$args: printed $out"
+		grep -v 'process events' <<<"$err" >"$T/err"
+		err=$(cat "$T/err")
+		expect_one_sentence
+		expect_err "cannot read the kernel log: it needs CAP_SYSLOG (run as root) or kernel.dmesg_restrict=0."
+	done
+}
+
 test_status_shows_events_and_top_offenders() {
 	run "$SLCTL" --root "$ROOT" status --json
 	expect_rc 0
