@@ -1146,13 +1146,14 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char shorts[] = "+i:g:S:U:t:fF:o:nrlh";
 	const char *cols = NULL;
 	enum format format;
 	char *end;
 	int c;
 
 	o->format = g->json ? FORMAT_JSON : FORMAT_TABLE;
-	while ((c = getopt_long(argc, argv, "+i:g:S:U:t:fF:o:nrlh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -1209,7 +1210,7 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 			usage(stdout);
 			exit(EXIT_OK);
 		default:
-			return slctl_usage_error("offenders", "bad option.");
+			return slctl_option_error("offenders", argv, shorts, opts);
 		}
 	}
 	if (optind < argc)

@@ -321,14 +321,14 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char shorts[] = "h";
 	struct splitlock_probe *p = NULL;
 	struct splitlock_msr *m = NULL;
 	_cleanup_free_ char *summary = NULL;
 	unsigned flags = 0;
 	bool msr = false;
 	int c, r;
-
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, options, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (!optarg || streq(optarg, "ac"))
@@ -345,7 +345,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return slctl_usage_error("probe", "bad option.");
+			return slctl_option_error("probe", argv, shorts, options);
 		}
 	}
 	if (optind < argc)

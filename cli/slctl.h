@@ -60,6 +60,13 @@ void slctl_warning(const char *format, ...) __attribute__((format(printf, 1, 2))
 /* Usage error: message plus a hint to --help; returns EXIT_USAGE. */
 int slctl_usage_error(const char *cmd, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * After getopt_long() returned '?': "unknown option '--x'.", "option '-t'
+ * needs an argument." and the like, as a usage error; returns EXIT_USAGE.
+ */
+struct option;
+int slctl_option_error(const char *cmd, char *const argv[], const char *optstring,
+		       const struct option *opts);
 /* Exit status for a negative errno from the library. */
 int slctl_exit_for(int err);
 /*
