@@ -26,7 +26,7 @@ static void usage(FILE *out)
 	      "  -p, --persist        write the parameter for the next boot\n"
 	      "      --now            switch the running kernel now (not with default)\n"
 	      "  -b, --backend NAME   auto (default), or one of\n", out);
-	fprintf(out, "                       %s\n", slctl_backend_names());
+	slctl_print_wrapped(out, 23, slctl_backend_names());
 	fputs(	      "      --dry-run        show the diff and the commands, change nothing\n"
 	      "      --run-tools      with --root, run the regeneration commands inside\n"
 	      "                       the root (chroot), with the root's own tools\n"

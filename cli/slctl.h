@@ -84,6 +84,8 @@ struct slctl_plan_options {
 };
 /* Takes -p/--persist or --dry-run into @plan; false when @c is neither. */
 bool slctl_plan_option(int c, struct slctl_plan_options *plan);
+/* @text on lines of at most 80 columns, each indented by @indent. */
+void slctl_print_wrapped(FILE *out, size_t indent, const char *text);
 /* The bootloader backends the library knows, as text for a sentence. */
 const char *slctl_backend_names(void);
 /* Exit EXIT_PRIVILEGE with a sentence when @cap is missing; 0 when present. */

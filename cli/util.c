@@ -149,6 +149,28 @@ bool slctl_plan_option(int c, struct slctl_plan_options *plan)
 	return true;
 }
 
+void slctl_print_wrapped(FILE *out, size_t indent, const char *text)
+{
+	size_t col = 0;
+
+	for (const char *w = text; *w;) {
+		size_t len = strcspn(w, " ");
+
+		if (col && col + 1 + len > 80) {
+			fputc('\n', out);
+			col = 0;
+		}
+		if (col == 0)
+			col = (size_t)fprintf(out, "%*s", (int)indent, "");
+		else
+			col += (size_t)fprintf(out, " ");
+		col += fwrite(w, 1, len, out);
+		w += len;
+		w += strspn(w, " ");
+	}
+	fputc('\n', out);
+}
+
 const char *slctl_backend_names(void)
 {
 	/* The library's list, so a new backend needs no change here. */

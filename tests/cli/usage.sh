@@ -94,6 +94,18 @@ test_help_everywhere() {
 	done
 }
 
+# Every help fits an 80-column terminal, as util-linux's do.
+test_help_lines_fit_80_columns() {
+	local cmd
+	for cmd in "" status mitigate mode run offenders probe; do
+		# shellcheck disable=SC2086
+		run "$SLCTL" $cmd --help
+		expect_rc 0
+		awk 'length > 80 { print length ": " $0; bad = 1 } END { exit bad }' <<<"$out" >"$T/long" ||
+			fail "slctl $cmd --help: $(cat "$T/long")"
+	done
+}
+
 test_version() {
 	run "$SLCTL" --version
 	expect_rc 0
