@@ -8,10 +8,13 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <langinfo.h>
 #include <libsmartcols.h>
+#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio_ext.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <syslog.h>
@@ -446,20 +449,54 @@ static size_t cell_width(const char *s)
 	return w;
 }
 
-/* Cut @s where its escaped form would pass @width. */
-static void cut_cell(char *s, size_t width)
+/*
+ * What marks a cell cut to fit the terminal, as systemd's tools mark it:
+ * "…" where the terminal's character set is UTF-8, "..." elsewhere. slctl
+ * runs in the C locale, where libsmartcols escapes every byte that is not
+ * printable ASCII: only the marker is written as it is, by stream_rows().
+ */
+static const char *cut_marker(size_t *width)
 {
-	size_t w = 0;
+	static const char *marker;
+	const char *charset;
 
-	for (size_t i = 0; s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-		size_t cw = c < 0x20 || c >= 0x7f || (c == '\\' && s[i + 1] == 'x') ? 4 : 1;
+	if (!marker) {
+		setlocale(LC_CTYPE, "");
+		charset = nl_langinfo(CODESET);
+		marker = strcasecmp(charset, "UTF-8") == 0 || strcasecmp(charset, "utf8") == 0 ?
+			 "\xe2\x80\xa6" : "...";
+		setlocale(LC_CTYPE, "C");
+	}
+	*width = marker[0] == '.' ? 3 : 1;
+	return marker;
+}
 
-		if (w + cw > width) {
-			s[i] = '\0';
-			return;
+/*
+ * Cut @esc, a cell as escaped for the terminal (printable ASCII, "\\xNN"
+ * four columns that stay whole), so that it and a marker @marker_width
+ * wide fit @width; false when it fits whole. A list of addresses (@words)
+ * keeps whole ones, so that a cut address is never read as a shorter one;
+ * its first is cut only when nothing else fits, and marked.
+ */
+static bool cut_escaped(char *esc, size_t width, bool words, size_t marker_width)
+{
+	size_t room = width > marker_width ? width - marker_width : 0, space = 0;
+	bool has_space = false;
+
+	if (strlen(esc) <= width)
+		return false;
+	for (size_t i = 0;;) {
+		size_t unit = esc[i] == '\\' && esc[i + 1] == 'x' ? 4 : 1;
+
+		if (i + unit > room) {
+			esc[words && has_space ? space + 1 : i] = '\0';
+			return true;
 		}
-		w += cw;
+		if (esc[i] == ' ') {
+			space = i;
+			has_space = true;
+		}
+		i += unit;
 	}
 }
 
@@ -547,9 +584,9 @@ static void measure(const struct options *o, const struct splitlock_offenders *r
 		}
 }
 
-/* @widths: pinned column widths (NULL: libsmartcols chooses); @cut: fit them. */
+/* @widths: pinned column widths (NULL: libsmartcols chooses). */
 static int print_rows(const struct options *o, const struct splitlock_offenders *r,
-		      size_t from, size_t to, const size_t *widths, bool cut)
+		      size_t from, size_t to, const size_t *widths)
 {
 	struct libscols_table *tb = scols_new_table();
 	char buf[4096];
@@ -558,8 +595,8 @@ static int print_rows(const struct options *o, const struct splitlock_offenders 
 		return -ENOMEM;
 	scols_table_enable_noheadings(tb, o->noheadings || from > 0);
 	scols_table_enable_raw(tb, o->raw);
-	/* The widths were fitted here, or --full keeps every byte. */
-	if (o->full || cut)
+	/* A terminal's table is cut by stream_rows(); --full keeps every byte. */
+	if (o->full)
 		scols_table_set_termforce(tb, SCOLS_TERMFORCE_NEVER);
 	for (size_t i = 0; i < o->n_cols; i++) {
 		const struct column *c = &columns[o->cols[i]];
@@ -579,8 +616,6 @@ static int print_rows(const struct options *o, const struct splitlock_offenders 
 		}
 		for (size_t i = 0; i < o->n_cols; i++) {
 			cell(o, of, o->cols[i], buf, sizeof(buf));
-			if (cut)
-				cut_cell(buf, widths[i]);
 			scols_line_set_data(ln, i, buf);
 		}
 	}
@@ -629,30 +664,41 @@ static void rowbuf_pad(struct rowbuf *b, size_t n)
 	}
 }
 
-/* One cell as libsmartcols lays it out: escaped, padded unless last. */
-static void put_cell(struct rowbuf *b, const char *text, size_t width, bool right, bool last)
+/*
+ * @text escaped as libsmartcols escapes a cell in the C locale: @text
+ * itself when it has nothing to escape (most cells), else @esc.
+ */
+static const char *escaped(const char *text, char *esc, size_t size)
 {
-	char esc[4096 * 4 + 1];
-	const char *out = text;
-	size_t len;
+	for (size_t i = 0; text[i]; i++) {
+		unsigned char c = (unsigned char)text[i];
 
-	/* Most cells have nothing to escape: written as they are. */
-	for (len = 0; text[len]; len++) {
-		unsigned char c = (unsigned char)text[len];
+		if (c < 0x20 || c >= 0x7f || (c == '\\' && text[i + 1] == 'x')) {
+			printable(text, strlen(text), esc, size);
+			return esc;
+		}
+	}
+	return text;
+}
 
-		if (c < 0x20 || c >= 0x7f || (c == '\\' && text[len + 1] == 'x'))
-			break;
-	}
-	if (text[len]) {
-		printable(text, strlen(text), esc, sizeof(esc));
-		out = esc;
-		len = strlen(esc);
-	}
-	if (right && len < width)
-		rowbuf_pad(b, width - len);
+/*
+ * One cell as libsmartcols lays it out: @out (escaped already), padded
+ * unless last; @marker (NULL: none), @marker_width wide, after the text
+ * of a cut cell.
+ */
+static void put_cell(struct rowbuf *b, const char *out, size_t width, bool right, bool last,
+		     const char *marker, size_t marker_width)
+{
+	size_t len = strlen(out), shown;
+
+	shown = len + (marker ? marker_width : 0);
+	if (right && shown < width)
+		rowbuf_pad(b, width - shown);
 	rowbuf_put(b, out, len);
-	if (!right && !last && len < width)
-		rowbuf_pad(b, width - len);
+	if (marker)
+		rowbuf_put(b, marker, strlen(marker));
+	if (!right && !last && shown < width)
+		rowbuf_pad(b, width - shown);
 	rowbuf_put(b, last ? "\n" : " ", 1);
 }
 
@@ -661,22 +707,41 @@ static void stream_rows(const struct options *o, const struct splitlock_offender
 			size_t n, const size_t *widths, bool cut)
 {
 	static struct rowbuf b;
+	static char esc[4096 * 4 + 1];
 	char buf[4096];
+	size_t marker_width = 0;
+	const char *marker = cut ? cut_marker(&marker_width) : NULL;
 
 	b.len = 0;
 	if (!o->noheadings)
 		for (size_t i = 0; i < o->n_cols; i++)
 			put_cell(&b, columns[o->cols[i]].name, widths[i],
-				 columns[o->cols[i]].flags & SCOLS_FL_RIGHT, i + 1 == o->n_cols);
+				 columns[o->cols[i]].flags & SCOLS_FL_RIGHT, i + 1 == o->n_cols,
+				 NULL, 0);
 	for (size_t k = 0; k < n; k++) {
 		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
 
 		for (size_t i = 0; i < o->n_cols; i++) {
-			cell(o, of, o->cols[i], buf, sizeof(buf));
-			if (cut)
-				cut_cell(buf, widths[i]);
-			put_cell(&b, buf, widths[i], columns[o->cols[i]].flags & SCOLS_FL_RIGHT,
-				 i + 1 == o->n_cols);
+			int col = o->cols[i];
+			bool was_cut = false;
+			const char *out;
+
+			cell(o, of, col, buf, sizeof(buf));
+			out = escaped(buf, esc, sizeof(esc));
+			if (cut && (col == COL_FIRST || col == COL_LAST)) {
+				/* A date that does not fit loses its seconds, nothing
+				 * else ("YYYY-MM-DD HH:MM"); [seconds since boot] stays. */
+				if (strlen(buf) > widths[i] && buf[0] != '[')
+					buf[16] = '\0';
+			} else if (cut && truncatable(col) && strlen(out) > widths[i]) {
+				if (out == buf) {
+					memcpy(esc, buf, strlen(buf) + 1);
+					out = esc;
+				}
+				was_cut = cut_escaped(esc, widths[i], col == COL_IPS, marker_width);
+			}
+			put_cell(&b, out, widths[i], columns[col].flags & SCOLS_FL_RIGHT,
+				 i + 1 == o->n_cols, was_cut ? marker : NULL, marker_width);
 		}
 	}
 	rowbuf_flush(&b);
@@ -692,15 +757,16 @@ static int print_table(const struct options *o, const struct splitlock_offenders
 		measure(o, r, n, widths, !limit);
 	if (limit)
 		fit_widths(o, widths, limit);
-	if (n > TABLE_CHUNK && !o->raw) {
+	/* Cut cells are marked as libsmartcols cannot: streamed here too. */
+	if ((n > TABLE_CHUNK || (limit && n > 0)) && !o->raw) {
 		stream_rows(o, r, n, widths, limit > 0);
 	} else if (n > TABLE_CHUNK) {
 		/* Raw rows are escaped by libsmartcols' rules: chunks of its tables. */
 		for (size_t k = 0; k < n; k += TABLE_CHUNK)
 			if (print_rows(o, r, k, k + TABLE_CHUNK < n ? k + TABLE_CHUNK : n,
-				       widths, false) < 0)
+				       widths) < 0)
 				return -ENOMEM;
-	} else if (n > 0 && print_rows(o, r, 0, n, limit ? widths : NULL, limit > 0) < 0) {
+	} else if (n > 0 && print_rows(o, r, 0, n, NULL) < 0) {
 		return -ENOMEM;
 	}
 	fflush(stdout);
