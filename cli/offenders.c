@@ -1086,6 +1086,8 @@ static int follow_event(const struct splitlock_offender *of,
 		json_init(&j, stdout);
 		j.pretty = false;
 		json_object_begin(&j, NULL);
+		/* Each line is a document: it says its schema, as the report does. */
+		json_uint(&j, "version", OFFENDERS_JSON_VERSION);
 		format_mono((int64_t)splitlock_kmsg_record_get_usec(rec), buf, sizeof(buf));
 		json_number(&j, "time", buf);
 		if (comm)

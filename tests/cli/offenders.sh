@@ -399,6 +399,9 @@ test_follow_streams_events() {
 	expect_rc 124
 	[ "$(wc -l <<<"$out")" -eq 11 ] || fail "expected 11 events: $out"
 	expect_err "process events are only followed on the running system"
+	# Each line is a document of its own, with the report's "version".
+	[ "$(jq -s -c '[.[] | keys_unsorted[0] == "version" and .version == 1] | unique' <<<"$out")" = '[true]' ] ||
+		fail "a line without \"version\": $(head -1 <<<"$out")"
 	[ "$(head -1 <<<"$out" | jq -r '[.comm, .exe] | @csv')" = '"GoW.exe","/opt/games/GoW/GoW.exe"' ] ||
 		fail "first event: $(head -1 <<<"$out")"
 	# New records only, as they come. Wait (without a fixed sleep, so that a
