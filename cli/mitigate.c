@@ -176,10 +176,10 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char shorts[] = "ph";
 	struct slctl_plan_options plan = { 0 };
 	int c, value;
-
-	while ((c = getopt_long(argc, argv, "ph", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, options, NULL)) != -1) {
 		if (slctl_plan_option(c, &plan))
 			continue;
 		switch (c) {
@@ -187,7 +187,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return slctl_usage_error("mitigate", "bad option.");
+			return slctl_option_error("mitigate", argv, shorts, options);
 		}
 	}
 	if (optind == argc) {

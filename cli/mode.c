@@ -26,7 +26,7 @@ static void usage(FILE *out)
 	      "  -p, --persist        write the parameter for the next boot\n"
 	      "      --now            switch the running kernel now (not with default)\n"
 	      "  -b, --backend NAME   auto (default), or one of\n", out);
-	fprintf(out, "                       %s\n", slctl_backend_names());
+	slctl_print_wrapped(out, 23, slctl_backend_names());
 	fputs(	      "      --dry-run        show the diff and the commands, change nothing\n"
 	      "      --run-tools      with --root, run the regeneration commands inside\n"
 	      "                       the root (chroot), with the root's own tools\n"
@@ -511,12 +511,12 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char shorts[] = "pb:h";
 	struct slctl_plan_options plan = { 0 };
 	bool run_tools = false, now = false;
 	const char *backend = NULL;
 	int c;
-
-	while ((c = getopt_long(argc, argv, "pb:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, options, NULL)) != -1) {
 		if (slctl_plan_option(c, &plan))
 			continue;
 		switch (c) {
@@ -533,7 +533,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return slctl_usage_error("mode", "bad option.");
+			return slctl_option_error("mode", argv, shorts, options);
 		}
 	}
 	if (backend && !known_backend(backend))

@@ -8,10 +8,13 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <langinfo.h>
 #include <libsmartcols.h>
+#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio_ext.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <syslog.h>
@@ -19,6 +22,7 @@
 #include <unistd.h>
 
 #include "name-table.h"
+#include "packed-log.h"
 #include "slctl.h"
 
 enum format { FORMAT_TABLE, FORMAT_JSON, FORMAT_PROMETHEUS };
@@ -63,6 +67,7 @@ static const struct column {
 struct options {
 	const char *input;
 	enum splitlock_input_format input_format;
+	bool input_format_set;
 	enum splitlock_group group;
 	bool group_set;
 	const char *since, *until;
@@ -84,13 +89,14 @@ static void usage(FILE *out)
 	      "Options:\n"
 	      "  -i, --input FILE          read a saved log ('-': stdin): /dev/kmsg records,\n"
 	      "                            dmesg text or JSON, syslog files, any journalctl -o\n"
-	      "      --input-format FMT    auto (default), kmsg, kmsg-nul, dmesg, dmesg-json,\n"
-	      "                            syslog, journal-text, journal (JSON), journal-export,\n"
-	      "                            journal-verbose\n"
+	      "      --input-format FMT    with --input: auto (default), kmsg, kmsg-nul, dmesg,\n"
+	      "                            dmesg-json, syslog, journal-text, journal (JSON),\n"
+	      "                            journal-export, journal-verbose\n"
 	      "  -g, --group-by KEY        task (default for --input), process (default\n"
 	      "                            for the live log), comm, exe, unit\n"
-	      "  -S, --since TIME          boot, now, today, yesterday, 'YYYY-MM-DD HH:MM[:SS]',\n"
-	      "                            HH:MM, -2h, '1h 30min ago', @EPOCH (as journalctl)\n"
+	      "  -S, --since TIME          boot, now, today, yesterday, HH:MM, -2h,\n"
+	      "                            'YYYY-MM-DD HH:MM[:SS]', '1h 30min ago', @EPOCH\n"
+	      "                            (as journalctl)\n"
 	      "  -U, --until TIME          same forms\n"
 	      "  -t, --top N               only the N offenders with most events\n"
 	      "  -f, --follow              print events as they happen (live log only)\n"
@@ -389,6 +395,19 @@ static size_t shown(const struct options *o, const struct splitlock_offenders *r
 	return o->top && o->top < n ? o->top : n;
 }
 
+/* Events a --since/--until window could not place: the log gives no time. */
+static const char *undated_sentence(const struct splitlock_offenders *r)
+{
+	static char buf[256];
+	uint64_t n = splitlock_offenders_get_undated(r);
+
+	snprintf(buf, sizeof(buf), "%" PRIu64 " event%s no wall-clock time in this log's "
+		 "form, so --since/--until cannot place %s and this report is incomplete "
+		 "(dmesg -T and the journal's forms have one)", n, n == 1 ? " has" : "s have",
+		 n == 1 ? "it" : "them");
+	return buf;
+}
+
 /* Never silently incomplete: say how much detector text was not read. */
 static void print_unrecognized(FILE *out, const struct splitlock_offenders *r)
 {
@@ -401,6 +420,8 @@ static void print_unrecognized(FILE *out, const struct splitlock_offenders *r)
 	else if (n)
 		fprintf(out, "%" PRIu64 " line%s with detector text could not be read, so this "
 		       "report is incomplete.\n", n, n == 1 ? "" : "s");
+	if (splitlock_offenders_get_undated(r))
+		fprintf(out, "%s.\n", undated_sentence(r));
 	if (splitlock_offenders_get_alignment_checks(r))
 		fprintf(out, "%" PRIu64 " alignment-check kill%s outside fatal mode left out: "
 		       "programs that set the AC flag themselves, not split locks.\n",
@@ -428,20 +449,54 @@ static size_t cell_width(const char *s)
 	return w;
 }
 
-/* Cut @s where its escaped form would pass @width. */
-static void cut_cell(char *s, size_t width)
+/*
+ * What marks a cell cut to fit the terminal, as systemd's tools mark it:
+ * "…" where the terminal's character set is UTF-8, "..." elsewhere. slctl
+ * runs in the C locale, where libsmartcols escapes every byte that is not
+ * printable ASCII: only the marker is written as it is, by stream_rows().
+ */
+static const char *cut_marker(size_t *width)
 {
-	size_t w = 0;
+	static const char *marker;
+	const char *charset;
 
-	for (size_t i = 0; s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-		size_t cw = c < 0x20 || c >= 0x7f || (c == '\\' && s[i + 1] == 'x') ? 4 : 1;
+	if (!marker) {
+		setlocale(LC_CTYPE, "");
+		charset = nl_langinfo(CODESET);
+		marker = strcasecmp(charset, "UTF-8") == 0 || strcasecmp(charset, "utf8") == 0 ?
+			 "\xe2\x80\xa6" : "...";
+		setlocale(LC_CTYPE, "C");
+	}
+	*width = marker[0] == '.' ? 3 : 1;
+	return marker;
+}
 
-		if (w + cw > width) {
-			s[i] = '\0';
-			return;
+/*
+ * Cut @esc, a cell as escaped for the terminal (printable ASCII, "\\xNN"
+ * four columns that stay whole), so that it and a marker @marker_width
+ * wide fit @width; false when it fits whole. A list of addresses (@words)
+ * keeps whole ones, so that a cut address is never read as a shorter one;
+ * its first is cut only when nothing else fits, and marked.
+ */
+static bool cut_escaped(char *esc, size_t width, bool words, size_t marker_width)
+{
+	size_t room = width > marker_width ? width - marker_width : 0, space = 0;
+	bool has_space = false;
+
+	if (strlen(esc) <= width)
+		return false;
+	for (size_t i = 0;;) {
+		size_t unit = esc[i] == '\\' && esc[i + 1] == 'x' ? 4 : 1;
+
+		if (i + unit > room) {
+			esc[words && has_space ? space + 1 : i] = '\0';
+			return true;
 		}
-		w += cw;
+		if (esc[i] == ' ') {
+			space = i;
+			has_space = true;
+		}
+		i += unit;
 	}
 }
 
@@ -529,9 +584,9 @@ static void measure(const struct options *o, const struct splitlock_offenders *r
 		}
 }
 
-/* @widths: pinned column widths (NULL: libsmartcols chooses); @cut: fit them. */
+/* @widths: pinned column widths (NULL: libsmartcols chooses). */
 static int print_rows(const struct options *o, const struct splitlock_offenders *r,
-		      size_t from, size_t to, const size_t *widths, bool cut)
+		      size_t from, size_t to, const size_t *widths)
 {
 	struct libscols_table *tb = scols_new_table();
 	char buf[4096];
@@ -540,8 +595,8 @@ static int print_rows(const struct options *o, const struct splitlock_offenders 
 		return -ENOMEM;
 	scols_table_enable_noheadings(tb, o->noheadings || from > 0);
 	scols_table_enable_raw(tb, o->raw);
-	/* The widths were fitted here, or --full keeps every byte. */
-	if (o->full || cut)
+	/* A terminal's table is cut by stream_rows(); --full keeps every byte. */
+	if (o->full)
 		scols_table_set_termforce(tb, SCOLS_TERMFORCE_NEVER);
 	for (size_t i = 0; i < o->n_cols; i++) {
 		const struct column *c = &columns[o->cols[i]];
@@ -561,8 +616,6 @@ static int print_rows(const struct options *o, const struct splitlock_offenders 
 		}
 		for (size_t i = 0; i < o->n_cols; i++) {
 			cell(o, of, o->cols[i], buf, sizeof(buf));
-			if (cut)
-				cut_cell(buf, widths[i]);
 			scols_line_set_data(ln, i, buf);
 		}
 	}
@@ -611,30 +664,41 @@ static void rowbuf_pad(struct rowbuf *b, size_t n)
 	}
 }
 
-/* One cell as libsmartcols lays it out: escaped, padded unless last. */
-static void put_cell(struct rowbuf *b, const char *text, size_t width, bool right, bool last)
+/*
+ * @text escaped as libsmartcols escapes a cell in the C locale: @text
+ * itself when it has nothing to escape (most cells), else @esc.
+ */
+static const char *escaped(const char *text, char *esc, size_t size)
 {
-	char esc[4096 * 4 + 1];
-	const char *out = text;
-	size_t len;
+	for (size_t i = 0; text[i]; i++) {
+		unsigned char c = (unsigned char)text[i];
 
-	/* Most cells have nothing to escape: written as they are. */
-	for (len = 0; text[len]; len++) {
-		unsigned char c = (unsigned char)text[len];
+		if (c < 0x20 || c >= 0x7f || (c == '\\' && text[i + 1] == 'x')) {
+			printable(text, strlen(text), esc, size);
+			return esc;
+		}
+	}
+	return text;
+}
 
-		if (c < 0x20 || c >= 0x7f || (c == '\\' && text[len + 1] == 'x'))
-			break;
-	}
-	if (text[len]) {
-		printable(text, strlen(text), esc, sizeof(esc));
-		out = esc;
-		len = strlen(esc);
-	}
-	if (right && len < width)
-		rowbuf_pad(b, width - len);
+/*
+ * One cell as libsmartcols lays it out: @out (escaped already), padded
+ * unless last; @marker (NULL: none), @marker_width wide, after the text
+ * of a cut cell.
+ */
+static void put_cell(struct rowbuf *b, const char *out, size_t width, bool right, bool last,
+		     const char *marker, size_t marker_width)
+{
+	size_t len = strlen(out), shown;
+
+	shown = len + (marker ? marker_width : 0);
+	if (right && shown < width)
+		rowbuf_pad(b, width - shown);
 	rowbuf_put(b, out, len);
-	if (!right && !last && len < width)
-		rowbuf_pad(b, width - len);
+	if (marker)
+		rowbuf_put(b, marker, strlen(marker));
+	if (!right && !last && shown < width)
+		rowbuf_pad(b, width - shown);
 	rowbuf_put(b, last ? "\n" : " ", 1);
 }
 
@@ -643,22 +707,41 @@ static void stream_rows(const struct options *o, const struct splitlock_offender
 			size_t n, const size_t *widths, bool cut)
 {
 	static struct rowbuf b;
+	static char esc[4096 * 4 + 1];
 	char buf[4096];
+	size_t marker_width = 0;
+	const char *marker = cut ? cut_marker(&marker_width) : NULL;
 
 	b.len = 0;
 	if (!o->noheadings)
 		for (size_t i = 0; i < o->n_cols; i++)
 			put_cell(&b, columns[o->cols[i]].name, widths[i],
-				 columns[o->cols[i]].flags & SCOLS_FL_RIGHT, i + 1 == o->n_cols);
+				 columns[o->cols[i]].flags & SCOLS_FL_RIGHT, i + 1 == o->n_cols,
+				 NULL, 0);
 	for (size_t k = 0; k < n; k++) {
 		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
 
 		for (size_t i = 0; i < o->n_cols; i++) {
-			cell(o, of, o->cols[i], buf, sizeof(buf));
-			if (cut)
-				cut_cell(buf, widths[i]);
-			put_cell(&b, buf, widths[i], columns[o->cols[i]].flags & SCOLS_FL_RIGHT,
-				 i + 1 == o->n_cols);
+			int col = o->cols[i];
+			bool was_cut = false;
+			const char *out;
+
+			cell(o, of, col, buf, sizeof(buf));
+			out = escaped(buf, esc, sizeof(esc));
+			if (cut && (col == COL_FIRST || col == COL_LAST)) {
+				/* A date that does not fit loses its seconds, nothing
+				 * else ("YYYY-MM-DD HH:MM"); [seconds since boot] stays. */
+				if (strlen(buf) > widths[i] && buf[0] != '[')
+					buf[16] = '\0';
+			} else if (cut && truncatable(col) && strlen(out) > widths[i]) {
+				if (out == buf) {
+					memcpy(esc, buf, strlen(buf) + 1);
+					out = esc;
+				}
+				was_cut = cut_escaped(esc, widths[i], col == COL_IPS, marker_width);
+			}
+			put_cell(&b, out, widths[i], columns[col].flags & SCOLS_FL_RIGHT,
+				 i + 1 == o->n_cols, was_cut ? marker : NULL, marker_width);
 		}
 	}
 	rowbuf_flush(&b);
@@ -674,15 +757,16 @@ static int print_table(const struct options *o, const struct splitlock_offenders
 		measure(o, r, n, widths, !limit);
 	if (limit)
 		fit_widths(o, widths, limit);
-	if (n > TABLE_CHUNK && !o->raw) {
+	/* Cut cells are marked as libsmartcols cannot: streamed here too. */
+	if ((n > TABLE_CHUNK || (limit && n > 0)) && !o->raw) {
 		stream_rows(o, r, n, widths, limit > 0);
 	} else if (n > TABLE_CHUNK) {
 		/* Raw rows are escaped by libsmartcols' rules: chunks of its tables. */
 		for (size_t k = 0; k < n; k += TABLE_CHUNK)
 			if (print_rows(o, r, k, k + TABLE_CHUNK < n ? k + TABLE_CHUNK : n,
-				       widths, false) < 0)
+				       widths) < 0)
 				return -ENOMEM;
-	} else if (n > 0 && print_rows(o, r, 0, n, limit ? widths : NULL, limit > 0) < 0) {
+	} else if (n > 0 && print_rows(o, r, 0, n, NULL) < 0) {
 		return -ENOMEM;
 	}
 	fflush(stdout);
@@ -811,7 +895,8 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 	json_uint(&j, "events", splitlock_offenders_get_events(r));
 	json_uint(&j, "suppressed", splitlock_offenders_get_suppressed(r));
 	json_bool(&j, "complete", splitlock_offenders_get_suppressed(r) == 0 &&
-		  splitlock_offenders_get_unrecognized(r, NULL) == 0);
+		  splitlock_offenders_get_unrecognized(r, NULL) == 0 &&
+		  splitlock_offenders_get_undated(r) == 0);
 	json_uint(&j, "unrecognized", splitlock_offenders_get_unrecognized(r, &first_line));
 	if (first_line)
 		json_uint(&j, "first_unrecognized_line", first_line);
@@ -917,6 +1002,12 @@ static int print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
 	puts("# HELP splitlock_malformed_total Detector-like log lines that did not parse.");
 	puts("# TYPE splitlock_malformed_total counter");
 	printf("splitlock_malformed_total %" PRIu64 "\n", splitlock_offenders_get_malformed(r));
+	if (o->since || o->until) {
+		puts("# HELP splitlock_undated_total Events a --since/--until window left out "
+		     "because the log gives them no wall-clock time.");
+		puts("# TYPE splitlock_undated_total counter");
+		printf("splitlock_undated_total %" PRIu64 "\n", splitlock_offenders_get_undated(r));
+	}
 	if (o->input)
 		return 0; /* a saved log says nothing about this machine's settings */
 
@@ -995,6 +1086,8 @@ static int follow_event(const struct splitlock_offender *of,
 		json_init(&j, stdout);
 		j.pretty = false;
 		json_object_begin(&j, NULL);
+		/* Each line is a document: it says its schema, as the report does. */
+		json_uint(&j, "version", OFFENDERS_JSON_VERSION);
 		format_mono((int64_t)splitlock_kmsg_record_get_usec(rec), buf, sizeof(buf));
 		json_number(&j, "time", buf);
 		if (comm)
@@ -1034,6 +1127,21 @@ static int follow_event(const struct splitlock_offender *of,
 	return 0;
 }
 
+/*
+ * The kernel refuses /dev/kmsg to a user without CAP_SYSLOG while
+ * kernel.dmesg_restrict is 1 (a file under --root: by its mode); either
+ * way, one sentence says what it takes. The exit status for @err.
+ */
+static int kmsg_error(int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		slctl_error("cannot read the kernel log: it needs CAP_SYSLOG (run as root) "
+			    "or kernel.dmesg_restrict=0.");
+	else
+		slctl_error("cannot read the kernel log: %s.", strerror(-err));
+	return slctl_exit_for(err);
+}
+
 static int follow(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 		  const struct options *o)
 {
@@ -1042,10 +1150,8 @@ static int follow(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 	int ret = splitlock_follow_new(r, o->since != NULL, &f);
 	int err;
 
-	if (ret < 0) {
-		slctl_error("cannot follow the kernel log: %s.", strerror(-ret));
-		return slctl_exit_for(ret);
-	}
+	if (ret < 0)
+		return kmsg_error(ret);
 	err = splitlock_follow_get_connector_error(f);
 	if (err == -EPERM || err == -EACCES)
 		slctl_warning("process events unavailable (needs CAP_NET_ADMIN): a task that "
@@ -1082,10 +1188,8 @@ static int follow(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 		}
 	}
 	splitlock_follow_free(f);
-	if (ret < 0) {
-		slctl_error("reading the kernel log failed: %s.", strerror(-ret));
-		return slctl_exit_for(ret);
-	}
+	if (ret < 0)
+		return kmsg_error(ret);
 	return EXIT_OK;
 }
 
@@ -1111,13 +1215,14 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char shorts[] = "+i:g:S:U:t:fF:o:nrlh";
 	const char *cols = NULL;
 	enum format format;
 	char *end;
 	int c;
 
 	o->format = g->json ? FORMAT_JSON : FORMAT_TABLE;
-	while ((c = getopt_long(argc, argv, "+i:g:S:U:t:fF:o:nrlh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -1125,6 +1230,7 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 		case OPT_INPUT_FORMAT:
 			if (splitlock_input_format_parse(optarg, &o->input_format) < 0)
 				return slctl_usage_error("offenders", "unknown input format '%s'.", optarg);
+			o->input_format_set = true;
 			break;
 		case 'g':
 			if (splitlock_group_parse(optarg, &o->group) < 0)
@@ -1173,13 +1279,21 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 			usage(stdout);
 			exit(EXIT_OK);
 		default:
-			return slctl_usage_error("offenders", "bad option.");
+			return slctl_option_error("offenders", argv, shorts, opts);
 		}
 	}
 	if (optind < argc)
 		return slctl_usage_error("offenders", "unexpected argument '%s'.", argv[optind]);
+	if (o->input_format_set && !o->input)
+		return slctl_usage_error("offenders", "--input-format needs --input: the live log "
+					 "is read as /dev/kmsg records.");
 	if (o->follow && o->input)
 		return slctl_usage_error("offenders", "--follow reads the live log, not --input.");
+	/* One line an event: what shapes a report's table has nothing to shape. */
+	if (o->follow && (cols || o->top || o->noheadings || o->raw || o->full))
+		return slctl_usage_error("offenders", "%s shapes the report, not --follow's lines.",
+					 cols ? "--output" : o->top ? "--top" :
+					 o->noheadings ? "--noheadings" : o->raw ? "--raw" : "--full");
 	if (o->follow && o->format == FORMAT_PROMETHEUS)
 		return slctl_usage_error("offenders", "--follow prints events, not --format prometheus.");
 	if (o->format != FORMAT_TABLE && (o->noheadings || o->raw || o->full))
@@ -1238,8 +1352,118 @@ static int set_window(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 					 "out to read to the end of the log.");
 	if (o->until && splitlock_time_parse(o->until, now, boot, &until) < 0)
 		return slctl_usage_error("offenders", "cannot understand --until '%s'.", o->until);
+	/* [since, until) would hold nothing: a typo more likely than a wish. */
+	if (since != SPLITLOCK_TIME_UNKNOWN && until != SPLITLOCK_TIME_UNKNOWN && since >= until)
+		return slctl_usage_error("offenders", "--since '%s' is not before --until '%s'.",
+					 o->since, o->until);
 	splitlock_offenders_set_window(r, since, until);
 	return EXIT_OK;
+}
+
+/* ---- input that is no text --------------------------------------------- */
+
+/*
+ * The first bytes of @fd, left there for the library: pread() of a file
+ * from where it stands, tee() of a pipe. 0 when neither can be peeked.
+ */
+static size_t peek(int fd, unsigned char *buf, size_t size)
+{
+	struct stat st;
+	ssize_t n = 0;
+
+	if (fstat(fd, &st) < 0)
+		return 0;
+	if (S_ISREG(st.st_mode)) {
+		off_t at = lseek(fd, 0, SEEK_CUR);
+
+		n = at < 0 ? -1 : pread(fd, buf, size, at);
+	} else if (S_ISFIFO(st.st_mode)) {
+		int p[2];
+
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return 0;
+		n = tee(fd, p[1], size, 0);
+		if (n > 0)
+			n = read(p[0], buf, (size_t)n);
+		close(p[0]);
+		close(p[1]);
+	}
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* @name for a shell command: as it is, or in double quotes. */
+static void shell_word(const char *name, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	if (name[0] && strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			      "0123456789_./+-,:@%=") == strlen(name)) {
+		snprintf(buf, size, "%s", name);
+		return;
+	}
+	buf[o++] = '"';
+	for (const char *c = name; *c && o + 3 < size; c++) {
+		if (strchr("\"\\$`", *c))
+			buf[o++] = '\\';
+		buf[o++] = *c;
+	}
+	buf[o++] = '"';
+	buf[o] = '\0';
+}
+
+/* A compressed log, a journal file, UTF-16: the command that gives its text. */
+static void packed_input_error(const char *input, const struct packed_log *p)
+{
+	char word[8192];
+
+	if (streq(input, "-")) {
+		slctl_error("standard input is %s; run '%s FILE%s | slctl offenders --input -'.",
+			    p->what, p->command, p->command_after);
+		return;
+	}
+	shell_word(input, word, sizeof(word));
+	slctl_error("'%s' is %s; run '%s %s%s | slctl offenders --input -'.",
+		    input, p->what, p->command, word, p->command_after);
+}
+
+static int read_input(struct splitlock_offenders *r, const struct options *o)
+{
+	int fd = streq(o->input, "-") ? STDIN_FILENO : open(o->input, O_RDONLY | O_CLOEXEC);
+	unsigned char head[PACKED_LOG_MAGIC_MAX];
+	const struct packed_log *packed;
+	struct progress p = { 0 };
+	struct stat st;
+	int ret;
+
+	if (fd < 0) {
+		slctl_error("cannot open '%s': %s.", o->input, strerror(errno));
+		return EXIT_FAIL;
+	}
+	packed = packed_log_find(head, peek(fd, head, sizeof(head)));
+	if (packed) {
+		packed_input_error(o->input, packed);
+		ret = -EMEDIUMTYPE;
+		goto out;
+	}
+	/* Large files on a terminal: say how far we are. */
+	if (isatty(STDERR_FILENO) && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > (64 << 20))
+		p.total = (uint64_t)st.st_size;
+	ret = splitlock_offenders_read_input(r, fd, o->input_format,
+					     p.total ? progress_cb : NULL, &p);
+	if (p.shown)
+		fputs("\r\033[K", stderr);
+	if (ret == -EMEDIUMTYPE)
+		slctl_error("%s%s%s holds binary data, not a kernel log in a form slctl reads "
+			    "(see SAVED LOGS in slctl(8)).", streq(o->input, "-") ? "" : "'",
+			    streq(o->input, "-") ? "standard input" : o->input,
+			    streq(o->input, "-") ? "" : "'");
+	else if (ret < 0)
+		slctl_error("cannot read '%s': %s.", o->input, strerror(-ret));
+out:
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return ret < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
 static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
@@ -1273,46 +1497,19 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		goto out;
 	}
 	if (o.input) {
-		int fd = streq(o.input, "-") ? STDIN_FILENO : open(o.input, O_RDONLY | O_CLOEXEC);
-		struct progress p = { 0 };
-		struct stat st;
-
-		if (fd < 0) {
-			slctl_error("cannot open '%s': %s.", o.input, strerror(errno));
-			ret = EXIT_FAIL;
+		ret = read_input(r, &o);
+		if (ret != EXIT_OK)
 			goto out;
-		}
-		/* Large files on a terminal: say how far we are. */
-		if (isatty(STDERR_FILENO) && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		    st.st_size > (64 << 20))
-			p.total = (uint64_t)st.st_size;
-		ret = splitlock_offenders_read_input(r, fd, o.input_format,
-						     p.total ? progress_cb : NULL, &p);
-		if (p.shown)
-			fputs("\r\033[K", stderr);
-		if (fd != STDIN_FILENO)
-			close(fd);
-		if (ret < 0) {
-			slctl_error("cannot read '%s': %s.", o.input, strerror(-ret));
-			ret = EXIT_FAIL;
-			goto out;
-		}
 	} else {
 		ret = splitlock_offenders_read_kmsg(r);
 		if (ret < 0) {
-			if (ret == -EPERM || ret == -EACCES)
-				slctl_error("cannot read the kernel log: it needs CAP_SYSLOG "
-					    "(kernel.dmesg_restrict is on); run as root.");
-			else
-				slctl_error("cannot read the kernel log: %s.", strerror(-ret));
-			ret = slctl_exit_for(ret);
+			ret = kmsg_error(ret);
 			goto out;
 		}
 	}
-	if (splitlock_offenders_get_undated(r))
-		slctl_warning("%" PRIu64 " event%s without a wall-clock time left out by "
-			      "--since/--until.", splitlock_offenders_get_undated(r),
-			      splitlock_offenders_get_undated(r) == 1 ? "" : "s");
+	/* The table says it after its rows; JSON and Prometheus here too. */
+	if (splitlock_offenders_get_undated(r) && o.format != FORMAT_TABLE)
+		slctl_warning("%s.", undated_sentence(r));
 	switch (o.format) {
 	case FORMAT_JSON:
 		print_json(ctx, &o, r);

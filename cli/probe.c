@@ -27,8 +27,9 @@ static void usage(FILE *out)
 	      "aligned locked instruction, and how much a thread on another CPU\n"
 	      "slows down meanwhile. The split locks last well under a second.\n\n"
 	      "Options:\n"
-	      "      --simulate[=ac|db]  ask the kernel's injection hook (" INJECT ")\n"
-	      "                          for an #AC (default) or #DB trap instead\n"
+	      "      --simulate[=ac|db]  ask the kernel's injection hook for an #AC\n"
+	      "                          (default) or #DB trap instead:\n"
+	      "                          " INJECT "\n"
 	      "      --msr               also read the detector's MSRs on every CPU\n"
 	      "                          (loads the msr module if needed)\n"
 	      "  -h, --help              show this help\n\n"
@@ -321,14 +322,14 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char shorts[] = "h";
 	struct splitlock_probe *p = NULL;
 	struct splitlock_msr *m = NULL;
 	_cleanup_free_ char *summary = NULL;
 	unsigned flags = 0;
 	bool msr = false;
 	int c, r;
-
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, options, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (!optarg || streq(optarg, "ac"))
@@ -345,7 +346,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return slctl_usage_error("probe", "bad option.");
+			return slctl_option_error("probe", argv, shorts, options);
 		}
 	}
 	if (optind < argc)

@@ -487,13 +487,13 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char shorts[] = "+h";
 	_cleanup_free_ char *why = NULL;
 	enum splitlock_lift lift;
 	char **cmd;
 	bool privileged;
 	int c, r;
-
-	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, options, NULL)) != -1) {
 		switch (c) {
 		case 'M':
 			break;
@@ -501,7 +501,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return slctl_usage_error("run", "bad option.");
+			return slctl_option_error("run", argv, shorts, options);
 		}
 	}
 	if (g->json)

@@ -156,8 +156,10 @@ int main(int argc, char **argv)
 	if (g.verbose)
 		splitlock_set_log_priority(ctx, g.verbose > 1 ? LOG_DEBUG : LOG_INFO);
 
-	/* Subcommands see argv[0] = their name, as getopt expects. */
+	/* Subcommands see argv[0] = their name, as getopt expects; getopt
+	 * prints nothing: slctl_option_error() says it in one sentence. */
 	optind = 0;
+	opterr = 0;
 	r = cmd->run(ctx, &g, argc - 1, argv + 1);
 	splitlock_unref(ctx);
 	if (fflush(stdout) != 0 && r == EXIT_OK) {

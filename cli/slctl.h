@@ -60,6 +60,13 @@ void slctl_warning(const char *format, ...) __attribute__((format(printf, 1, 2))
 /* Usage error: message plus a hint to --help; returns EXIT_USAGE. */
 int slctl_usage_error(const char *cmd, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * After getopt_long() returned '?': "unknown option '--x'.", "option '-t'
+ * needs an argument." and the like, as a usage error; returns EXIT_USAGE.
+ */
+struct option;
+int slctl_option_error(const char *cmd, char *const argv[], const char *optstring,
+		       const struct option *opts);
 /* Exit status for a negative errno from the library. */
 int slctl_exit_for(int err);
 /*
@@ -77,6 +84,8 @@ struct slctl_plan_options {
 };
 /* Takes -p/--persist or --dry-run into @plan; false when @c is neither. */
 bool slctl_plan_option(int c, struct slctl_plan_options *plan);
+/* @text on lines of at most 80 columns, each indented by @indent. */
+void slctl_print_wrapped(FILE *out, size_t indent, const char *text);
 /* The bootloader backends the library knows, as text for a sentence. */
 const char *slctl_backend_names(void);
 /* Exit EXIT_PRIVILEGE with a sentence when @cap is missing; 0 when present. */

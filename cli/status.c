@@ -435,16 +435,16 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char shorts[] = "+h";
 	struct status s = { 0 };
 	int c;
-
-	while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return slctl_usage_error("status", "bad option.");
+			return slctl_option_error("status", argv, shorts, options);
 		}
 	}
 	if (optind < argc)

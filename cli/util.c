@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Turning library errors into one sentence and an exit status. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -65,6 +66,53 @@ int slctl_usage_error(const char *cmd, const char *format, ...)
 	return EXIT_USAGE;
 }
 
+/*
+ * getopt_long() has refused argv[optind - 1] (opterr is 0: it printed
+ * nothing). One sentence, as the global options' errors have it.
+ */
+int slctl_option_error(const char *cmd, char *const argv[], const char *optstring,
+		       const struct option *opts)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "", *long_name = NULL;
+	size_t len = 0, matches = 0;
+	const struct option *found = NULL;
+	const char *short_spec;
+
+	/* A long option: its name without "=VALUE", and what getopt matched. */
+	if (strncmp(arg, "--", 2) == 0 && arg[2]) {
+		long_name = arg + 2;
+		len = strcspn(long_name, "=");
+		for (const struct option *o = opts; o->name; o++)
+			if (strncmp(o->name, long_name, len) == 0) {
+				matches++;
+				if (strlen(o->name) == len || !found)
+					found = o;
+				if (strlen(o->name) == len) {
+					matches = 1;
+					break;
+				}
+			}
+		/* In "-xy" after a "--long" argument, optopt names the short one. */
+		if (optopt && !(found && found->val == optopt))
+			long_name = NULL;
+	}
+	if (long_name) {
+		if (matches > 1)
+			return slctl_usage_error(cmd, "option '--%.*s' is ambiguous.", (int)len, long_name);
+		if (!found)
+			return slctl_usage_error(cmd, "unknown option '--%.*s'.", (int)len, long_name);
+		if (long_name[len] == '=' && found->has_arg == no_argument)
+			return slctl_usage_error(cmd, "option '--%s' takes no argument.", found->name);
+		return slctl_usage_error(cmd, "option '--%s' needs an argument.", found->name);
+	}
+	short_spec = optopt && optopt != ':' ? strchr(optstring, optopt) : NULL;
+	if (short_spec && short_spec[1] == ':')
+		return slctl_usage_error(cmd, "option '-%c' needs an argument.", optopt);
+	if (optopt >= 0x20 && optopt < 0x7f)
+		return slctl_usage_error(cmd, "unknown option '-%c'.", optopt);
+	return slctl_usage_error(cmd, "unknown option '%s'.", arg);
+}
+
 int slctl_exit_for(int err)
 {
 	switch (-err) {
@@ -99,6 +147,28 @@ bool slctl_plan_option(int c, struct slctl_plan_options *plan)
 	else
 		return false;
 	return true;
+}
+
+void slctl_print_wrapped(FILE *out, size_t indent, const char *text)
+{
+	size_t col = 0;
+
+	for (const char *w = text; *w;) {
+		size_t len = strcspn(w, " ");
+
+		if (col && col + 1 + len > 80) {
+			fputc('\n', out);
+			col = 0;
+		}
+		if (col == 0)
+			col = (size_t)fprintf(out, "%*s", (int)indent, "");
+		else
+			col += (size_t)fprintf(out, " ");
+		col += fwrite(w, 1, len, out);
+		w += len;
+		w += strspn(w, " ");
+	}
+	fputc('\n', out);
 }
 
 const char *slctl_backend_names(void)

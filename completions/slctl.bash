@@ -72,7 +72,13 @@ _slctl_offenders() {
 		compopt -o nospace
 		return ;;
 	esac
-	COMPREPLY=($(compgen -W "--input --input-format --group-by --since --until --top --follow --format --output --noheadings --raw --full --help $_slctl_global_opts" -- "$cur"))
+	# --follow prints one line an event: no input, nothing that shapes a table.
+	local w opts="--input --input-format --group-by --since --until --top --follow --format --output --noheadings --raw --full --help"
+	for w in "${COMP_WORDS[@]:0:COMP_CWORD}"; do
+		[[ $w == --follow || $w == -f ]] &&
+			opts="--group-by --since --until --format --help"
+	done
+	COMPREPLY=($(compgen -W "$opts $_slctl_global_opts" -- "$cur"))
 }
 
 _slctl_probe() {

@@ -47,18 +47,20 @@ complete -c slctl -n '__fish_seen_subcommand_from run; and contains -- -- (comma
 
 # offenders [OPTIONS]
 set -l off '__fish_seen_subcommand_from offenders'
-complete -c slctl -n $off -s i -l input -r -F -d 'Read a saved log (- for stdin)'
-complete -c slctl -n $off -l input-format -x -a 'auto kmsg kmsg-nul dmesg dmesg-json journal journal-export journal-verbose syslog journal-text' -d 'Format of the saved log'
+# --follow prints one line an event: no input, nothing that shapes a table.
+set -l offnf '__fish_seen_subcommand_from offenders; and not __fish_seen_argument -s f -l follow'
+complete -c slctl -n $offnf -s i -l input -r -F -d 'Read a saved log (- for stdin)'
+complete -c slctl -n $offnf -l input-format -x -a 'auto kmsg kmsg-nul dmesg dmesg-json journal journal-export journal-verbose syslog journal-text' -d 'Format of the saved log'
 complete -c slctl -n $off -s g -l group-by -x -a 'task process comm exe unit' -d 'One entry per'
 complete -c slctl -n $off -s S -l since -x -a 'boot now today yesterday -1h -2h -30m -1d @' -d 'Events from TIME on'
 complete -c slctl -n $off -s U -l until -x -a 'now -1h -2h -30m -1d @' -d 'Events up to TIME'
-complete -c slctl -n $off -s t -l top -x -d 'Only the N offenders with most events'
+complete -c slctl -n $offnf -s t -l top -x -d 'Only the N offenders with most events'
 complete -c slctl -n $off -s f -l follow -d 'Print events as they happen'
 complete -c slctl -n $off -s F -l format -x -a 'table json prometheus' -d 'Output format'
-complete -c slctl -n $off -s o -l output -x -a '(__fish_complete_list , "string split \" \" \"COMM PID TGID KIND ACTION EVENTS FIRST LAST IPS EXE CMDLINE UNIT\"")' -d 'Table columns'
-complete -c slctl -n $off -s n -l noheadings -d 'No table header'
-complete -c slctl -n $off -s r -l raw -d 'Raw table output'
-complete -c slctl -n $off -s l -l full -d 'Do not truncate columns'
+complete -c slctl -n $offnf -s o -l output -x -a '(__fish_complete_list , "string split \" \" \"COMM PID TGID KIND ACTION EVENTS FIRST LAST IPS EXE CMDLINE UNIT\"")' -d 'Table columns'
+complete -c slctl -n $offnf -s n -l noheadings -d 'No table header'
+complete -c slctl -n $offnf -s r -l raw -d 'Raw table output'
+complete -c slctl -n $offnf -s l -l full -d 'Do not truncate columns'
 
 # probe [--simulate[=ac|db]] [--msr]
 complete -c slctl -n '__fish_seen_subcommand_from probe' -l simulate -f -a 'ac db' -d "Ask the kernel's injection hook for a trap instead"

@@ -1634,7 +1634,8 @@ splitlock_offenders_unref(struct splitlock_offenders *report);
  *
  * Keep only events whose wall-clock time (microseconds since the epoch) is
  * in [since, until); SPLITLOCK_TIME_UNKNOWN leaves a side open. Events
- * whose wall-clock time is unknown are left out and counted as undated.
+ * whose wall-clock time is unknown, suppressed ones included, are left out
+ * and counted as undated (splitlock_offenders_get_undated()).
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -1676,6 +1677,13 @@ typedef void (*splitlock_progress_fn)(uint64_t bytes, void *data);
  * Reads a saved log from @fd in @format (SPLITLOCK_INPUT_AUTO: detect it)
  * into the report; never resolves against the live system. @progress (may be
  * NULL) is called now and then with the bytes read so far.
+ *
+ * Returns 0, -EMEDIUMTYPE when @fd holds no text log (compressed data, a
+ * journal file, UTF-16 text, binary data: known from its first bytes,
+ * before anything is counted), -ENOMEM, or the errno of read(2).
+ *
+ * History: -EMEDIUMTYPE since 1.0 (such input was read as text: no
+ * events, and nothing said the report was incomplete).
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -1762,7 +1770,13 @@ uint64_t splitlock_offenders_get_forged(const struct splitlock_offenders *report
 /**
  * splitlock_offenders_get_undated:
  *
- * Events left out by the time window because their time is unknown.
+ * Events left out by the time window because their time is unknown:
+ * those logged and those the kernel's rate limit suppressed ("callbacks
+ * suppressed" lines without a time). Nonzero means the report is
+ * incomplete: its form (raw records, dmesg's stamps since boot without a
+ * boot time) cannot say which of them fell in the window.
+ *
+ * History: suppressed events counted since 1.0 (they were dropped).
  *
  * Since: LIBSPLITLOCK_1
  */

@@ -21,6 +21,7 @@
 #include "log-format.h"
 #include "name-table.h"
 #include "needle-scan.h"
+#include "packed-log.h"
 
 #define INPUT_BUF SL_INPUT_BUF
 #define PROGRESS_STEP (8ull << 20)
@@ -110,6 +111,15 @@ static void count_lines_to(struct sl_reader *rd, const char *pos)
 static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	count_lines_to(rd, line);
+	/*
+	 * A log saved on Windows ends its lines with "\r\n". No text form
+	 * ends a line of its own with a raw CR (the kernel, dmesg and
+	 * journalctl escape it), so it goes; the bytes of an export binary
+	 * field are the field's.
+	 */
+	if (len && line[len - 1] == '\r' && rd->sep == '\n' &&
+	    !(rd->format == SPLITLOCK_INPUT_JOURNAL_EXPORT && rd->pending.in_binary))
+		len--;
 	switch (rd->format) {
 	case SPLITLOCK_INPUT_JOURNAL:
 		return sl_journal_json_line(rd, line, len);
@@ -319,6 +329,30 @@ static bool journal_pretty(const char *p, const char *end)
 	return p < end && *p == '\n';
 }
 
+/*
+ * Binary data read as text holds no detector line, so its report would be
+ * empty and complete. A text log has few control bytes, stray ones where a
+ * crash cut a record; a program, a database or UTF-16 text has them on
+ * every line. The NULs that logrotate's copytruncate leaves at the start
+ * of a file are no part of it. The forms with NULs of their own (NUL-
+ * separated records, export's binary fields) are not asked.
+ */
+static bool looks_binary(const char *p, const char *end)
+{
+	size_t n = 0, control = 0;
+
+	while (p < end && *p == '\0')
+		p++;
+	for (; p < end && n < 4096; p++, n++) {
+		unsigned char c = (unsigned char)*p;
+
+		if ((c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' &&
+		     c != '\r' && c != 0x1b) || c == 0x7f)
+			control++;
+	}
+	return control * 16 > n;
+}
+
 static int fill(int fd, char *buf, size_t *end, size_t size, bool *eof)
 {
 	ssize_t n;
@@ -373,10 +407,19 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			/* Decide on the first full buffer, or all there is. */
 			if (end < INPUT_BUF && !eof)
 				continue;
+			if (packed_log_find(buf, end)) {
+				sl_dbg(ctx, "the input is %s, not text", packed_log_find(buf, end)->what);
+				return -EMEDIUMTYPE;
+			}
 			if (*format == SPLITLOCK_INPUT_AUTO)
 				rd.format = *format = detect(buf, end);
 			detected = true;
 			sl_dbg(ctx, "input format: %s", splitlock_input_format_name(rd.format));
+			if (rd.format != SPLITLOCK_INPUT_KMSG_NUL &&
+			    rd.format != SPLITLOCK_INPUT_JOURNAL_EXPORT && looks_binary(buf, buf + end)) {
+				sl_dbg(ctx, "the input holds binary data, not text");
+				return -EMEDIUMTYPE;
+			}
 			if (rd.format == SPLITLOCK_INPUT_JOURNAL && journal_pretty(buf, buf + end)) {
 				rd.object = object = malloc(INPUT_BUF);
 				if (!object)

@@ -652,8 +652,12 @@ static int add_log_record(struct splitlock_offenders *r,
 	    r->boot_wall != SPLITLOCK_TIME_UNKNOWN)
 		wall = r->boot_wall + lr->mono_usec;
 	if (!in_window(r, wall, &undated)) {
+		/* The window cannot say whether the kernel's suppressed events
+		 * were in it either: they are as undated as the logged ones. */
 		if (undated && type == SPLITLOCK_LINE_EVENT)
 			r->undated++;
+		else if (undated && type == SPLITLOCK_LINE_SUPPRESSED)
+			r->undated += ev.suppressed;
 		return 0;
 	}
 	if (type == SPLITLOCK_LINE_SUPPRESSED) {

@@ -123,6 +123,21 @@ test_fish_offers_the_values_of_each_argument() {
 	every_value fish
 }
 
+# After --follow, the options it refuses are not offered (usage errors).
+test_no_shell_offers_what_follow_refuses() {
+	local shell offered o
+	for shell in bash zsh fish; do
+		offered=$("${shell}_offers" slctl offenders --follow --) || fail "$shell failed"
+		grep -qx -- --group-by <<<"$offered" || fail "$shell: no --group-by after --follow: $offered"
+		for o in --input --input-format --top --output --noheadings --raw --full; do
+			grep -qx -- "$o" <<<"$offered" && fail "$shell offers $o after --follow"
+		done
+		offered=$("${shell}_offers" slctl offenders --) || fail "$shell failed"
+		grep -qx -- --output <<<"$offered" || fail "$shell: no --output without --follow"
+	done
+	true
+}
+
 test_zsh_and_fish_complete_the_column_list_after_a_comma() {
 	zsh_offers slctl offenders -o COMM, | grep -qx EVENTS || fail "zsh: $(zsh_offers slctl offenders -o COMM,)"
 	fish_offers slctl offenders -o COMM, | grep -qx COMM,EVENTS || fail "fish: $(fish_offers slctl offenders -o COMM,)"

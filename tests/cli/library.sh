@@ -344,10 +344,12 @@ test_bash_completion_offers_commands_and_values() {
 }
 
 test_completion_offers_exactly_the_library_backends() {
-	# The library's list, as slctl mode --help prints it.
+	# The library's list, as slctl mode --help prints it: the lines
+	# between --backend's and the next option's, wrapped to 80 columns.
 	local lib comp
-	lib=$("$SLCTL" mode --help | sed -n 's/^ *\(rpm-ostree.*\)$/\1/p' |
-		sed 's/ (also systemd-boot)/, systemd-boot/; s/ or /, /' | tr -d ',' | tr ' ' '\n' | sort | tr '\n' ' ')
+	lib=$("$SLCTL" mode --help | sed -n '/-b, --backend NAME/,/^  *-/p' | sed '1d;$d' | tr -s ' \n' '  ' |
+		sed 's/^ //; s/ (also systemd-boot)/, systemd-boot/; s/ or /, /' | tr -d ',' | tr ' ' '\n' |
+		grep . | sort | tr '\n' ' ')
 	comp=$(complete_words slctl mode fatal --backend '' | tr ' ' '\n' | grep -vx auto | sort | tr '\n' ' ')
 	[ -n "$lib" ] || fail "no backend list in slctl mode --help"
 	[ "$lib" = "$comp" ] || fail "completion offers '$comp', the library has '$lib'"

@@ -146,6 +146,30 @@ test_lines_cut_before_the_trap_are_unread() {
 	expect_json .unrecognized 0
 }
 
+# A log saved on Windows ends its lines with \r\n: every text form reads
+# it as it reads the original (the fatal-mode boot line, which decides
+# whether alignment-check kills count, ends in "...split_locks\r").
+test_crlf_lines_read_as_the_original() {
+	local f want got n=0
+	for f in "$F"/events.* "$F"/hostile.journal-short \
+		"$FIXTURES"/offenders/log.kmsg "$FIXTURES"/offenders/log.dmesg-x; do
+		want=$(report "$f")
+		sed 's/$/\r/' "$f" >"$T/crlf"
+		got=$(report "$T/crlf")
+		[ "$got" = "$want" ] || fail "${f##*/} with CRLF: $got; without: $want"
+		n=$((n + 1))
+	done
+	[ $n -ge 30 ] || fail "only $n forms"
+	# An export binary field's size counts its bytes: a CR added inside
+	# it breaks the field, which is then unread, not lost.
+	sed 's/$/\r/' "$F/newline.journal-export" >"$T/crlf"
+	run "$SLCTL" offenders --input "$T/crlf" --json
+	expect_json '[.events, .unrecognized, .complete] | @csv' '1,1,false'
+	printf '[    0.100000] x86/split lock detection: #AC: crashing the kernel on kernel split_locks and sending SIGBUS on user-space split_locks\r\n[    9.000000] traps: legacy[7000] trap alignment check ip:7f12a0001234 sp:7ffd1000 error:0 in libfoo.so[7f12a0000000+5000]\r\n' >"$T/fatal"
+	run "$SLCTL" offenders --input "$T/fatal" --json
+	expect_json '[.events, .alignment_checks, .complete, .offenders[0].action] | @csv' '1,0,true,"fatal"'
+}
+
 test_forced_format_reads_the_same() {
 	local want
 	want=$(report "$F/events.kmsg")

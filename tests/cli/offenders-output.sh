@@ -161,6 +161,56 @@ test_table_fits_the_terminal() {
 	grep -q 'CJobMgr::m_Work .*0x140aa2cf3' <<<"$out" || fail "a pipe got a cut table: $out"
 }
 
+# A cell cut to fit the terminal ends in a marker ("…" where the locale is
+# UTF-8, "..." elsewhere), and an address is never shown cut as if it were
+# a shorter one: "0xffffffff810" was. A list keeps its whole addresses.
+starts_an_address() { # PREFIX ADDRESSES
+	local a
+	while IFS= read -r a; do
+		[[ $a == "$1"* ]] && return 0
+	done <<<"$2"
+	return 1
+}
+
+test_cut_cells_are_marked_and_never_pass_for_whole_ones() {
+	local R=$FIXTURES/offenders/root loc marker cols line word whole cut
+	# Every address of the report, uncut (a pipe).
+	whole=$("$SLCTL" --root "$R" offenders -o IPS -n 2>/dev/null | tr ' ' '\n' | grep .)
+	grep -qxF 0xffffffff81000000 <<<"$whole" || fail "addresses: $whole"
+	for loc in C.UTF-8 C; do
+		marker=...
+		[ $loc = C ] || marker=$'\u2026'
+		cut=0
+		for cols in 30 40 60; do
+			out=$(LC_ALL=$loc script -qec "stty cols $cols; '$SLCTL' --root '$R' offenders -o COMM,PID,IPS" /dev/null | tr -d '\r')
+			while IFS= read -r line; do
+				[ -n "$line" ] || break
+				[[ $line == COMM* ]] && continue
+				# The IPS cell: whole addresses, or the start of one
+				# and the marker, or the marker alone after them.
+				for word in $(sed -E 's/^.* +[0-9]+ //' <<<"$line"); do
+					grep -qxF -- "$word" <<<"$whole" && continue
+					[[ $word == *"$marker" ]] || fail "$loc, $cols columns: '$word' passes for an address: $line"
+					cut=$((cut + 1))
+					[ "$word" = "$marker" ] && continue
+					starts_an_address "${word%"$marker"}" "$whole" ||
+						fail "$loc, $cols columns: '$word' is no address cut: $line"
+				done
+			done <<<"$out"
+		done
+		[ $cut -gt 0 ] || fail "$loc: nothing was cut"
+		# The name column is marked too.
+		out=$(LC_ALL=$loc script -qec "stty cols 80; '$SLCTL' offenders --input '$F/events.kmsg'" /dev/null | tr -d '\r')
+		grep -qE "^CJobMgr::[^ ]*$marker +4250 " <<<"$out" || fail "$loc: the name: $out"
+	done
+	# A list keeps the addresses that fit whole.
+	out=$(LC_ALL=C.UTF-8 script -qec "stty cols 40; '$SLCTL' --root '$R' offenders -o COMM,PID,IPS" /dev/null | tr -d '\r')
+	grep -qF $'GoW.exe+0x3d2d1 \u2026' <<<"$out" || fail "the list of two: $out"
+	# A pipe gets every byte, unmarked.
+	run "$SLCTL" --root "$R" offenders -o COMM,PID,IPS
+	grep -qF "GoW.exe+0x3d2d1 GoW.exe+0xaa2cf3" <<<"$out" || fail "a pipe got a cut table: $out"
+}
+
 # -n and -r are for scripts: rows on stdout, the summary on stderr.
 test_noheadings_and_raw_print_rows_only() {
 	local opt lines

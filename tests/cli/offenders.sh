@@ -139,12 +139,82 @@ test_garbage_and_truncated_input_never_crash() {
 	expect_json .malformed 5
 	head -c 300000 /dev/urandom >"$T/random"
 	run "$SLCTL" offenders --input "$T/random" --json
-	expect_rc 0
+	expect_rc 1
+	expect_one_sentence
 	for f in log.kmsg log.journal.json log.dmesg; do
 		head -c 777 "$LOGS/$f" >"$T/cut"
 		run "$SLCTL" offenders --input "$T/cut" --json
 		expect_rc 0
 	done
+}
+
+# A compressed log, a journal file or a program is no text log: it was
+# read as text and gave "0 events", complete, exit 0. Each is refused in
+# one sentence naming the command that gives its text, which then works.
+test_compressed_and_binary_input_are_refused() {
+	local tool cat_cmd name magic
+	# gzip and xz are on every Debian system: their commands are run too.
+	while read -r tool cat_cmd name; do
+		"$tool" -c "$LOGS/log.kmsg" >"$T/log.$tool"
+		run "$SLCTL" offenders --input "$T/log.$tool" --json
+		expect_rc 1
+		[ -z "$out" ] || fail "$tool: a report on stdout: $out"
+		expect_one_sentence
+		expect_err "'$T/log.$tool' is $name; run '$cat_cmd $T/log.$tool | slctl offenders --input -'."
+		# From a pipe, and from a redirected file, too.
+		run bash -c "cat '$T/log.$tool' | '$SLCTL' offenders --input -"
+		expect_rc 1
+		expect_one_sentence
+		expect_err "standard input is $name; run '$cat_cmd FILE | slctl offenders --input -'."
+		run bash -c "'$SLCTL' offenders --input - <'$T/log.$tool'"
+		expect_rc 1
+		expect_err "standard input is $name"
+		# The command named gives the report of the log itself.
+		run bash -c "$cat_cmd '$T/log.$tool' | '$SLCTL' offenders --input - --json"
+		expect_rc 0
+		expect_json .events 11
+	done <<-'EOF'
+	gzip zcat gzip-compressed
+	xz xzcat xz-compressed
+	EOF
+	# The others by their magic numbers.
+	while read -r magic cat_cmd name; do
+		printf "$magic" >"$T/log"
+		cat "$LOGS/log.kmsg" >>"$T/log"
+		run "$SLCTL" offenders --input "$T/log"
+		expect_rc 1
+		expect_err "'$T/log' is $name; run '$cat_cmd $T/log | slctl offenders --input -'."
+	done <<-'EOF'
+	\x28\xb5\x2f\xfd zstdcat zstd-compressed
+	BZh91AY&SY bzcat bzip2-compressed
+	\x04\x22\x4d\x18 lz4cat lz4-compressed
+	EOF
+	# A journal file (its magic and header), a program, UTF-16 text.
+	printf 'LPKSHHRH\0\0\0\0\0\0\0\0' >"$T/system.journal"
+	head -c 4096 /dev/zero >>"$T/system.journal"
+	run "$SLCTL" offenders --input "$T/system.journal"
+	expect_rc 1
+	expect_err "is a systemd journal file; run 'journalctl --file $T/system.journal -o export | slctl offenders --input -'."
+	run "$SLCTL" offenders --input /bin/ls --json
+	expect_rc 1
+	expect_one_sentence
+	expect_err "'/bin/ls' holds binary data, not a kernel log"
+	{ printf '\xff\xfe'; iconv -f UTF-8 -t UTF-16LE "$LOGS/log.dmesg"; } >"$T/utf16.log"
+	run "$SLCTL" offenders --input "$T/utf16.log"
+	expect_rc 1
+	expect_err "is UTF-16 text; run 'iconv -f UTF-16 -t UTF-8 $T/utf16.log | slctl offenders --input -'."
+	# A name the shell would split is quoted in the command.
+	gzip -c "$LOGS/log.kmsg" >"$T/my log.gz"
+	run "$SLCTL" offenders --input "$T/my log.gz"
+	expect_err "run 'zcat \"$T/my log.gz\" | slctl offenders --input -'."
+	# A text log with a few stray bytes (a crash's) is still read.
+	run "$SLCTL" offenders --input "$LOGS/garbage.kmsg" --json
+	expect_rc 0
+	# So is one that starts with the hole copytruncate leaves.
+	{ head -c 100000 /dev/zero; cat "$LOGS/log.dmesg"; } >"$T/hole.log"
+	run "$SLCTL" offenders --input "$T/hole.log" --json
+	expect_rc 0
+	expect_json .events 11
 }
 
 test_live_log_resolves_processes() {
@@ -232,10 +302,39 @@ test_since_and_until() {
 	# Times since boot cannot be placed on the calendar for a saved log.
 	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --since @$((BTIME + 8)) --json
 	expect_json .events 0
-	expect_json .undated 11
-	expect_err "without a wall-clock time"
+	expect_json .undated 36
+	expect_json .complete false
+	expect_err "have no wall-clock time"
 	run "$SLCTL" offenders --since yesterday-ish
 	expect_rc 2
+}
+
+# A log whose form has no wall-clock time (raw records, dmesg's stamps
+# since boot) cannot say what falls in a --since/--until window: its
+# events and the kernel's suppressed counts were dropped, and the report
+# said it was complete (Prometheus: zero).
+test_window_over_a_log_without_wall_clock_is_incomplete() {
+	local P="x86/split lock detection: #AC:"
+	printf '4,1,5000000,-;%s a/1 took a split_lock trap at address: 0x1\n4,2,6000000,-;%s b/2 took a split_lock trap at address: 0x2\n' \
+		"$P" "$P" >"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --json
+	expect_json '[.events, .complete] | @csv' '2,true'
+	run "$SLCTL" offenders --input "$T/log" --since @$((BTIME + 8)) --json
+	expect_rc 0
+	expect_json '[.events, .undated, .complete] | @csv' '0,2,false'
+	# The kernel's suppressed events are as undated as the others.
+	printf '4,3,7000000,-;split_lock_warn: 5 callbacks suppressed\n' >>"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --until @$((BTIME + 8)) --json
+	expect_json '[.events, .suppressed, .undated, .complete] | @csv' '0,0,7,false'
+	run "$SLCTL" offenders --input "$T/log" --since @$((BTIME + 8)) --format prometheus
+	expect_rc 0
+	expect_out 'splitlock_undated_total 7'
+	# The table says so after its rows, in words.
+	run "$SLCTL" offenders --input "$T/log" --since @$((BTIME + 8))
+	expect_out "7 events have no wall-clock time in this log's form, so --since/--until cannot place them and this report is incomplete"
+	# A window over a log with wall-clock times is complete as before.
+	run "$SLCTL" offenders --input "$FIXTURES/offenders/formats/newline.journal-json" --since @0 --json
+	expect_json '[.events, .undated, .complete] | @csv' '2,0,true'
 }
 
 test_prometheus() {
@@ -300,6 +399,9 @@ test_follow_streams_events() {
 	expect_rc 124
 	[ "$(wc -l <<<"$out")" -eq 11 ] || fail "expected 11 events: $out"
 	expect_err "process events are only followed on the running system"
+	# Each line is a document of its own, with the report's "version".
+	[ "$(jq -s -c '[.[] | keys_unsorted[0] == "version" and .version == 1] | unique' <<<"$out")" = '[true]' ] ||
+		fail "a line without \"version\": $(head -1 <<<"$out")"
 	[ "$(head -1 <<<"$out" | jq -r '[.comm, .exe] | @csv')" = '"GoW.exe","/opt/games/GoW/GoW.exe"' ] ||
 		fail "first event: $(head -1 <<<"$out")"
 	# New records only, as they come. Wait (without a fixed sleep, so that a
@@ -316,6 +418,77 @@ test_follow_streams_events() {
 		fail "follow line: $(cat "$T/follow.out")"
 	run "$SLCTL" offenders --follow --input "$LOGS/log.kmsg"
 	expect_rc 2
+}
+
+# --follow prints one line an event: the options that shape a report's
+# table were silently ignored; they are usage errors, before anything is
+# read. --group-by decides what each line's "events" counts.
+test_follow_refuses_what_it_cannot_honour() {
+	local args
+	while IFS= read -r args; do
+		eval "run timeout 5 \"\$SLCTL\" --root \"\$ROOT\" offenders --follow $args"
+		expect_rc 2
+		[ -z "$out" ] || fail "$args: printed $out"
+		expect_err "not --follow's lines"
+	done <<-'EOF'
+	-o COMM,PID
+	--output PID
+	-t 3
+	--top 1
+	-n
+	-r
+	--full
+	--json -o COMM
+	EOF
+	expect_err "slctl offenders --help"
+	# The thread CJobMgr::m_Work/4250 is GoW.exe's: a process counts its
+	# events together, a task apart.
+	run timeout -s INT 3 "$SLCTL" --root "$ROOT" offenders --follow --since boot --json -g process
+	[ "$(jq -s -c '[.[] | select(.pid == 4242) | .events]' <<<"$out")" = '[1,2,3]' ] ||
+		fail "-g process: $out"
+	run timeout -s INT 3 "$SLCTL" --root "$ROOT" offenders --follow --since boot --json -g task
+	[ "$(jq -s -c '[.[] | select(.comm == "CJobMgr::m_Work") | [.pid, .events]]' <<<"$out")" = '[[4250,1]]' ] ||
+		fail "-g task: $out"
+}
+
+# --input-format without --input read the live log as if it were not
+# there; --since after --until gave an empty report. Both are usage errors.
+test_input_format_needs_input_and_since_comes_before_until() {
+	run "$SLCTL" --root "$ROOT" offenders --input-format dmesg
+	expect_rc 2
+	expect_err "--input-format needs --input"
+	run "$SLCTL" --root "$ROOT" offenders --input-format auto --json
+	expect_rc 2
+	run "$SLCTL" offenders --input "$LOGS/log.journal.json" --since '2026-12-02' --until '2026-12-01'
+	expect_rc 2
+	[ -z "$out" ] || fail "printed $out"
+	expect_err "--since '2026-12-02' is not before --until '2026-12-01'."
+	run "$SLCTL" --root "$ROOT" offenders --since @$((BTIME + 9)) --until @$((BTIME + 9))
+	expect_rc 2
+	run "$SLCTL" --root "$ROOT" offenders --since @$((BTIME + 9)) --until @$((BTIME + 10)) --json
+	expect_rc 0
+}
+
+# A user who may not read the kernel log is told what it takes, in one
+# sentence, when following as when reporting ("Operation not permitted").
+test_unreadable_kernel_log_names_what_it_needs() {
+	require_root "setpriv to become another user"
+	local args
+	copy_fixture offenders/root
+	chmod 755 "$T"
+	chmod -R a+rX "$T/root"
+	chmod 600 "$T/root/dev/kmsg"
+	for args in "" "--follow" "--follow --json"; do
+		# shellcheck disable=SC2086
+		run timeout 10 setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+			--bounding-set=-all "$SLCTL" --root "$T/root" offenders $args
+		expect_rc 3
+		[ -z "$out" ] || fail "$args: printed $out"
+		grep -v 'process events' <<<"$err" >"$T/err"
+		err=$(cat "$T/err")
+		expect_one_sentence
+		expect_err "cannot read the kernel log: it needs CAP_SYSLOG (run as root) or kernel.dmesg_restrict=0."
+	done
 }
 
 test_status_shows_events_and_top_offenders() {

@@ -18,6 +18,37 @@ test_unknown_command_and_option() {
 	expect_err "slctl status --help"
 }
 
+# An option error is one sentence, then the hint, as a global option's:
+# getopt's own line and a second "bad option." are gone.
+test_option_errors_are_one_sentence_like_the_global_ones() {
+	local cmd args want
+	run "$SLCTL" --frobnicate
+	expect_rc 2
+	[ "$err" = "slctl: unknown option '--frobnicate'.
+Try 'slctl --help' for more information." ] || fail "global: $err"
+	while IFS='|' read -r cmd args want; do
+		# shellcheck disable=SC2086
+		run "$SLCTL" --root "$FIXTURES/stock-ac" $cmd $args
+		expect_rc 2
+		[ "$err" = "slctl: $want
+Try 'slctl $cmd --help' for more information." ] || fail "$cmd $args: $err"
+	done <<-'EOF'
+	status|--frobnicate|unknown option '--frobnicate'.
+	status|-x|unknown option '-x'.
+	mitigate|--persist=yes|option '--persist' takes no argument.
+	mode|--backend|option '--backend' needs an argument.
+	mode|-b|option '-b' needs an argument.
+	offenders|--bogus|unknown option '--bogus'.
+	offenders|-nz|unknown option '-z'.
+	offenders|--top|option '--top' needs an argument.
+	offenders|-t|option '-t' needs an argument.
+	offenders|--in x|option '--in' is ambiguous.
+	offenders|--follow=yes|option '--follow' takes no argument.
+	probe|--frobnicate|unknown option '--frobnicate'.
+	run|--frobnicate -- true|unknown option '--frobnicate'.
+	EOF
+}
+
 test_bad_mitigate_arguments() {
 	copy_fixture stock-ac
 	local before arg
@@ -60,6 +91,18 @@ test_help_everywhere() {
 		run "$SLCTL" --help "$cmd"
 		expect_rc 0
 		expect_out "Usage: slctl $cmd"
+	done
+}
+
+# Every help fits an 80-column terminal, as util-linux's do.
+test_help_lines_fit_80_columns() {
+	local cmd
+	for cmd in "" status mitigate mode run offenders probe; do
+		# shellcheck disable=SC2086
+		run "$SLCTL" $cmd --help
+		expect_rc 0
+		awk 'length > 80 { print length ": " $0; bad = 1 } END { exit bad }' <<<"$out" >"$T/long" ||
+			fail "slctl $cmd --help: $(cat "$T/long")"
 	done
 }
 

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -217,6 +218,83 @@ TEST(an_empty_log_gives_an_empty_report)
 	close(fd);
 	splitlock_offenders_unref(r);
 	splitlock_unref(ctx);
+}
+
+/* @len bytes of @data read as a saved log in @format: the result. */
+static int read_bytes(const void *data, size_t len, enum splitlock_input_format format,
+		      uint64_t *events)
+{
+	struct splitlock_ctx *ctx = splitlock_new("/");
+	struct splitlock_offenders *r;
+	int fd = memfd_create("log", MFD_CLOEXEC), ret;
+
+	CHECK(fd >= 0);
+	CHECK_INT(write(fd, data, len), len);
+	lseek(fd, 0, SEEK_SET);
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &r), 0);
+	ret = splitlock_offenders_read_input(r, fd, format, NULL, NULL);
+	*events = splitlock_offenders_get_events(r);
+	close(fd);
+	splitlock_offenders_unref(r);
+	splitlock_unref(ctx);
+	return ret;
+}
+
+/*
+ * A compressed log, a journal file or a program read as text gave a
+ * report of no events that said nothing of it: refused, in any format.
+ */
+TEST(input_that_is_no_text_is_refused)
+{
+	static const char line[] = "4,1,5000000,-;x86/split lock detection: #AC: "
+				   "a/1 took a split_lock trap at address: 0x1\n";
+	static const char dmesg_line[] = "[    4.000000] usb 1-1: new device\n"
+					 "[    5.000000] x86/split lock detection: #AC: "
+					 "a/1 took a split_lock trap at address: 0x1\n";
+	static const char *const magics[] = {
+		"\x1f\x8b\x08", "\x28\xb5\x2f\xfd", "\xfd" "7zXZ", "BZh91AY&SY",
+		"\x04\x22\x4d\x18", "LPKSHHRH", "\xff\xfe",
+	};
+	char buf[8192];
+	uint64_t events;
+
+	CHECK_INT(read_bytes(line, strlen(line), SPLITLOCK_INPUT_AUTO, &events), 0);
+	CHECK_INT(events, 1);
+	for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++) {
+		size_t n = strlen(magics[i]) + (i == 2); /* xz's magic ends in a NUL */
+
+		memcpy(buf, magics[i], n);
+		memcpy(buf + n, line, sizeof(line));
+		CHECK_INT(read_bytes(buf, n + strlen(line), SPLITLOCK_INPUT_AUTO, &events),
+			  -EMEDIUMTYPE);
+		CHECK_INT(read_bytes(buf, n + strlen(line), SPLITLOCK_INPUT_KMSG, &events),
+			  -EMEDIUMTYPE);
+		CHECK_INT(events, 0);
+	}
+	/* Binary bytes: one in ten a control byte, as in a program. */
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = i % 10 ? 'a' + (char)(i % 26) : '\0';
+	memcpy(buf + 100, line, strlen(line));
+	CHECK_INT(read_bytes(buf, sizeof(buf), SPLITLOCK_INPUT_AUTO, &events), -EMEDIUMTYPE);
+	CHECK_INT(read_bytes(buf, sizeof(buf), SPLITLOCK_INPUT_DMESG, &events), -EMEDIUMTYPE);
+	/* A stray NUL in a text log is a text log... */
+	memcpy(buf, line, strlen(line));
+	memcpy(buf + strlen(line), "cut\0off\n", 8);
+	memcpy(buf + strlen(line) + 8, line, strlen(line));
+	CHECK_INT(read_bytes(buf, 8 + 2 * strlen(line), SPLITLOCK_INPUT_AUTO, &events), 0);
+	CHECK_INT(events, 2);
+	/* ... and so is one after the hole of NULs that copytruncate leaves. */
+	memset(buf, 0, 3000);
+	memcpy(buf + 3000, dmesg_line, strlen(dmesg_line));
+	CHECK_INT(read_bytes(buf, 3000 + strlen(dmesg_line), SPLITLOCK_INPUT_AUTO, &events), 0);
+	CHECK_INT(events, 1);
+	/* NUL-separated records are no binary data. */
+	for (size_t i = 0; i < 40; i++) {
+		memcpy(buf + i * strlen(line), line, strlen(line));
+		buf[(i + 1) * strlen(line) - 1] = '\0';
+	}
+	CHECK_INT(read_bytes(buf, 40 * strlen(line), SPLITLOCK_INPUT_AUTO, &events), 0);
+	CHECK_INT(events, 40);
 }
 
 /*
