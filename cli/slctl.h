@@ -61,6 +61,8 @@ void slctl_warning(const char *format, ...) __attribute__((format(printf, 1, 2))
 int slctl_usage_error(const char *cmd, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Exit status for a negative errno from the library. */
+/* -ETIMEDOUT of a lookup under /proc/sys or /sys: the sentence (exit 1). */
+void slctl_lookup_stalled(void);
 int slctl_exit_for(int err);
 /*
  * --persist and --dry-run, which mode and mitigate take alike: both plan a

@@ -65,6 +65,13 @@ int slctl_usage_error(const char *cmd, const char *format, ...)
 	return EXIT_USAGE;
 }
 
+void slctl_lookup_stalled(void)
+{
+	slctl_error("a lookup under /proc/sys or /sys has waited %d seconds on a directory's "
+		    "lock that another process holds; nothing was changed, and nothing is shown.",
+		    5);
+}
+
 int slctl_exit_for(int err)
 {
 	switch (-err) {
