@@ -203,9 +203,12 @@ static void reset_util_clamp(void)
 
 /*
  * A nice of 19, SCHED_IDLE, the idle I/O class or one busy CPU would make
- * others wait on our locks; an oom_score_adj of 1000 would make us the
- * first process the OOM killer ends, in the middle of a lease, under
- * memory pressure the caller can cause. Best effort: each is a default.
+ * others wait on our locks. The OOM killer must never end us in the
+ * middle of a lease: the caller can fill its memory cgroup with pages
+ * that count in no process's RSS (a memfd), and the killer then picks
+ * the largest process, which is us (eighth review). -1000 exempts us; we
+ * are small, and what we hold back is the whole machine's protection.
+ * Best effort: each is a default.
  */
 static void reset_scheduling(void)
 {
@@ -232,10 +235,16 @@ static void reset_scheduling(void)
 	reset_util_clamp();
 	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		/* A kernel that refuses keeps the caller's value. */
-		ssize_t n = write(fd, "0\n", 2);
+		/*
+		 * Without CAP_SYS_RESOURCE (a container's bounding set) the
+		 * kernel refuses to lower it: then at least the default. A
+		 * kernel that refuses both keeps the caller's value.
+		 */
+		if (write(fd, "-1000\n", 6) != 6) {
+			ssize_t n = write(fd, "0\n", 2);
 
-		(void)n;
+			(void)n;
+		}
 		close(fd);
 	}
 }
@@ -334,33 +343,17 @@ static bool find_mount(const char *controllers, char *mnt, size_t size)
 }
 
 /*
- * A cgroup a user may act on: the directory, or one above it up to the
- * hierarchy's root, belongs to someone other than root (systemd's
- * delegation chowns a user's subtree to the user, who may then create
- * cgroups inside, move processes between them, and kill or freeze them).
+ * Into the root cgroup of every hierarchy, v2 and each v1: the helper
+ * serves the whole machine, and any cgroup below the root is one a user
+ * can act on. A delegated one (systemd chowns a user's subtree to the
+ * user) the user kills or freezes itself; a root-owned session scope
+ * (session-N.scope) through logind, whose KillSession lets a session's
+ * owner signal every process of its scope without authorization, or
+ * through its memory limit, whose OOM killer picks the largest process
+ * there (eighth review). The caller's end still ends the lease (the
+ * caller's pidfd).
  */
-static bool delegated(const char *mnt, const char *path)
-{
-	char dir[PATH_MAX];
-	struct stat st;
-	size_t len;
-
-	if (snprintf(dir, sizeof(dir), "%s%s", mnt, path) >= (int)sizeof(dir))
-		return true;
-	len = strlen(dir);
-	while (len > strlen(mnt)) {
-		if (stat(dir, &st) == 0 && st.st_uid != 0)
-			return true;
-		while (len > strlen(mnt) && dir[len - 1] != '/')
-			len--;
-		if (len > strlen(mnt))
-			len--;
-		dir[len] = '\0';
-	}
-	return false;
-}
-
-int helper_leave_delegated_cgroups(char **why)
+int helper_leave_cgroups(char **why)
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/self/cgroup", "re");
 	char line[PATH_MAX + 256];
@@ -381,9 +374,8 @@ int helper_leave_delegated_cgroups(char **why)
 		nl = strchr(path, '\n');
 		if (nl)
 			*nl = '\0';
+		/* A hierarchy mounted nowhere can be written by nobody. */
 		if (streq(path, "/") || !find_mount(controllers, mnt, sizeof(mnt)))
-			continue;
-		if (!delegated(mnt, path))
 			continue;
 		/*
 		 * The hierarchy's root is root's and takes any process (cgroup
@@ -395,8 +387,8 @@ int helper_leave_delegated_cgroups(char **why)
 		if (fd < 0 || write(fd, "0\n", 2) != 2) {
 			int e = errno;
 
-			return say(why, -e, "cannot leave the cgroup %s%s, which its user may kill "
-				   "or freeze: %s", mnt, path, strerror(e));
+			return say(why, -e, "cannot leave the cgroup %s%s, where its user may have "
+				   "it killed or frozen: %s", mnt, path, strerror(e));
 		}
 	}
 	return 0;

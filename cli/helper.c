@@ -425,7 +425,7 @@ void slctl_helper_prepare(void)
 		return; /* a user's own process: run() says it needs pkexec */
 	r = helper_sanitize(&why);
 	if (r == 0)
-		r = helper_leave_delegated_cgroups(&why);
+		r = helper_leave_cgroups(&why);
 	/*
 	 * Started even after a failure, to say so without blocking; if it
 	 * cannot start, nothing is said: a write of ours to the caller's

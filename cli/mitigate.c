@@ -33,7 +33,10 @@ static int read_failed(int r)
 			    "(some distributions backport it to older stable kernels).");
 		return EXIT_UNSUPPORTED;
 	}
-	slctl_error("cannot read " KEY ": %s.", errno_text(r));
+	if (r == -ETIMEDOUT)
+		slctl_lookup_stalled();
+	else
+		slctl_error("cannot read " KEY ": %s.", errno_text(r));
 	return slctl_exit_for(r);
 }
 
@@ -151,6 +154,11 @@ static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		if (ret)
 			goto out;
 		r = splitlock_mitigate_plan_apply(plan);
+		if (r == -ETIMEDOUT && !splitlock_mitigate_plan_get_error(plan)) {
+			slctl_lookup_stalled();
+			ret = EXIT_FAIL;
+			goto out;
+		}
 		if (r < 0) {
 			slctl_error("%s.", splitlock_mitigate_plan_get_error(plan) ?: errno_text(r));
 			/* Half done is a failure, whatever the cause of the write error. */

@@ -68,6 +68,8 @@ struct option;
 int slctl_option_error(const char *cmd, char *const argv[], const char *optstring,
 		       const struct option *opts);
 /* Exit status for a negative errno from the library. */
+/* -ETIMEDOUT of a lookup under /proc/sys or /sys: the sentence (exit 1). */
+void slctl_lookup_stalled(void);
 int slctl_exit_for(int err);
 /*
  * --persist and --dry-run, which mode and mitigate take alike: both plan a
@@ -97,12 +99,12 @@ void slctl_helper_prepare(void);
 /*
  * helper-sanitize.c: the root helper's process, reset from what its caller
  * gave it (interval timers, umask, signals, descriptors 3 and up, session
- * and terminal, scheduling, rlimits, environment); out of a cgroup its user
- * may kill or freeze.
+ * and terminal, scheduling, rlimits, environment, oom_score_adj -1000); in
+ * the root cgroup of every hierarchy, out of the reach of its user.
  * 0, or a negative errno with a sentence in *@why (malloc'ed).
  */
 int helper_sanitize(char **why);
-int helper_leave_delegated_cgroups(char **why);
+int helper_leave_cgroups(char **why);
 
 /*
  * helper-relay.c: descriptors 1 and 2 become pipes of the helper's own,

@@ -451,17 +451,27 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		return slctl_usage_error("status", "unexpected argument '%s'.", argv[optind]);
 
 	gather(ctx, &s);
-	if (g->json)
+	/*
+	 * A lookup under /proc/sys or /sys that waited on a directory's lock
+	 * a user holds: the library made it in a child and stopped waiting,
+	 * and answers -ETIMEDOUT to every later one of this context, the
+	 * read of the sysctl below included. Half a report would mislead.
+	 */
+	if (s.mitigate_r == -ETIMEDOUT || splitlock_mitigate_get(ctx, &c) == -ETIMEDOUT) {
+		slctl_lookup_stalled();
+		s.mitigate_r = -ETIMEDOUT;
+	} else if (g->json) {
 		print_json(&s);
-	else
+	} else {
 		print_text(&s);
+	}
 	splitlock_mode_info_free(s.mode);
 	free(s.persisted_in);
 	free(s.override);
 	free(s.next_source);
 	splitlock_offenders_unref(s.offenders);
 	splitlock_leases_free(s.leases);
-	return EXIT_OK;
+	return s.mitigate_r == -ETIMEDOUT ? EXIT_FAIL : EXIT_OK;
 }
 
 const struct slctl_command slctl_cmd_status = {

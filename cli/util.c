@@ -113,6 +113,13 @@ int slctl_option_error(const char *cmd, char *const argv[], const char *optstrin
 	return slctl_usage_error(cmd, "unknown option '%s'.", arg);
 }
 
+void slctl_lookup_stalled(void)
+{
+	slctl_error("a lookup under /proc/sys or /sys has waited %d seconds on a directory's "
+		    "lock that another process holds; nothing was changed, and nothing is shown.",
+		    5);
+}
+
 int slctl_exit_for(int err)
 {
 	switch (-err) {

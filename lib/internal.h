@@ -23,6 +23,7 @@ struct splitlock_ctx {
 	void *log_data;
 	int log_priority;
 	bool no_openat2;     /* resolve paths by hand (see path.c) */
+	bool lookup_stalled; /* a bounded lookup timed out (see path.c) */
 };
 
 void sl_log(const struct splitlock_ctx *ctx, int priority, const char *file,
@@ -121,6 +122,8 @@ int sl_flock_wait(int fd, unsigned timeout_ms);
 /* How long a lock of slctl's may be waited for: its holders keep it for a
  * few file operations. */
 #define SL_LOCK_TIMEOUT_MS 10000
+/* A lookup under /proc/sys or /sys, made in a child (path.c). */
+#define SL_LOOKUP_TIMEOUT_MS 5000
 
 /* kernel.c: the interfaces of the patched kernel's run-time control. */
 #define SL_SYSFS_MODE "/sys/kernel/split_lock/mode"

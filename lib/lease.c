@@ -6,19 +6,26 @@
  * the root-only directory of lock.c, and every change is made under an
  * exclusive flock on /run/slctl/leases.lock:
  *
- *   PID-START-TAG  one file per lease: its holder, the process whose life
- *              the lease lasts, named by PID and start time (/proc/PID/stat
- *              field 22), so that a PID reused by another process does
- *              not keep a dead lease alive; TAG tells apart leases of one
- *              holder. Its lines (pid=, start=, uid=, run=, run_start=,
- *              boot=, since=) say for whom, for status, and tie the lease
- *              to the run it was taken for as well: a lease lasts while
- *              its holder and its run both live (neither a zombie), in
- *              the boot it was taken in.
+ *   PID-START-TAG  one file per lease, named by its holder's PID and start
+ *              time (/proc/PID/stat field 22); TAG tells apart leases of
+ *              one holder. The holder keeps a shared flock on it for the
+ *              lease's whole life, and the kernel lets go of that lock when
+ *              the holder ends (a zombie holds no file): a lease lasts
+ *              while its file is locked, in the boot it was taken in, and
+ *              while its run has not been reaped. Its lines (pid=, start=,
+ *              uid=, run=, run_start=, boot=, since=) say for whom, for
+ *              status.
  *   saved      the value the sysctl had before slctl set it to 0 and the
  *              boot it was saved in; present only while slctl owes it
  *              back. A value saved in another boot is not ours to give
  *              back: that boot's configuration has set the sysctl since.
+ *
+ * Nothing outside /run/slctl is looked up while leases.lock is held: the
+ * sysctl is opened and the boot id read before, and liveness is the lease
+ * file's lock, not /proc. A lookup under /proc/sys waits, unkillably, on
+ * its directory's lock whenever the name is not cached (procfs answers
+ * RESOLVE_CACHED with -ECHILD), and any user can hold that lock; a drop
+ * waiting there held leases.lock with the penalty off (eighth review).
  *
  * A user reaches this through a root helper, so what a user can cause is
  * bounded: the lock is a root-only file, waited for SL_LOCK_TIMEOUT_MS at
@@ -36,8 +43,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/magic.h>
 #include <sys/file.h>
 #include <sys/random.h>
+#include <sys/vfs.h>
 #include <time.h>
 
 #include "dir-list.h"
@@ -50,10 +59,23 @@
  * root helper process that the user's own process limit does not count. */
 #define SL_LEASES_PER_UID 8
 #define BOOT_ID_SIZE 40
+#define MITIGATE_PATH "/proc/sys/kernel/split_lock_mitigate"
+
+/*
+ * What a take and its drop need, opened before leases.lock is taken and
+ * kept until the drop: the drop looks nothing up outside /run/slctl.
+ */
+struct lease_files {
+	int mitigate;    /* kernel.split_lock_mitigate, O_RDWR */
+	bool in_place;   /* a fake root's file, written in place as procfs's */
+	char boot[BOOT_ID_SIZE];
+};
 
 struct splitlock_lease {
 	struct splitlock_ctx *ctx;
 	char name[48];
+	int self;        /* the lease file, flocked shared while the lease lives */
+	struct lease_files files;
 };
 
 struct lease_entry {
@@ -197,48 +219,99 @@ static int list_leases(int dir, char ***names)
 	return dir_list(fd, keep_lease_name, NULL, names);
 }
 
-/*
- * A process is alive while /proc/PID/stat shows the start time it had and
- * it has not ended: a zombie is a process nobody reaped, not a live one
- * (a caller could keep its dead helper unreaped for ever).
- */
-static bool process_alive(struct splitlock_ctx *ctx, uint32_t pid, uint64_t start)
+static void lease_files_close(struct lease_files *f)
 {
-	uint64_t now;
-	char state;
-	int r;
-
-	/*
-	 * Where the root's /proc is the kernel's, a reaped PID is dead
-	 * without a lookup: its name is missing from /proc, and a lookup of a
-	 * missing name takes /proc's lock, which any user can hold, with a
-	 * mkdir queued behind it; done under leases.lock, that kept every
-	 * drop, and the penalty's return, waiting (sixth review).
-	 */
-	if (sl_proc_is_procfs(ctx) && sl_pid_reaped(pid))
-		return false;
-	r = sl_proc_stat(ctx, pid, &now, &state);
-
-	if (r == -ESRCH)
-		return false;
-	if (r < 0) {
-		/* What cannot be judged is not removed. */
-		sl_dbg(ctx, "cannot read the start time of %" PRIu32 ": %s", pid, strerror(-r));
-		return true;
-	}
-	return now == start && state != 'Z' && state != 'X';
+	if (f->mitigate >= 0)
+		close(f->mitigate);
+	f->mitigate = -1;
 }
 
-/* A lease lives in its own boot, while its holder and its run both live. */
-static bool lease_alive(struct splitlock_ctx *ctx, const struct lease_entry *e,
-			const char *boot)
+/* Before leases.lock: the sysctl (-ENOENT where the kernel has none), the boot id. */
+static int lease_files_open(struct splitlock_ctx *ctx, struct lease_files *f)
+{
+	struct statfs fs;
+	int r;
+
+	f->mitigate = -1;
+	r = sl_boot_id(ctx, f->boot, sizeof(f->boot));
+	if (r < 0) {
+		sl_err(ctx, "cannot read the boot id: %s", strerror(-r));
+		return r;
+	}
+	f->mitigate = sl_open(ctx, MITIGATE_PATH, O_RDWR | O_NOFOLLOW, 0);
+	if (f->mitigate < 0) {
+		r = f->mitigate;
+		f->mitigate = -1;
+		return r;
+	}
+	f->in_place = fstatfs(f->mitigate, &fs) == 0 && fs.f_type != PROC_SUPER_MAGIC;
+	return 0;
+}
+
+static int mitigate_read(const struct lease_files *f, int *value)
+{
+	char buf[8];
+	ssize_t n = pread(f->mitigate, buf, sizeof(buf) - 1, 0);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (streq(buf, "0\n") || streq(buf, "0"))
+		*value = 0;
+	else if (streq(buf, "1\n") || streq(buf, "1"))
+		*value = 1;
+	else
+		return -EBADMSG;
+	return 0;
+}
+
+static int mitigate_write(struct splitlock_ctx *ctx, const struct lease_files *f, int value)
+{
+	ssize_t n = pwrite(f->mitigate, value ? "1\n" : "0\n", 2, 0);
+
+	if (n < 0)
+		return -errno;
+	if (n != 2)
+		return -EIO;
+	/* A fake root's file stands for the kernel's: one value, nothing after. */
+	if (f->in_place && ftruncate(f->mitigate, 2) < 0)
+		return -errno;
+	sl_info(ctx, "kernel.split_lock_mitigate set to %d", value);
+	return 0;
+}
+
+/*
+ * Whether the lease file @name of @dir is still locked by its holder. A
+ * holder that ended, by exit, crash or SIGKILL, or that is a zombie, has
+ * closed it: the lock is ours to take then. What cannot be judged (an
+ * open that fails) is left alive.
+ */
+static bool holder_alive(int dir, const char *name)
+{
+	_cleanup_close_ int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno != ENOENT;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return false; /* and unlocked at the close */
+	return true;
+}
+
+/*
+ * A lease lives in its own boot, while its holder keeps its file locked
+ * and its run is not reaped. The run's end is its holder's to see (the
+ * helper polls a pidfd); a run reaped while its holder lingers is found
+ * dead by pidfd_open() alone, without a lookup.
+ */
+static bool lease_alive(struct splitlock_ctx *ctx, int dir, const char *name,
+			const struct lease_entry *e, const char *boot)
 {
 	if (*e->boot && *boot && !streq(e->boot, boot))
 		return false;
-	if (!process_alive(ctx, e->holder, e->start))
+	if (!holder_alive(dir, name))
 		return false;
-	return e->run_start == 0 || e->run == e->holder ||
-	       process_alive(ctx, e->run, e->run_start);
+	return e->run_start == 0 || e->run == e->holder || !sl_proc_is_procfs(ctx) ||
+	       !sl_pid_reaped(e->run);
 }
 
 /* A small file of the lease directory, terminated; links are not followed. */
@@ -295,8 +368,9 @@ static void sync_dir(int dir)
  * Under the lock: give back the saved value when no lease is left, over
  * the 0 slctl wrote only. A failed write keeps the file for the next try.
  */
-static int restore_saved(struct splitlock_ctx *ctx, int dir, const char *boot)
+static int restore_saved(struct splitlock_ctx *ctx, int dir, const struct lease_files *f)
 {
+	const char *boot = f->boot;
 	int saved, now, r = read_saved(dir, boot, &saved);
 
 	if (r == -ENOENT)
@@ -315,9 +389,9 @@ static int restore_saved(struct splitlock_ctx *ctx, int dir, const char *boot)
 		sync_dir(dir);
 		return 0;
 	}
-	r = splitlock_mitigate_get(ctx, &now);
+	r = mitigate_read(f, &now);
 	if (r == 0 && now == 0) {
-		r = splitlock_mitigate_set(ctx, saved);
+		r = mitigate_write(ctx, f, saved);
 		if (r < 0) {
 			sl_err(ctx, "cannot set kernel.split_lock_mitigate back to %d: %s", saved,
 			       strerror(-r));
@@ -364,16 +438,13 @@ static int read_entry(int dir, const char *name, struct lease_entry *e);
  * none is left, restore. *@live (may be NULL) receives the count of live
  * leases, *@of_uid (may be NULL) those of @uid.
  */
-static int reconcile(struct splitlock_ctx *ctx, int dir, uint32_t uid, size_t *live,
-		     size_t *of_uid)
+static int reconcile(struct splitlock_ctx *ctx, int dir, const struct lease_files *f,
+		     uint32_t uid, size_t *live, size_t *of_uid)
 {
-	char **names = NULL, boot[BOOT_ID_SIZE];
+	char **names = NULL;
 	size_t alive = 0, mine = 0;
-	int n, r;
+	int n;
 
-	r = sl_boot_id(ctx, boot, sizeof(boot));
-	if (r < 0)
-		return r;
 	sweep_temporaries(dir);
 	n = list_leases(dir, &names);
 	if (n < 0)
@@ -383,7 +454,7 @@ static int reconcile(struct splitlock_ctx *ctx, int dir, uint32_t uid, size_t *l
 
 		parse_name(names[i], &e.holder, &e.start);
 		e.run = e.holder;
-		if (read_entry(dir, names[i], &e) < 0 || lease_alive(ctx, &e, boot)) {
+		if (read_entry(dir, names[i], &e) < 0 || lease_alive(ctx, dir, names[i], &e, f->boot)) {
 			alive++;
 			if (e.uid == uid)
 				mine++;
@@ -399,7 +470,7 @@ static int reconcile(struct splitlock_ctx *ctx, int dir, uint32_t uid, size_t *l
 		*live = alive;
 	if (of_uid)
 		*of_uid = mine;
-	return alive ? 0 : restore_saved(ctx, dir, boot);
+	return alive ? 0 : restore_saved(ctx, dir, f);
 }
 
 static int64_t now_usec(void)
@@ -414,37 +485,35 @@ static int64_t now_usec(void)
 _public_ int splitlock_lease_take(struct splitlock_ctx *ctx, uint32_t uid, uint32_t run_pid,
 				  struct splitlock_lease **out)
 {
-	struct lease_dir ld;
+	struct lease_dir ld = { -1, -1 };
 	struct splitlock_lease *lease;
 	uint32_t pid = (uint32_t)getpid(), tag;
 	uint64_t start, run_start = 0;
-	char text[320], saved[64], boot[BOOT_ID_SIZE];
+	char text[320], saved[64];
 	size_t of_uid = 0;
 	int value, r;
 
 	*out = NULL;
+	lease = calloc(1, sizeof(*lease));
+	if (!lease)
+		return -ENOMEM;
+	lease->self = -1;
 	/* Nothing is created for a kernel that has nothing to lease. */
-	r = splitlock_mitigate_get(ctx, &value);
+	r = lease_files_open(ctx, &lease->files);
+	if (r == 0)
+		r = mitigate_read(&lease->files, &value);
 	if (r < 0)
-		return r;
+		goto fail;
 	r = sl_proc_start_time(ctx, pid, &start);
 	if (r < 0) {
 		sl_err(ctx, "cannot read this process's start time from /proc/%" PRIu32 "/stat: %s",
 		       pid, strerror(-r));
-		return r;
+		goto fail;
 	}
-	/* The run, when it is another process we can see: the lease then
-	 * ends with it too, whatever becomes of the holder. */
+	/* The run, when it is another process we can see: for status, and
+	 * the lease ends with it too once it is reaped. */
 	if (run_pid != pid && sl_proc_start_time(ctx, run_pid, &run_start) < 0)
 		run_start = 0;
-	r = sl_boot_id(ctx, boot, sizeof(boot));
-	if (r < 0) {
-		sl_err(ctx, "cannot read the boot id: %s", strerror(-r));
-		return r;
-	}
-	lease = calloc(1, sizeof(*lease));
-	if (!lease)
-		return -ENOMEM;
 	/* The tag tells apart leases of one holder (a launcher of several runs). */
 	if (getrandom(&tag, sizeof(tag), GRND_NONBLOCK) != sizeof(tag))
 		tag = (uint32_t)(uintptr_t)lease ^ (uint32_t)now_usec();
@@ -454,7 +523,7 @@ _public_ int splitlock_lease_take(struct splitlock_ctx *ctx, uint32_t uid, uint3
 	r = lease_dir_open(ctx, true, &ld);
 	if (r < 0)
 		goto fail;
-	r = reconcile(ctx, ld.dir, uid, NULL, &of_uid);
+	r = reconcile(ctx, ld.dir, &lease->files, uid, NULL, &of_uid);
 	if (r < 0)
 		goto fail;
 	if (uid != 0 && of_uid >= SL_LEASES_PER_UID) {
@@ -465,28 +534,36 @@ _public_ int splitlock_lease_take(struct splitlock_ctx *ctx, uint32_t uid, uint3
 	}
 	snprintf(text, sizeof(text), "pid=%" PRIu32 "\nstart=%" PRIu64 "\nuid=%" PRIu32
 		 "\nrun=%" PRIu32 "\nrun_start=%" PRIu64 "\nboot=%s\nsince=%" PRId64 "\n",
-		 pid, start, uid, run_pid, run_start, boot, now_usec());
+		 pid, start, uid, run_pid, run_start, lease->files.boot, now_usec());
 	/* The lease first: a crash after it leaves a dead lease, which the next
-	 * slctl removes, restoring what the saved file says. */
+	 * slctl removes, restoring what the saved file says. Locked before
+	 * leases.lock is let go: nobody sees it unlocked while we live. */
 	r = sl_write_file_atomic_at(ld.dir, lease->name, text, strlen(text), 0600);
+	if (r == 0) {
+		lease->self = openat(ld.dir, lease->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (lease->self < 0 || flock(lease->self, LOCK_SH | LOCK_NB) < 0)
+			r = -errno;
+		if (r < 0)
+			unlinkat(ld.dir, lease->name, 0);
+	}
 	if (r < 0) {
 		sl_err(ctx, "cannot write the lease " SL_STATE_DIR "/" LEASE_DIR "/%s: %s",
 		       lease->name, strerror(-r));
 		goto fail;
 	}
-	r = splitlock_mitigate_get(ctx, &value);
+	r = mitigate_read(&lease->files, &value);
 	if (r == 0 && value != 0) {
 		/*
 		 * Not 0: the first lease, or someone set a value since the
 		 * runs began; either way that value is the one to give back.
 		 */
-		if (*boot)
-			snprintf(saved, sizeof(saved), "%d\nboot=%s\n", value, boot);
+		if (*lease->files.boot)
+			snprintf(saved, sizeof(saved), "%d\nboot=%s\n", value, lease->files.boot);
 		else
 			snprintf(saved, sizeof(saved), "%d\n", value);
 		r = sl_write_file_atomic_at(ld.dir, SAVED, saved, strlen(saved), 0600);
 		if (r == 0)
-			r = splitlock_mitigate_set(ctx, 0);
+			r = mitigate_write(ctx, &lease->files, 0);
 		if (r < 0) {
 			sl_err(ctx, "cannot set kernel.split_lock_mitigate to 0: %s", strerror(-r));
 			unlinkat(ld.dir, SAVED, 0);
@@ -506,6 +583,9 @@ _public_ int splitlock_lease_take(struct splitlock_ctx *ctx, uint32_t uid, uint3
 	return 0;
 fail:
 	lease_dir_close(&ld);
+	if (lease->self >= 0)
+		close(lease->self);
+	lease_files_close(&lease->files);
 	free(lease);
 	return r;
 }
@@ -517,14 +597,22 @@ _public_ int splitlock_lease_drop(struct splitlock_lease *lease)
 
 	if (!lease)
 		return 0;
+	/*
+	 * The lease's files are open since the take; what is looked up here
+	 * is /run/slctl alone, which only root can lock, and it is looked up
+	 * before leases.lock is taken.
+	 */
 	r = lease_dir_open(lease->ctx, false, &ld);
 	if (r == 0) {
 		if (unlinkat(ld.dir, lease->name, 0) < 0 && errno != ENOENT)
 			r = -errno;
 		if (r == 0)
-			r = reconcile(lease->ctx, ld.dir, UINT32_MAX, NULL, NULL);
+			r = reconcile(lease->ctx, ld.dir, &lease->files, UINT32_MAX, NULL, NULL);
 		lease_dir_close(&ld);
 	}
+	if (lease->self >= 0)
+		close(lease->self);
+	lease_files_close(&lease->files);
 	splitlock_unref(lease->ctx);
 	free(lease);
 	/* No directory: nothing of this lease is left to drop. */
@@ -533,10 +621,14 @@ _public_ int splitlock_lease_drop(struct splitlock_lease *lease)
 
 int sl_leases_set_by_hand(struct splitlock_ctx *ctx, int value)
 {
+	struct lease_files f;
 	struct lease_dir ld;
 	size_t live = 0;
 	int saved, r;
 
+	r = lease_files_open(ctx, &f);
+	if (r < 0)
+		return r;
 	/*
 	 * The value and the forgetting of the saved one under one hold of
 	 * leases.lock: a run that took its lease in between saved root's new
@@ -544,21 +636,27 @@ int sl_leases_set_by_hand(struct splitlock_ctx *ctx, int value)
 	 * value when the runs ended (fourth review).
 	 */
 	r = lease_dir_open(ctx, false, &ld);
-	if (r == -ENOENT)
-		return splitlock_mitigate_set(ctx, value);
-	if (r < 0)
+	if (r == -ENOENT) {
+		r = mitigate_write(ctx, &f, value);
+		lease_files_close(&f);
 		return r;
-	r = splitlock_mitigate_set(ctx, value);
+	}
+	if (r < 0) {
+		lease_files_close(&f);
+		return r;
+	}
+	r = mitigate_write(ctx, &f, value);
 	if (r == 0 && read_saved(ld.dir, "", &saved) != -ENOENT) {
 		unlinkat(ld.dir, SAVED, 0);
 		sync_dir(ld.dir);
-		reconcile(ctx, ld.dir, UINT32_MAX, &live, NULL);
+		reconcile(ctx, ld.dir, &f, UINT32_MAX, &live, NULL);
 		if (live)
 			sl_info(ctx, "%zu run%s hold%s a lease; the value set now stays after %s",
 				live, live == 1 ? "" : "s", live == 1 ? "s" : "",
 				live == 1 ? "it ends" : "they end");
 	}
 	lease_dir_close(&ld);
+	lease_files_close(&f);
 	return r;
 }
 
@@ -629,7 +727,7 @@ _public_ int splitlock_leases_read(struct splitlock_ctx *ctx, struct splitlock_l
 		e->since = SPLITLOCK_TIME_UNKNOWN;
 		if (read_entry(ld.dir, names[i], e) < 0)
 			continue; /* gone since the listing: dropped */
-		e->live = lease_alive(ctx, e, boot);
+		e->live = lease_alive(ctx, ld.dir, names[i], e, boot);
 		l->count++;
 	}
 	if (n >= 0 && read_saved(ld.dir, boot, &l->saved) < 0)

@@ -1053,10 +1053,13 @@ int splitlock_process_identity(struct splitlock_ctx *ctx, uint32_t pid,
  * go restores the saved value, but only over the 0 slctl wrote, never
  * over a value someone set meanwhile (one set through the mitigate plan
  * is kept too), nor a value saved in another boot. A lease lasts while
- * its holder and the run it was taken for both live (a zombie does not),
- * in the boot it was taken in; one whose holder or run ended without
- * dropping it (crash, SIGKILL) is removed by the next take or drop, which
- * then restores if it was the last. The lock is waited for 10 seconds at
+ * its holder keeps it (a flock on its lease file, taken by
+ * splitlock_lease_take() on a close-on-exec descriptor: a child forked
+ * without exec keeps it too), in the boot it was taken in, until the run
+ * it was taken for is reaped; one whose holder ended without dropping it
+ * (crash, SIGKILL) is removed by the next take or drop, which then
+ * restores if it was the last. The holder watches its run itself (slctl's
+ * helper polls a pidfd). The lock is waited for 10 seconds at
  * most (-ETIMEDOUT). One owner.
  */
 struct splitlock_lease;
@@ -1065,8 +1068,10 @@ struct splitlock_lease;
  * splitlock_lease_take:
  *
  * Take a lease for the calling process. @uid and @run_pid say for whom
- * (shown by splitlock_leases_get()); the lease also ends when process
- * @run_pid ends, if it is another process the root's /proc shows. A uid
+ * (shown by splitlock_leases_get()); the lease also ends once process
+ * @run_pid is reaped, if it is another process and the root's /proc is
+ * the kernel's. The sysctl is opened before the lease is taken and kept
+ * open until the drop, which looks nothing up outside /run/slctl. A uid
  * other than 0 holds 8 leases at most.
  * Errors: -ENOENT (no sysctl), the errors of setting it (-EPERM in seq
  * mode or without CAP_SYS_ADMIN: check the capability first to tell

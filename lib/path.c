@@ -15,7 +15,11 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 
@@ -208,8 +212,8 @@ static int open_run_cached(const struct splitlock_ctx *ctx, const char *path, in
 	return fd;
 }
 
-int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
-	    mode_t mode)
+/* The ordinary walk, which may wait on any directory's lock. */
+static int open_walk(const struct splitlock_ctx *ctx, const char *path, int flags, mode_t mode)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
@@ -218,9 +222,6 @@ int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
 	};
 	int fd;
 
-	fd = open_run_cached(ctx, path, flags);
-	if (fd != -EAGAIN)
-		return fd;
 	if (real_root(ctx)) {
 		fd = open(path, flags | O_CLOEXEC, mode);
 		return fd < 0 ? -errno : fd;
@@ -239,6 +240,150 @@ int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
 		((struct splitlock_ctx *)ctx)->no_openat2 = true;
 	}
 	return open_in_root_by_hand(ctx->root_fd, path, flags, mode);
+}
+
+/*
+ * /proc/sys and /sys: directories every user can read, and so whose lock
+ * any user can hold, shared, for as long as it likes (a getdents64() into
+ * a FUSE-backed buffer), with a mkdir() queued behind it. A lookup of a
+ * name that is not in the dentry cache then waits, unkillably: on
+ * /proc/sys always (procfs answers RESOLVE_CACHED with -ECHILD, and on
+ * 5.7-6.1 keeps no entry for a missing name such as
+ * split_lock_mitigate), under /sys once an entry was evicted. Root's
+ * status and mitigate waited there (eighth review).
+ */
+static bool user_lockable(const char *path)
+{
+	while (*path == '/')
+		path++;
+	return strncmp(path, "proc/sys/", 9) == 0 || strncmp(path, "sys/", 4) == 0;
+}
+
+static int send_fd(int sock, int fd)
+{
+	int err = fd < 0 ? -fd : 0;
+	struct iovec iov = { .iov_base = &err, .iov_len = sizeof(err) };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (fd >= 0) {
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		CMSG_FIRSTHDR(&msg)->cmsg_level = SOL_SOCKET;
+		CMSG_FIRSTHDR(&msg)->cmsg_type = SCM_RIGHTS;
+		CMSG_FIRSTHDR(&msg)->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&msg)), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+static int recv_fd(int sock)
+{
+	int err = 0, fd = -1;
+	struct iovec iov = { .iov_base = &err, .iov_len = sizeof(err) };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != sizeof(err))
+		return -EIO;
+	c = CMSG_FIRSTHDR(&msg);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (fd >= 0)
+		return fd;
+	return err > 0 ? -err : -EIO;
+}
+
+/*
+ * The walk in a child, which hands the descriptor back: the child may wait
+ * for ever, we wait SL_LOOKUP_TIMEOUT_MS. After a timeout every later
+ * bounded lookup of this context answers -ETIMEDOUT at once (the same
+ * directory is still held). The child stays, unkillable, until the user
+ * lets go; it then ends by itself (SIGKILL is pending).
+ */
+static int open_bounded(const struct splitlock_ctx *ctx, const char *path, int flags,
+			mode_t mode)
+{
+	struct splitlock_ctx *c = (struct splitlock_ctx *)ctx;
+	int sv[2], fd, n;
+	struct pollfd p;
+	pid_t pid;
+
+	if (ctx->lookup_stalled)
+		return -ETIMEDOUT;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return open_walk(ctx, path, flags, mode);
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return open_walk(ctx, path, flags, mode);
+	}
+	if (pid == 0) {
+		/* Only system calls here: the parent may have threads. */
+		close(sv[0]);
+		send_fd(sv[1], open_walk(ctx, path, flags, mode));
+		_exit(0);
+	}
+	close(sv[1]);
+	p = (struct pollfd){ .fd = sv[0], .events = POLLIN };
+	do
+		n = poll(&p, 1, SL_LOOKUP_TIMEOUT_MS);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		kill(pid, SIGKILL);
+		close(sv[0]);
+		c->lookup_stalled = true;
+		sl_err(ctx, "the lookup of %s has waited %u seconds on a directory's lock "
+		       "that another process holds", path, SL_LOOKUP_TIMEOUT_MS / 1000);
+		return -ETIMEDOUT;
+	}
+	fd = recv_fd(sv[0]);
+	close(sv[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return fd;
+}
+
+int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
+	    mode_t mode)
+{
+	int fd;
+
+	fd = open_run_cached(ctx, path, flags);
+	if (fd != -EAGAIN)
+		return fd;
+	if (user_lockable(path) && !(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE) {
+		/* From the dentry cache where it answers; else bounded. */
+		struct open_how how = {
+			.flags = (uint64_t)(flags | O_CLOEXEC),
+			.resolve = RESOLVE_CACHED | (real_root(ctx) ? 0 : RESOLVE_IN_ROOT),
+		};
+		const char *rel = path;
+
+		if (!real_root(ctx))
+			while (*rel == '/')
+				rel++;
+		if (!ctx->no_openat2 && *rel) {
+			fd = (int)syscall(SYS_openat2, real_root(ctx) ? AT_FDCWD : ctx->root_fd, rel,
+					  &how, sizeof(how));
+			if (fd >= 0)
+				return fd;
+			if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EACCES)
+				return -errno;
+		}
+		return open_bounded(ctx, path, flags, mode);
+	}
+	return open_walk(ctx, path, flags, mode);
 }
 
 int sl_open_dir(const struct splitlock_ctx *ctx, const char *path)
@@ -272,18 +417,26 @@ int sl_lstat(const struct splitlock_ctx *ctx, const char *path,
 {
 	const char *base;
 	_cleanup_close_ int dfd = -1;
-	int fd;
+	int fd, r;
 
 	/* Under /run or /proc, without waiting on its lock (open_run_cached()). */
 	fd = open_run_cached(ctx, path, O_PATH | O_NOFOLLOW);
 	if (fd >= 0) {
-		int r = fstat(fd, st) < 0 ? -errno : 0;
-
+		r = fstat(fd, st) < 0 ? -errno : 0;
 		close(fd);
 		return r;
 	}
 	if (fd != -EAGAIN)
 		return fd;
+	if (user_lockable(path)) {
+		/* No fstatat() on the parent: that lookup would not be bounded. */
+		fd = sl_open(ctx, path, O_PATH | O_NOFOLLOW, 0);
+		if (fd < 0)
+			return fd;
+		r = fstat(fd, st) < 0 ? -errno : 0;
+		close(fd);
+		return r;
+	}
 	dfd = sl_open_parent(ctx, path, &base);
 	if (dfd < 0)
 		return dfd;

@@ -38,9 +38,9 @@ value_becomes() { # VALUE [SECONDS]
 	return 1
 }
 
-helper_pid() { # the PID of the last helper pkexec ran (5 s at most)
+helper_pid() { # the PID of the last helper pkexec ran (30 s at most: a loaded machine)
 	local i pid
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		pid=$(awk '/__helper/ {p = $1} END {print p}' "$FAKE_PKEXEC_LOG")
 		[ -n "$pid" ] && { echo "$pid"; return 0; }
 		sleep 0.05

@@ -522,6 +522,77 @@ test_mount_churn_does_not_make_a_drop_leave_the_penalty_off() {
 	[ "${hit:-none}" = none ] || fail "run ${hit% *} ended, no run holds the penalty off, and it is still off (value $(value), $(leases_left) dead lease(s) left)"
 }
 
+# ---- /proc/sys's directory lock (eighth review) ------------------------------------
+
+# ROOT/proc/sys/kernel on a tmpfs, as procfs is there: a name that is
+# not cached (procfs: every /proc/sys name, to RESOLVE_CACHED; a missing
+# one on 5.7-6.1 kernels) is looked up under the directory's lock. No
+# random/boot_id, so that a lookup of it takes that lock. WITHOUT: no
+# split_lock_mitigate either (a 5.7-6.1 kernel).
+tmpfs_proc_sys_kernel() { # [without]
+	local v
+	v=$(cat "$T/root/$MITIGATE")
+	mount -t tmpfs -o mode=755 slctlsys "$T/root/proc/sys/kernel" || skip "cannot mount a tmpfs"
+	[ "${1:-}" = without ] || echo "$v" >"$T/root/$MITIGATE"
+}
+
+set_up_a_held_proc_sys() { # [without]
+	require_root "the setuid pkexec stand-in, a FUSE mount and a tmpfs"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'end_helpers; [ -z "${writer:-}" ] || kill -KILL "$writer" 2>/dev/null; hangfs_down; sleep 0.3; umount -l "$T/root/proc/sys/kernel" 2>/dev/null; true' EXIT
+	hangfs_up
+	tmpfs_proc_sys_kernel "$@"
+}
+
+# A run holds a lease; the user holds proc/sys/kernel with a mkdir
+# queued, and ends its caller: the drop looked up the boot id and the
+# sysctl under leases.lock, and waited there unkillably, the penalty off
+# and every other take, drop and root's mitigate waiting on leases.lock.
+test_a_drop_with_proc_sys_held_gives_the_penalty_back() {
+	set_up_a_held_proc_sys
+	start_caller 'sleep 600 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 30 || fail "no lease taken: $(value); $(cat "$T/caller.err")"
+	hold_run_with_a_queued_writer "$T/root/proc/sys/kernel"
+	kill -KILL "$caller"
+	value_becomes 1 10 || fail "the run ended 10 s ago with proc/sys/kernel held, and the penalty is still off ($(leases_left) lease(s) left)"
+	[ "$(leases_left)" = 0 ] || fail "leases left: $(ls "$T/root/run/slctl/leases")"
+}
+
+# A 5.7-6.1 kernel (no split_lock_mitigate, and procfs keeps no entry for
+# a missing name): every root `status` looks it up under the lock of
+# proc/sys/kernel, which the user holds. No authorization at all.
+test_roots_status_does_not_wait_on_proc_sys_held() {
+	set_up_a_held_proc_sys without
+	hold_run_with_a_queued_writer "$T/root/proc/sys/kernel"
+	"$SLCTL" --root "$T/root" status >"$T/out" 2>"$T/err" &
+	local pid=$!
+	expect_it_ends "$pid" 15 "root's status"
+	wait "$pid"
+	local rc=$?
+	[ "$rc" = 1 ] || fail "status: exit $rc, not 1: $(cat "$T/err")"
+	grep -q "has waited 5 seconds on a directory's lock" "$T/err" || fail "stderr: $(cat "$T/err")"
+	[ ! -s "$T/out" ] || fail "half a report: $(cat "$T/out")"
+}
+
+# The same against root's `mitigate` (show) and `mitigate on` (the set
+# path: the sysctl is opened, bounded, before leases.lock).
+test_roots_mitigate_does_not_wait_on_proc_sys_held() {
+	set_up_a_held_proc_sys without
+	hold_run_with_a_queued_writer "$T/root/proc/sys/kernel"
+	local pid rc args
+	for args in "mitigate" "mitigate on"; do
+		# shellcheck disable=SC2086
+		"$SLCTL" --root "$T/root" $args >/dev/null 2>"$T/err" &
+		pid=$!
+		expect_it_ends "$pid" 15 "root's $args"
+		wait "$pid"
+		rc=$?
+		[ "$rc" = 1 ] || fail "$args: exit $rc, not 1: $(cat "$T/err")"
+		grep -q "has waited 5 seconds" "$T/err" || fail "$args: stderr: $(cat "$T/err")"
+	done
+}
+
 test_zz_the_machines_own_sysctl_is_untouched() {
 	[ "$(cat /proc/sys/kernel/split_lock_mitigate 2>/dev/null || echo none)" = "$REAL_MITIGATE" ] ||
 		fail "the real kernel.split_lock_mitigate changed"

@@ -60,7 +60,9 @@ test_a_full_stdout_pipe_does_not_hold_the_helper() {
 	mkfifo -m 666 "$T/in" "$T/out"
 	start_caller 'exec 3<>"$T/out"; perl -e '"'"'use Fcntl; sysopen(my $f, $ARGV[0], O_WRONLY | O_NONBLOCK) or die; 1 while syswrite($f, "x" x 4096);'"'"' "$T/out";
 		pkexec "$SLCTL" __helper lease --root "$ROOT" 0<>"$T/in" 1>&3 & wait'
-	sleep 1
+	# The lease is taken (its "ready" then waits on the full pipe): on a
+	# loaded machine that takes longer than any fixed sleep.
+	value_becomes 0 30 || fail "no lease was taken: $(cat "$FAKE_PKEXEC_LOG" "$T/caller.err")"
 	kill -KILL "$caller" 2>/dev/null
 	proc_gone "$caller"
 	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
@@ -218,7 +220,13 @@ test_a_read_only_descriptor_is_not_reopened_for_writing() {
 	start_caller 'exec perl -e '"'"'use Fcntl; sysopen(my $f, $ARGV[0], O_RDONLY | O_NONBLOCK) or die "$!";
 		fcntl($f, F_SETFL, 0); open(STDERR, "<&", $f) or die; open(STDIN, "<", "/dev/null");
 		exec "pkexec", $ENV{SLCTL}, "__helper", "lease", "--root", $ENV{ROOT}'"'"' "$T/rootfifo"'
-	sleep 1.5
+	# Until the helper has run and ended (it refuses stdin /dev/null).
+	local pid i
+	pid=$(helper_pid)
+	for ((i = 0; i < 300; i++)); do
+		[ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || break
+		sleep 0.1
+	done
 	[ -s "$T/got" ] && fail "root wrote into a FIFO its caller could only read: $(cat "$T/got")"
 	grep -q __helper "$FAKE_PKEXEC_LOG" || fail "the helper did not run: the test is wrong"
 	return 0
@@ -593,13 +601,20 @@ test_leases_of_one_user_are_capped() {
 	trap 'kill $(jobs -p) 2>/dev/null; end_helpers' EXIT
 	mkdir -m 700 "$T/root/run/slctl/leases"
 	local i pid start
+	# Eight live holders: each keeps its lease file flocked, as a helper does.
 	for ((i = 0; i < 8; i++)); do
-		sleep 60 &
-		pid=$!
-		proc_show "$pid" 0
-		start=$(awk '{print $22}' "/proc/$pid/stat")
+		pid=$((4000000 + i))
+		start=$((700 + i))
 		printf 'pid=%s\nstart=%s\nuid=%s\nrun=%s\nsince=1\n' "$pid" "$start" "$NOBODY" "$pid" \
 			>"$T/root/run/slctl/leases/$pid-$start-0000000$i"
+		flock -s "$T/root/run/slctl/leases/$pid-$start-0000000$i" sleep 60 &
+	done
+	local f
+	for f in "$T/root/run/slctl/leases/"*-*; do
+		for ((i = 0; i < 100; i++)); do
+			flock -n -x "$f" true || break
+			sleep 0.05
+		done
 	done
 	echo 1 >"$T/root/run/slctl/leases/saved"
 	echo 0 >"$T/root/$MITIGATE"

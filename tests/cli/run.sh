@@ -99,9 +99,15 @@ expect_clean() { # VALUE: the sysctl holds it and slctl owes nothing
 # A patched root in which PID 2 will be slctl's child, owned by UID.
 patched_child() { # UID
 	copy_fixture patched-runctl
-	mkdir -p "$T/root/proc/2" "$T/root/proc/1"
-	printf 'ac_traps 0\ndb_traps 0\nmisery_delays 0\nsigbus 0\nmisery_exempt 0\n' >"$T/root/proc/2/split_lock"
-	printf 'Name:\tslctl\nPPid:\t1\nUid:\t%s\t%s\t%s\t%s\n' "$1" "$1" "$1" "$1" >"$T/root/proc/2/status"
+	# The child is PID 2 of the new PID namespace, or a few more where
+	# slctl made a lookup in a child of its own first (lib/path.c).
+	local p
+	for p in 2 3 4 5 6 7 8 9; do
+		mkdir -p "$T/root/proc/$p"
+		printf 'ac_traps 0\ndb_traps 0\nmisery_delays 0\nsigbus 0\nmisery_exempt 0\n' >"$T/root/proc/$p/split_lock"
+		printf 'Name:\tslctl\nPPid:\t1\nUid:\t%s\t%s\t%s\t%s\n' "$1" "$1" "$1" "$1" >"$T/root/proc/$p/status"
+	done
+	mkdir -p "$T/root/proc/1"
 	printf 'Name:\tslctl\nPPid:\t0\nUid:\t%s\t%s\t%s\t%s\n' "$1" "$1" "$1" "$1" >"$T/root/proc/1/status"
 }
 
@@ -254,8 +260,8 @@ test_patched_kernel_exempts_the_child_before_it_runs_cmd() {
 	# CMD reads its own file: the mark is there before it starts.
 	run in_pid_namespace "$SLCTL" --root "$T/root" run -- sh -c "echo \$\$; tail -n1 '$T/root/proc/'\$\$/split_lock"
 	expect_rc 0
-	[ "$out" = "2
-misery_exempt 1" ] || fail "CMD saw: $out"
+	[[ "$out" == [2-9]"
+misery_exempt 1" ]] || fail "CMD saw: $out"
 	# The global switch is left alone.
 	[ "$(value)" = 1 ] || fail "kernel.split_lock_mitigate changed"
 	[ ! -e "$T/root/run/slctl/leases" ] || fail "a lease directory on a patched kernel"
@@ -296,7 +302,7 @@ test_user_exemption_through_pkexec() {
 	expect_rc 0
 	[ "$out" = "$NOBODY
 misery_exempt 1" ] || fail "CMD saw: $out"
-	grep -q "__helper exempt 2 --root $T/root\$" "$FAKE_PKEXEC_LOG" || fail "pkexec called as: $(cat "$FAKE_PKEXEC_LOG")"
+	grep -q "__helper exempt [2-9] --root $T/root\$" "$FAKE_PKEXEC_LOG" || fail "pkexec called as: $(cat "$FAKE_PKEXEC_LOG")"
 }
 
 test_sigkill_of_a_users_run_drops_the_lease_at_once() {

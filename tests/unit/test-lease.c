@@ -3,11 +3,12 @@
  * Leases on kernel.split_lock_mitigate, through the public API only, on
  * small fake roots. The holder is this test process: the fake root's
  * /proc/PID/stat of its PID is a copy of the real one, as the kernel would
- * show it; a dead holder is a lease file whose /proc entry is gone, a
- * reused PID one whose start time differs.
+ * show it; a live holder keeps its lease file flocked (the kernel lets go
+ * when it ends), so a dead holder is a lease file nobody locks.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -208,20 +209,41 @@ TEST(a_dead_holders_lease_is_removed_and_restored_by_the_next_take)
 	done(ctx);
 }
 
-TEST(a_reused_pid_does_not_keep_a_lease_alive)
+/* What a live holder does: a shared flock on its lease file; -1 on failure. */
+static int lock_lease(const char *name)
+{
+	char path[300];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/run/slctl/leases/%s", root, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_SH) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+TEST(a_lease_lives_while_its_file_is_locked_whatever_proc_says)
 {
 	struct splitlock_ctx *ctx = fresh_root();
 	struct splitlock_leases *leases = NULL;
 	bool live[2] = { true, true };
+	int fd;
 
-	put_stat(4000001, 555);
-	put_stat(4000002, 666);
-	/* 4000001 started at 555 still lives; 4000002's PID was reused. */
+	/*
+	 * 4000001 has no /proc entry at all and lives: its holder locks its
+	 * file. 4000002 looks alive in /proc and is dead: nobody locks it
+	 * (a PID reused, a zombie whose main thread ended).
+	 */
+	put_stat(4000002, 600);
 	put("/run/slctl/leases/4000001-555-00000001", "pid=4000001\nstart=555\nuid=7\nrun=9\nsince=5\n");
 	put("/run/slctl/leases/4000002-600-00000001", "pid=4000002\nstart=600\nuid=7\nrun=9\nsince=5\n");
 	put("/run/slctl/leases/saved", "1\n");
 	put("/proc/sys/kernel/split_lock_mitigate", "0\n");
 	private_dirs();
+	fd = lock_lease("4000001-555-00000001");
+	CHECK(fd >= 0);
 	CHECK_INT(splitlock_leases_read(ctx, &leases), 0);
 	CHECK_INT(splitlock_leases_get_count(leases), 2);
 	splitlock_leases_get(leases, 0, NULL, NULL, NULL, NULL, &live[0]);
@@ -229,6 +251,31 @@ TEST(a_reused_pid_does_not_keep_a_lease_alive)
 	CHECK(live[0]);
 	CHECK(!live[1]);
 	splitlock_leases_free(leases);
+	/* The holder ends: its lease with it, and the value comes back. */
+	close(fd);
+	CHECK_INT(splitlock_leases_read(ctx, &leases), 0);
+	splitlock_leases_get(leases, 0, NULL, NULL, NULL, NULL, &live[0]);
+	CHECK(!live[0]);
+	splitlock_leases_free(leases);
+	done(ctx);
+}
+
+TEST(a_drop_looks_nothing_up_under_proc)
+{
+	struct splitlock_ctx *ctx = fresh_root();
+	struct splitlock_lease *lease = NULL;
+	char path[300], gone[310];
+
+	CHECK_INT(splitlock_lease_take(ctx, 1000, 42, &lease), 0);
+	CHECK_STR(sysctl_value(), "0\n");
+	/* /proc/sys cannot be looked up now; the drop's files are open. */
+	snprintf(path, sizeof(path), "%s/proc", root);
+	snprintf(gone, sizeof(gone), "%s/gone", root);
+	CHECK_INT(rename(path, gone), 0);
+	CHECK_INT(splitlock_lease_drop(lease), 0);
+	CHECK_INT(rename(gone, path), 0);
+	CHECK_STR(sysctl_value(), "1\n");
+	CHECK(!exists("/run/slctl/leases/saved"));
 	done(ctx);
 }
 
@@ -267,20 +314,3 @@ TEST(a_lease_directory_of_someone_else_is_refused)
 	done(ctx);
 }
 
-TEST(start_time_is_read_after_a_comm_with_parentheses)
-{
-	struct splitlock_ctx *ctx = fresh_root();
-	struct splitlock_leases *leases = NULL;
-	bool live = false;
-
-	/* put_stat()'s comm is "a) b": the last ')' ends it. */
-	put_stat(4000003, 123456789012ULL);
-	put("/run/slctl/leases/4000003-123456789012-00000001", "pid=4000003\n");
-	private_dirs();
-	CHECK_INT(splitlock_leases_read(ctx, &leases), 0);
-	CHECK_INT(splitlock_leases_get_count(leases), 1);
-	splitlock_leases_get(leases, 0, NULL, NULL, NULL, NULL, &live);
-	CHECK(live);
-	splitlock_leases_free(leases);
-	done(ctx);
-}
