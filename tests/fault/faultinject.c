@@ -80,6 +80,16 @@ ssize_t write(int fd, const void *buf, size_t n)
 	return real_write(fd, buf, n);
 }
 
+/* The lease writes the sysctl in place through a descriptor it opened
+ * before the take, as the kernel's own /proc/sys file is written. */
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	REAL(pwrite, ssize_t, int, const void *, size_t, off_t);
+	if (strike("write", fd_below_prefix(fd)))
+		return -1;
+	return real_pwrite(fd, buf, n, off);
+}
+
 int fsync(int fd)
 {
 	REAL(fsync, int, int);
