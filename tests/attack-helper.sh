@@ -8,7 +8,7 @@ AS_PROCESS=$TOP/tests/fake/as-process
 REAL_MITIGATE=$(cat /proc/sys/kernel/split_lock_mitigate 2>/dev/null || echo none)
 MITIGATE=proc/sys/kernel/split_lock_mitigate
 NOBODY=$(id -u nobody)
-AS_NOBODY=(/usr/bin/setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all)
+AS_NOBODY=(/usr/bin/setpriv --reuid=nobody --regid=65534 --clear-groups --inh-caps=-all)
 
 proc_gone() { # PID: the process died; the fake kernel forgets it
 	rm -rf "$T/root/proc/$1"

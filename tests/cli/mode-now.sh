@@ -9,7 +9,7 @@
 # test_not_root_... runs slctl as nobody on a tree in $T: a package build's
 # TMPDIR may be private (libpam-tmpdir's /tmp/user/0 is 0700), /tmp is not.
 for d in "${TMPDIR:-/tmp}" /tmp; do
-	setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$d" 2>/dev/null && { export TMPDIR=$d; break; }
+	setpriv --reuid=nobody --regid=65534 --clear-groups test -x "$d" 2>/dev/null && { export TMPDIR=$d; break; }
 done
 
 MODE_FILE=sys/kernel/split_lock/mode
@@ -105,14 +105,14 @@ test_not_root_exits_3_and_changes_nothing() {
 	chmod 755 "$T"
 	chmod -R a+rX "$T/root"
 	tree_hash "$T/root" >"$T/before"
-	run setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+	run setpriv --reuid=nobody --regid=65534 --clear-groups --inh-caps=-all \
 		--bounding-set=-all "$SLCTL" --root "$T/root" mode fatal --now
 	expect_rc 3
 	expect_one_sentence
 	expect_err "CAP_SYS_ADMIN"
 	expect_unchanged "$T/before"
 	# A dry run needs no privilege.
-	run setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+	run setpriv --reuid=nobody --regid=65534 --clear-groups --inh-caps=-all \
 		"$SLCTL" --root "$T/root" mode fatal --now --dry-run
 	expect_rc 0
 }

@@ -480,7 +480,7 @@ test_unreadable_kernel_log_names_what_it_needs() {
 	chmod 600 "$T/root/dev/kmsg"
 	for args in "" "--follow" "--follow --json"; do
 		# shellcheck disable=SC2086
-		run timeout 10 setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		run timeout 10 setpriv --reuid=nobody --regid=65534 --clear-groups --inh-caps=-all \
 			--bounding-set=-all "$SLCTL" --root "$T/root" offenders $args
 		expect_rc 3
 		[ -z "$out" ] || fail "$args: printed $out"

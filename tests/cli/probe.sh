@@ -196,7 +196,7 @@ test_unreadable_kernel_log_makes_the_report_incomplete() {
 	chmod 755 "$T"
 	chmod -R a+rX "$T/root"
 	chmod 600 "$T/root/dev/kmsg"
-	run setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+	run setpriv --reuid=nobody --regid=65534 --clear-groups --inh-caps=-all \
 		--bounding-set=-all "$SLCTL" --root "$T/root" --json probe
 	expect_rc 0
 	expect_json '.complete' false
@@ -256,7 +256,7 @@ test_unprivileged_user_is_told_the_missing_capability() {
 	cpu_regs 0 1 1 0
 	chmod 755 "$T"
 	chmod -R a+rX "$T/root"
-	run setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+	run setpriv --reuid=nobody --regid=65534 --clear-groups --inh-caps=-all \
 		--bounding-set=-all "$SLCTL" --root "$T/root" probe --msr
 	expect_rc 3
 	expect_one_sentence

@@ -21,7 +21,7 @@ source "$(dirname "$0")/../lib.sh"
 # private (libpam-tmpdir's /tmp/user/0 is 0700) or on a nosuid mount
 # (systemd's tmp.mount), then /tmp or /var/tmp serve.
 for d in "${TMPDIR:-/tmp}" /tmp /var/tmp; do
-	setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$d" 2>/dev/null &&
+	setpriv --reuid=nobody --regid=65534 --clear-groups test -x "$d" 2>/dev/null &&
 		! findmnt -no OPTIONS -T "$d" | tr , '\n' | grep -qx nosuid && { export TMPDIR=$d; break; }
 done
 
@@ -40,7 +40,7 @@ proc_gone() { # PID: the process died; the fake kernel forgets it
 }
 
 # No --bounding-set=-all: pkexec, setuid root, needs root's capabilities.
-AS_NOBODY=(/usr/bin/setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all)
+AS_NOBODY=(/usr/bin/setpriv --reuid=nobody --regid=65534 --clear-groups --inh-caps=-all)
 
 # helper_call UID ARGS...: pkexec slctl __helper ARGS, from a process of
 # UID that the root's /proc knows (the helper checks its caller), with
