@@ -48,6 +48,18 @@ helper_pid() { # the PID of the last helper pkexec ran (30 s at most: a loaded m
 	fail "no helper in $(cat "$FAKE_PKEXEC_LOG")"
 }
 
+# Until the helper PID has exited (gone or a zombie), SECONDS at most
+# (10): a helper ends right after its drop, but under ASan its exit (the
+# leak check) takes a while on a loaded machine.
+helper_ends() { # PID [SECONDS]
+	local i
+	for ((i = 0; i < ${2:-10} * 10; i++)); do
+		[ ! -d "/proc/$1" ] || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Every helper this test started is gone at its end, whatever happened:
 # an attack that worked leaves one behind.
 end_helpers() {

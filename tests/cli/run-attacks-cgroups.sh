@@ -111,8 +111,7 @@ test_a_kill_of_the_users_session_scope_does_not_reach_the_helper() {
 	proc_gone "$caller"
 	value_becomes 1 10 || fail "the session's kill took the root helper with it (value $(value), $(leases_left) lease(s) left)"
 	[ "$(leases_left)" = 0 ] || fail "leases left: $(ls "$T/root/run/slctl/leases")"
-	[ ! -d "/proc/$hp" ] || [ "$(awk '{print $3}' "/proc/$hp/stat" 2>/dev/null)" = Z ] ||
-		fail "the helper $hp outlived its run"
+	helper_ends "$hp" || fail "the helper $hp outlived its run by 10 s"
 }
 
 # In the root cgroup of every hierarchy, and out of the OOM killer's choice.

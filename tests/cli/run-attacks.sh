@@ -67,12 +67,9 @@ test_a_full_stdout_pipe_does_not_hold_the_helper() {
 	proc_gone "$caller"
 	value_becomes 1 5 || fail "the caller is gone, the penalty is still off"
 	# ... and the helper ends, its relay's bounded wait (1 s) included.
-	local pid i
+	local pid
 	pid=$(helper_pid)
-	for ((i = 0; i < 30; i++)); do
-		[ ! -d "/proc/$pid" ] || [ "$(awk '{print $3}' "/proc/$pid/stat")" = Z ] && return 0
-		sleep 0.1
-	done
+	helper_ends "$pid" && return 0
 	fail "the helper $pid still runs: $(cat "/proc/$pid/wchan" 2>/dev/null)"
 }
 
