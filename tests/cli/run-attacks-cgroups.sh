@@ -120,8 +120,11 @@ test_the_helper_leaves_every_cgroup_and_the_oom_killers_choice() {
 	copy_fixture stock-ac
 	unprivileged_env
 	trap 'kill -KILL "${caller:-}" 2>/dev/null; end_helpers' EXIT
+	# A chroot without /sys/fs/cgroup (a package build's testbed) shows
+	# no hierarchy to leave, to the helper as to the user.
+	grep -q ' - cgroup2\? ' /proc/self/mountinfo || skip "no cgroup hierarchy is mounted here"
 	start_caller 'sleep 600 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
-	value_becomes 0 30 || fail "no lease taken: $(value)"
+	value_becomes 0 30 || fail "no lease taken: $(value); $(cat "$T/caller.err")"
 	local hp
 	hp=$(helper_pid)
 	awk -F: '$3 != "/"' "/proc/$hp/cgroup" | grep . && fail "the helper is still in a cgroup below a root (above)"
