@@ -475,8 +475,9 @@ static const char *cut_marker(size_t *width)
  * Cut @esc, a cell as escaped for the terminal (printable ASCII, "\\xNN"
  * four columns that stay whole), so that it and a marker @marker_width
  * wide fit @width; false when it fits whole. A list of addresses (@words)
- * keeps whole ones, so that a cut address is never read as a shorter one;
- * its first is cut only when nothing else fits, and marked.
+ * keeps the whole ones that fit and never shows part of one: a cut
+ * "0xffffff" reads as another address, marked or not. When not even the
+ * first fits, the marker stands alone.
  */
 static bool cut_escaped(char *esc, size_t width, bool words, size_t marker_width)
 {
@@ -489,7 +490,7 @@ static bool cut_escaped(char *esc, size_t width, bool words, size_t marker_width
 		size_t unit = esc[i] == '\\' && esc[i + 1] == 'x' ? 4 : 1;
 
 		if (i + unit > room) {
-			esc[words && has_space ? space + 1 : i] = '\0';
+			esc[!words ? i : has_space ? space + 1 : 0] = '\0';
 			return true;
 		}
 		if (esc[i] == ' ') {

@@ -162,18 +162,24 @@ test_table_fits_the_terminal() {
 }
 
 # A cell cut to fit the terminal ends in a marker ("…" where the locale is
-# UTF-8, "..." elsewhere), and an address is never shown cut as if it were
-# a shorter one: "0xffffffff810" was. A list keeps its whole addresses.
-starts_an_address() { # PREFIX ADDRESSES
-	local a
-	while IFS= read -r a; do
-		[[ $a == "$1"* ]] && return 0
-	done <<<"$2"
-	return 1
+# UTF-8, "..." elsewhere), and an address is never shown cut: "0xffffffff810"
+# passed for another address, and "0xffffff…" still gave a part of one where
+# slctl(8) promises whole addresses. A list keeps its whole addresses and
+# marks the rest; one that does not fit at all is the marker alone.
+ips_words_are_whole() { # LABEL MARKER WHOLE-ADDRESSES LINE...
+	local label=$1 marker=$2 whole=$3 line word
+	shift 3
+	for line; do
+		for word in $line; do
+			grep -qxF -- "$word" <<<"$whole" && continue
+			[ "$word" = "$marker" ] || fail "$label: '$word' is no whole address: $line"
+			cut=$((cut + 1))
+		done
+	done
 }
 
 test_cut_cells_are_marked_and_never_pass_for_whole_ones() {
-	local R=$FIXTURES/offenders/root loc marker cols line word whole cut
+	local R=$FIXTURES/offenders/root loc marker cols line whole cut head
 	# Every address of the report, uncut (a pipe).
 	whole=$("$SLCTL" --root "$R" offenders -o IPS -n 2>/dev/null | tr ' ' '\n' | grep .)
 	grep -qxF 0xffffffff81000000 <<<"$whole" || fail "addresses: $whole"
@@ -186,19 +192,27 @@ test_cut_cells_are_marked_and_never_pass_for_whole_ones() {
 			while IFS= read -r line; do
 				[ -n "$line" ] || break
 				[[ $line == COMM* ]] && continue
-				# The IPS cell: whole addresses, or the start of one
-				# and the marker, or the marker alone after them.
-				for word in $(sed -E 's/^.* +[0-9]+ //' <<<"$line"); do
-					grep -qxF -- "$word" <<<"$whole" && continue
-					[[ $word == *"$marker" ]] || fail "$loc, $cols columns: '$word' passes for an address: $line"
-					cut=$((cut + 1))
-					[ "$word" = "$marker" ] && continue
-					starts_an_address "${word%"$marker"}" "$whole" ||
-						fail "$loc, $cols columns: '$word' is no address cut: $line"
-				done
+				# The IPS cell: whole addresses, then the marker alone.
+				ips_words_are_whole "$loc, $cols columns" "$marker" "$whole" \
+					"$(sed -E 's/^.* +[0-9]+ //' <<<"$line")"
 			done <<<"$out"
 		done
 		[ $cut -gt 0 ] || fail "$loc: nothing was cut"
+		# Every column at 120 and 80 columns (the review's "0xffffff…"),
+		# IPS first so that its cell is the line's start.
+		for cols in 120 80; do
+			out=$(LC_ALL=$loc script -qec "stty cols $cols; '$SLCTL' --root '$R' offenders -o IPS,COMM,PID,KIND,ACTION,EVENTS,FIRST,LAST,EXE,CMDLINE,UNIT" /dev/null | tr -d '\r')
+			head=$(head -1 <<<"$out")
+			[[ $head == IPS* ]] || fail "$loc, $cols columns: no table: $out"
+			head=${head%%COMM*}
+			while IFS= read -r line; do
+				[ -n "$line" ] || break
+				[[ $line == IPS* ]] && continue
+				# Characters, not bytes: "…" is three.
+				ips_words_are_whole "$loc, $cols columns" "$marker" "$whole" \
+					"$(LC_ALL=C.UTF-8 bash -c 'printf %s "${1:0:$2}"' - "$line" ${#head})"
+			done <<<"$out"
+		done
 		# The name column is marked too.
 		out=$(LC_ALL=$loc script -qec "stty cols 80; '$SLCTL' offenders --input '$F/events.kmsg'" /dev/null | tr -d '\r')
 		grep -qE "^CJobMgr::[^ ]*$marker +4250 " <<<"$out" || fail "$loc: the name: $out"
