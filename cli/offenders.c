@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "name-table.h"
+#include "offenders-fit.h"
 #include "packed-log.h"
 #include "slctl.h"
 
@@ -79,6 +80,7 @@ struct options {
 	size_t n_cols;
 	bool cols_set;
 	bool noheadings, raw, full;
+	enum fit_time_form time_form; /* FIRST and LAST, as the terminal's width allows */
 };
 
 static void usage(FILE *out)
@@ -104,7 +106,7 @@ static void usage(FILE *out)
 	      "  -o, --output COLS         table columns, comma-separated (see below)\n"
 	      "  -n, --noheadings          no table header; the summary goes to stderr\n"
 	      "  -r, --raw                 raw table output; the summary goes to stderr\n"
-	      "  -l, --full                do not truncate columns to the terminal's width\n"
+	      "  -l, --full                on a terminal too, every column and every byte\n"
 	      "      --json                same as --format json (-o chooses its keys)\n\n"
 	      "Columns:\n", out);
 	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
@@ -243,14 +245,34 @@ static void format_wall(int64_t usec, bool utc_iso, char *buf, size_t size)
 	}
 }
 
-static void format_when(int64_t mono, int64_t wall, char *buf, size_t size)
+/*
+ * A time in the table, in @form: shorter forms leave out the year, then
+ * the seconds ("12-01 00:00"); a time since boot keeps milliseconds, then
+ * whole seconds. Digits are left out, never rounded up: a shorter time is
+ * never a later one.
+ */
+static void format_when(int64_t mono, int64_t wall, enum fit_time_form form,
+			char *buf, size_t size)
 {
+	size_t len;
+
 	if (wall != SPLITLOCK_TIME_UNKNOWN) {
 		format_wall(wall, false, buf, size);
+		if (form != FIT_TIME_FULL && strlen(buf) == 19) {
+			memmove(buf, buf + 5, 15); /* "YYYY-" */
+			if (form == FIT_TIME_MINUTES)
+				buf[11] = '\0';
+		}
 	} else if (mono != SPLITLOCK_TIME_UNKNOWN) {
 		buf[0] = '[';
 		format_mono(mono, buf + 1, size - 2);
-		strcat(buf, "]");
+		len = strlen(buf);
+		if (form == FIT_TIME_NO_YEAR && len > 4)
+			len -= 3;
+		else if (form == FIT_TIME_MINUTES && len > 8)
+			len -= 7; /* ".uuuuuu" */
+		buf[len] = ']';
+		buf[len + 1] = '\0';
 	} else {
 		snprintf(buf, size, "-");
 	}
@@ -354,11 +376,11 @@ static void cell(const struct options *o, const struct splitlock_offender *of,
 		break;
 	case COL_FIRST:
 		format_when(splitlock_offender_get_first_seen(of),
-			    splitlock_offender_get_first_wall(of), buf, size);
+			    splitlock_offender_get_first_wall(of), o->time_form, buf, size);
 		break;
 	case COL_LAST:
 		format_when(splitlock_offender_get_last_seen(of),
-			    splitlock_offender_get_last_wall(of), buf, size);
+			    splitlock_offender_get_last_wall(of), o->time_form, buf, size);
 		break;
 	case COL_IPS:
 		used = 0;
@@ -385,7 +407,6 @@ static void cell(const struct options *o, const struct splitlock_offender *of,
 		snprintf(buf, size, "%s", s ? s : splitlock_offender_get_unit(of) ?: "");
 		break;
 	}
-	(void)o;
 }
 
 static size_t shown(const struct options *o, const struct splitlock_offenders *r)
@@ -528,61 +549,91 @@ static size_t terminal_width(const struct options *o)
 }
 
 /*
- * As util-linux and systemd tools do: while the row is wider than the
- * terminal, the widest column of text loses a character, down to its
- * heading's width; then the times lose their seconds. What does not fit
- * then overflows.
+ * What a column needs to stay useful on a terminal, and which go first
+ * when even that does not fit: the command line, the unit, the
+ * executable, the thread group, the first event's time. The name, the
+ * task, what it did, how often, when last and where stay.
  */
-static size_t least_width(int col, bool times)
+static void fit_rules(int col, struct fit_column *f)
 {
-	if (truncatable(col))
-		return strlen(columns[col].name);
-	if (times && (col == COL_FIRST || col == COL_LAST))
-		return 16; /* "YYYY-MM-DD HH:MM" */
-	return SIZE_MAX;
+	f->kind = col == COL_FIRST || col == COL_LAST ? FIT_TIME :
+		  col == COL_IPS ? FIT_ADDRESSES : truncatable(col) ? FIT_TEXT : FIT_FIXED;
+	f->heading = strlen(columns[col].name);
+	switch (col) {
+	case COL_COMM:
+		f->readable = 15; /* a whole name: the kernel keeps 15 bytes */
+		break;
+	case COL_EXE:
+	case COL_CMDLINE:
+	case COL_UNIT:
+		f->readable = 20;
+		break;
+	default:
+		f->readable = 0; /* IPS: measured, the first address of each row */
+	}
+	f->drop = col == COL_CMDLINE ? 5 : col == COL_UNIT ? 4 : col == COL_EXE ? 3 :
+		  col == COL_TGID ? 2 : col == COL_FIRST ? 1 : 0;
 }
 
-static void fit_widths(const struct options *o, size_t *widths, size_t limit)
-{
-	for (int pass = 0; pass < 2; pass++)
-		for (;;) {
-			size_t total = o->n_cols ? o->n_cols - 1 : 0, widest = SIZE_MAX;
-
-			for (size_t i = 0; i < o->n_cols; i++)
-				total += widths[i];
-			if (total <= limit)
-				return;
-			for (size_t i = 0; i < o->n_cols; i++) {
-				size_t min = least_width(o->cols[i], pass == 1);
-
-				if (min != SIZE_MAX && widths[i] > min &&
-				    (widest == SIZE_MAX || widths[i] > widths[widest]))
-					widest = i;
-			}
-			if (widest == SIZE_MAX)
-				break;
-			widths[widest]--;
-		}
-}
-
-/* @hints: an absolute hint is the least width, as libsmartcols has it. */
+/*
+ * The widest cell of each column, whole, in @widths; with @fit (a
+ * terminal's table) what fit_columns() needs too: each time form's
+ * width, the first address of each row with the marker after it.
+ * @hints: an absolute hint is the least width, as libsmartcols has it.
+ */
 static void measure(const struct options *o, const struct splitlock_offenders *r,
-		    size_t n, size_t *widths, bool hints)
+		    size_t n, size_t *widths, bool hints, struct fit_column *fit)
 {
+	struct options forms = *o;
+	size_t marker_width = 0;
 	char buf[4096];
 
-	for (size_t i = 0; i < o->n_cols; i++)
+	if (fit)
+		cut_marker(&marker_width);
+	for (size_t i = 0; i < o->n_cols; i++) {
 		widths[i] = hints && columns[o->cols[i]].whint >= 1 ?
 			    (size_t)columns[o->cols[i]].whint : 1;
+		if (fit) {
+			memset(&fit[i], 0, sizeof(fit[i]));
+			fit_rules(o->cols[i], &fit[i]);
+		}
+	}
 	for (size_t i = 0; i < o->n_cols && !o->noheadings; i++)
 		if (strlen(columns[o->cols[i]].name) > widths[i])
 			widths[i] = strlen(columns[o->cols[i]].name);
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < n; k++) {
+		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
+
 		for (size_t i = 0; i < o->n_cols; i++) {
-			cell(o, splitlock_offenders_get(r, k), o->cols[i], buf, sizeof(buf));
+			int col = o->cols[i];
+			size_t w;
+
+			cell(o, of, col, buf, sizeof(buf));
 			if (cell_width(buf) > widths[i])
 				widths[i] = cell_width(buf);
+			if (!fit)
+				continue;
+			if (col == COL_FIRST || col == COL_LAST) {
+				for (int t = 0; t < _FIT_TIME_FORMS; t++) {
+					forms.time_form = (enum fit_time_form)t;
+					cell(&forms, of, col, buf, sizeof(buf));
+					if (cell_width(buf) > fit[i].time_width[t])
+						fit[i].time_width[t] = cell_width(buf);
+				}
+			} else if (col == COL_IPS && splitlock_offender_get_ip_count(of)) {
+				w = cell_width(splitlock_offender_get_ip(of, 0));
+				if (splitlock_offender_get_ip_count(of) > 1)
+					w += 1 + marker_width;
+				if (w > fit[i].readable)
+					fit[i].readable = w;
+			}
 		}
+	}
+	for (size_t i = 0; fit && i < o->n_cols; i++) {
+		fit[i].natural = widths[i];
+		if (fit[i].readable > widths[i])
+			fit[i].readable = widths[i];
+	}
 }
 
 /* @widths: pinned column widths (NULL: libsmartcols chooses). */
@@ -596,6 +647,8 @@ static int print_rows(const struct options *o, const struct splitlock_offenders 
 		return -ENOMEM;
 	scols_table_enable_noheadings(tb, o->noheadings || from > 0);
 	scols_table_enable_raw(tb, o->raw);
+	/* Rows end where their text does, as in the streamed table. */
+	scols_table_enable_minout(tb, 1);
 	/* A terminal's table is cut by stream_rows(); --full keeps every byte. */
 	if (o->full)
 		scols_table_set_termforce(tb, SCOLS_TERMFORCE_NEVER);
@@ -631,6 +684,7 @@ static int print_rows(const struct options *o, const struct splitlock_offenders 
  */
 struct rowbuf {
 	size_t len;
+	size_t pending; /* padding, written only if text follows on the line */
 	char data[64 * 1024];
 };
 
@@ -653,10 +707,18 @@ static void rowbuf_put(struct rowbuf *b, const char *s, size_t n)
 	b->len += n;
 }
 
+/* A row ends where its text does: no trailing spaces after empty cells. */
 static void rowbuf_pad(struct rowbuf *b, size_t n)
 {
-	static const char spaces[] = "                                                                ";
+	b->pending += n;
+}
 
+static void rowbuf_spaces(struct rowbuf *b)
+{
+	static const char spaces[] = "                                                                ";
+	size_t n = b->pending;
+
+	b->pending = 0;
 	while (n) {
 		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
 
@@ -695,16 +757,26 @@ static void put_cell(struct rowbuf *b, const char *out, size_t width, bool right
 	shown = len + (marker ? marker_width : 0);
 	if (right && shown < width)
 		rowbuf_pad(b, width - shown);
+	if (shown)
+		rowbuf_spaces(b);
 	rowbuf_put(b, out, len);
 	if (marker)
 		rowbuf_put(b, marker, strlen(marker));
 	if (!right && !last && shown < width)
 		rowbuf_pad(b, width - shown);
-	rowbuf_put(b, last ? "\n" : " ", 1);
+	if (last) {
+		b->pending = 0;
+		rowbuf_put(b, "\n", 1);
+	} else {
+		rowbuf_pad(b, 1);
+	}
 }
 
-/* A large report, streamed: memory stays a row and a block, whatever the count. */
-static void stream_rows(const struct options *o, const struct splitlock_offenders *r,
+/*
+ * A large report, streamed: memory stays a row and a block, whatever the
+ * count. True when a cell was cut.
+ */
+static bool stream_rows(const struct options *o, const struct splitlock_offenders *r,
 			size_t n, const size_t *widths, bool cut)
 {
 	static struct rowbuf b;
@@ -712,8 +784,10 @@ static void stream_rows(const struct options *o, const struct splitlock_offender
 	char buf[4096];
 	size_t marker_width = 0;
 	const char *marker = cut ? cut_marker(&marker_width) : NULL;
+	bool any_cut = false;
 
 	b.len = 0;
+	b.pending = 0;
 	if (!o->noheadings)
 		for (size_t i = 0; i < o->n_cols; i++)
 			put_cell(&b, columns[o->cols[i]].name, widths[i],
@@ -729,64 +803,143 @@ static void stream_rows(const struct options *o, const struct splitlock_offender
 
 			cell(o, of, col, buf, sizeof(buf));
 			out = escaped(buf, esc, sizeof(esc));
-			if (cut && (col == COL_FIRST || col == COL_LAST)) {
-				/* A date that does not fit loses its seconds, nothing
-				 * else ("YYYY-MM-DD HH:MM"); [seconds since boot] stays. */
-				if (strlen(buf) > widths[i] && buf[0] != '[')
-					buf[16] = '\0';
-			} else if (cut && truncatable(col) && strlen(out) > widths[i]) {
+			if (cut && truncatable(col) && cell_width(out) > widths[i]) {
 				if (out == buf) {
 					memcpy(esc, buf, strlen(buf) + 1);
 					out = esc;
 				}
 				was_cut = cut_escaped(esc, widths[i], col == COL_IPS, marker_width);
+				any_cut |= was_cut;
 			}
 			put_cell(&b, out, widths[i], columns[col].flags & SCOLS_FL_RIGHT,
 				 i + 1 == o->n_cols, was_cut ? marker : NULL, marker_width);
 		}
 	}
 	rowbuf_flush(&b);
+	return any_cut;
+}
+
+/* "A, B and C" after the @used bytes of @buf. */
+static size_t list_names(char *buf, size_t size, size_t used, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s",
+					 i == 0 ? "" : i + 1 == n ? " and " : ", ", names[i]);
+	return used;
+}
+
+/*
+ * A terminal's table, fitted (fit_columns()): what was left out and how a
+ * cut cell looks, so that nobody takes the table for all there is.
+ */
+static void print_fitted(const struct options *o, const struct splitlock_offenders *r,
+			 size_t n, size_t limit, char *note, size_t size)
+{
+	struct fit_column fit[32];
+	const char *left_out[32];
+	size_t widths[32] = { 0 }, shown_widths[32] = { 0 }, n_left = 0, marker_width, used;
+	struct options t = *o;
+	bool cut, shorter = false;
+	const char *marker = cut_marker(&marker_width);
+
+	measure(o, r, n, widths, false, fit);
+	t.time_form = fit_columns(fit, o->n_cols, limit);
+	t.n_cols = 0;
+	for (size_t i = 0; i < o->n_cols; i++) {
+		if (fit[i].hidden) {
+			left_out[n_left++] = columns[o->cols[i]].name;
+			continue;
+		}
+		shown_widths[t.n_cols] = fit[i].width;
+		t.cols[t.n_cols++] = o->cols[i];
+	}
+	cut = stream_rows(&t, r, n, shown_widths, true);
+	for (size_t i = 0; i < t.n_cols; i++)
+		shorter |= t.time_form != FIT_TIME_FULL &&
+			   (t.cols[i] == COL_FIRST || t.cols[i] == COL_LAST);
+	if (!n_left && !cut && !shorter)
+		return;
+	/* "To fit 80 columns: FIRST and EXE left out; times shortened; … ends
+	 * a cut cell. --full shows everything." */
+	used = (size_t)snprintf(note, size, "To fit %zu columns:", limit);
+	if (n_left && used < size) {
+		note[used++] = ' ';
+		used = list_names(note, size, used, left_out, n_left);
+		if (used < size)
+			used += (size_t)snprintf(note + used, size - used, " left out%s",
+						 shorter || cut ? ";" : "");
+	}
+	if (shorter && used < size)
+		used += (size_t)snprintf(note + used, size - used, " times shortened%s",
+					 cut ? ";" : "");
+	if (cut && used < size)
+		used += (size_t)snprintf(note + used, size - used, " %s ends a cut cell", marker);
+	if (used < size)
+		snprintf(note + used, size - used, ". --full shows everything.\n");
 }
 
 static int print_table(const struct options *o, const struct splitlock_offenders *r)
 {
-	size_t n = shown(o, r), widths[32] = { 0 }, limit = terminal_width(o);
-	FILE *sum;
+	size_t n = shown(o, r), widths[32] = { 0 }, limit = terminal_width(o), width = 0;
+	char *text = NULL, note[512] = "";
+	size_t text_len = 0;
+	FILE *sum, *buf;
 
-	/* On a terminal the cells decide, the fit below what is cut. */
-	if (n > TABLE_CHUNK || limit)
-		measure(o, r, n, widths, !limit);
-	if (limit)
-		fit_widths(o, widths, limit);
-	/* Cut cells are marked as libsmartcols cannot: streamed here too. */
-	if ((n > TABLE_CHUNK || (limit && n > 0)) && !o->raw) {
-		stream_rows(o, r, n, widths, limit > 0);
+	/* Sentences wrap at a terminal's width: written here, then wrapped. */
+	buf = open_memstream(&text, &text_len);
+	if (!buf)
+		return -ENOMEM;
+	/* On a terminal every row is laid out by print_fitted(); a large
+	 * report elsewhere is streamed in columns measured first. */
+	if (limit && n > 0 && !o->raw)
+		print_fitted(o, r, n, limit, note, sizeof(note));
+	else if (n > TABLE_CHUNK)
+		measure(o, r, n, widths, true, NULL);
+	if (limit && n > 0 && !o->raw) {
+		/* printed */
+	} else if (n > TABLE_CHUNK && !o->raw) {
+		stream_rows(o, r, n, widths, false);
 	} else if (n > TABLE_CHUNK) {
 		/* Raw rows are escaped by libsmartcols' rules: chunks of its tables. */
 		for (size_t k = 0; k < n; k += TABLE_CHUNK)
 			if (print_rows(o, r, k, k + TABLE_CHUNK < n ? k + TABLE_CHUNK : n,
 				       widths) < 0)
-				return -ENOMEM;
+				goto oom;
 	} else if (n > 0 && print_rows(o, r, 0, n, NULL) < 0) {
-		return -ENOMEM;
+		goto oom;
 	}
 	fflush(stdout);
 	/* Rows only on stdout for -n and -r, which scripts read. */
 	sum = o->noheadings || o->raw ? stderr : stdout;
-	fprintf(sum, "%s%" PRIu64 " event%s",
-		splitlock_offenders_get_count(r) && sum == stdout ? "\n" : "",
-		splitlock_offenders_get_events(r),
+	if (sum == stdout)
+		width = limit;
+	else if (limit && isatty(STDERR_FILENO))
+		width = limit;
+	if (splitlock_offenders_get_count(r) && sum == stdout)
+		fputc('\n', sum);
+	fprintf(buf, "%" PRIu64 " event%s", splitlock_offenders_get_events(r),
 		splitlock_offenders_get_events(r) == 1 ? "" : "s");
 	if (splitlock_offenders_get_suppressed(r))
-		fprintf(sum, "; %" PRIu64 " more suppressed by the kernel's rate limit, so "
+		fprintf(buf, "; %" PRIu64 " more suppressed by the kernel's rate limit, so "
 			"this report is incomplete", splitlock_offenders_get_suppressed(r));
-	fprintf(sum, ".\n");
-	print_unrecognized(sum, r);
+	fprintf(buf, ".\n");
+	print_unrecognized(buf, r);
 	if (splitlock_offenders_get_forged(r))
-		fprintf(sum, "%" PRIu64 " detector-like line%s from user space ignored.\n",
+		fprintf(buf, "%" PRIu64 " detector-like line%s from user space ignored.\n",
 			splitlock_offenders_get_forged(r),
 			splitlock_offenders_get_forged(r) == 1 ? "" : "s");
+	if (fclose(buf) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	fit_wrap(sum, text, width);
+	fit_wrap(sum, note, width);
+	free(text);
 	return 0;
+oom:
+	fclose(buf);
+	free(text);
+	return -ENOMEM;
 }
 
 static void json_time(struct json *j, const char *key, int64_t usec, bool wall)

@@ -142,18 +142,26 @@ test_follow_memory_is_bounded_and_says_what_it_forgot() {
 
 F=$FIXTURES/offenders/formats
 
+# Every line of @out at most COLS columns wide ("…" is one), none ending
+# in a space.
+lines_fit() { # COLS LABEL
+	local line
+	while IFS= read -r line; do
+		line=${line//$'\u2026'/.}
+		[ ${#line} -le "$1" ] || fail "$2: ${#line} columns at $1: $line"
+		[[ $line == *' ' ]] && fail "$2: a trailing space: '$line'"
+	done <<<"$out"
+}
+
 # On a terminal the table is cut to fit, as lsblk and systemctl do; a pipe
 # or a file gets every byte, and --full keeps them on a terminal too.
 test_table_fits_the_terminal() {
-	local cols line
+	local cols
 	for cols in 80 120; do
 		out=$(script -qec "stty cols $cols; '$SLCTL' offenders --input '$F/events.kmsg'" /dev/null | tr -d '\r')
 		grep -q '^COMM' <<<"$out" || fail "no table at $cols columns: $out"
-		# The table, not the sentences after it.
-		while IFS= read -r line; do
-			[ -n "$line" ] || break
-			[ ${#line} -le "$cols" ] || fail "${#line} columns at $cols: $line"
-		done <<<"$out"
+		# The table and the sentences after it.
+		lines_fit "$cols" events.kmsg
 	done
 	out=$(script -qec "stty cols 80; '$SLCTL' offenders --input '$F/events.kmsg' --full" /dev/null | tr -d '\r')
 	grep -q 'CJobMgr::m_Work .*0x140aa2cf3' <<<"$out" || fail "--full cut: $out"
@@ -189,6 +197,13 @@ test_cut_cells_are_marked_and_never_pass_for_whole_ones() {
 		cut=0
 		for cols in 30 40 60; do
 			out=$(LC_ALL=$loc script -qec "stty cols $cols; '$SLCTL' --root '$R' offenders -o COMM,PID,IPS" /dev/null | tr -d '\r')
+			# Where not even one address fits, the column is left out
+			# and the note says so.
+			if ! grep -q '^COMM .* IPS$' <<<"$out"; then
+				[[ $(tr '\n' ' ' <<<"$out") == *"To fit $cols columns: IPS left out"* ]] ||
+					fail "$loc, $cols columns: IPS gone unsaid: $out"
+				continue
+			fi
 			while IFS= read -r line; do
 				[ -n "$line" ] || break
 				[[ $line == COMM* ]] && continue
@@ -213,9 +228,10 @@ test_cut_cells_are_marked_and_never_pass_for_whole_ones() {
 					"$(LC_ALL=C.UTF-8 bash -c 'printf %s "${1:0:$2}"' - "$line" ${#head})"
 			done <<<"$out"
 		done
-		# The name column is marked too.
-		out=$(LC_ALL=$loc script -qec "stty cols 80; '$SLCTL' offenders --input '$F/events.kmsg'" /dev/null | tr -d '\r')
-		grep -qE "^CJobMgr::[^ ]*$marker +4250 " <<<"$out" || fail "$loc: the name: $out"
+		# The name column is marked too: this one is 17 columns escaped.
+		out=$(LC_ALL=$loc script -qec "stty cols 80; '$SLCTL' --root '$R' offenders" /dev/null | tr -d '\r')
+		grep -qF "w\x5cx\x0ay " <<<"$out" || fail "$loc: the name: $out"
+		grep -q "^w.*$marker  *7100 " <<<"$out" || fail "$loc: the name: $out"
 	done
 	# A list keeps the addresses that fit whole.
 	out=$(LC_ALL=C.UTF-8 script -qec "stty cols 40; '$SLCTL' --root '$R' offenders -o COMM,PID,IPS" /dev/null | tr -d '\r')
@@ -223,6 +239,39 @@ test_cut_cells_are_marked_and_never_pass_for_whole_ones() {
 	# A pipe gets every byte, unmarked.
 	run "$SLCTL" --root "$R" offenders -o COMM,PID,IPS
 	grep -qF "GoW.exe+0x3d2d1 GoW.exe+0xaa2cf3" <<<"$out" || fail "a pipe got a cut table: $out"
+}
+
+# At 80 columns the names and addresses stay whole: the times get shorter
+# and the columns that matter least go first. "CPU 0/KVM" and "CPU 1/KVM"
+# were both "CPU…", every address "0x…", two dates took 34 columns and
+# the summary wrapped at 87.
+test_table_at_80_columns_keeps_names_and_addresses() {
+	local R=$FIXTURES/offenders/root loc cols name
+	for loc in C.UTF-8 C; do
+		out=$(LC_ALL=$loc script -qec "stty cols 80; '$SLCTL' --root '$R' offenders" /dev/null | tr -d '\r')
+		lines_fit 80 "$loc, the default columns"
+		for name in 'CPU 0/KVM ' 'CPU 1/KVM ' 'stress-ng ' 'GoW.exe ' ' 0xffffffff81000000' \
+			' GoW.exe+0x3d2d1 ' ' libfoo.so+0x1234' ' libgame.so+0x11000'; do
+			grep -qF -- "$name" <<<"$out" || fail "$loc: '$name' is not whole: $out"
+		done
+		grep -qE '^COMM +PID KIND +ACTION EVENTS LAST +IPS$' <<<"$out" || fail "$loc: columns: $out"
+		# A time without its year still has its seconds here.
+		grep -qE ' 12-01 00:00:05 ' <<<"$out" || fail "$loc: the time: $out"
+		# What was left out and what a cut looks like, within the width.
+		[[ $(tr '\n' ' ' <<<"$out") == *'To fit 80 columns: FIRST, EXE and UNIT left out; times shortened;'*'--full shows everything.'* ]] ||
+			fail "$loc: no word of what was left out: $out"
+		# Every column asked for: still within the terminal.
+		for cols in 80 120; do
+			out=$(LC_ALL=$loc script -qec "stty cols $cols; '$SLCTL' --root '$R' offenders -o COMM,PID,TGID,KIND,ACTION,EVENTS,FIRST,LAST,IPS,EXE,CMDLINE,UNIT" /dev/null | tr -d '\r')
+			lines_fit "$cols" "$loc, every column"
+			grep -qF 'CPU 0/KVM ' <<<"$out" || fail "$loc, $cols columns: the name: $out"
+		done
+	done
+	# A pipe: every column, every byte, and rows without trailing spaces.
+	run "$SLCTL" --root "$R" offenders
+	grep -qE '^COMM +PID .* FIRST +LAST +IPS +EXE +UNIT$' <<<"$out" || fail "a pipe: $out"
+	grep -q ' $' <<<"$out" && fail "a pipe's rows end in spaces: $(cat -A <<<"$out")"
+	true
 }
 
 # -n and -r are for scripts: rows on stdout, the summary on stderr.
