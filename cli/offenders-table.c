@@ -626,10 +626,7 @@ int offenders_print_table(const struct options *o, const struct splitlock_offend
 			"this report is incomplete", splitlock_offenders_get_suppressed(r));
 	fprintf(buf, ".\n");
 	offenders_print_unrecognized(buf, r);
-	if (splitlock_offenders_get_forged(r))
-		fprintf(buf, "%" PRIu64 " detector-like line%s from user space ignored.\n",
-			splitlock_offenders_get_forged(r),
-			splitlock_offenders_get_forged(r) == 1 ? "" : "s");
+	offenders_print_forged(buf, r);
 	if (fclose(buf) != 0) {
 		free(text);
 		return -ENOMEM;

@@ -278,6 +278,44 @@ void offenders_print_unrecognized(FILE *out, const struct splitlock_offenders *r
 		       splitlock_offenders_get_alignment_checks(r) == 1 ? "" : "s");
 }
 
+/*
+ * Each reason its own words: "from user space" was said of the kernel's
+ * own lines at another level and of any record's further lines, and sent
+ * admins looking for a process writing to /dev/kmsg.
+ */
+void offenders_print_forged(FILE *out, const struct splitlock_offenders *r)
+{
+	static const char *const why[] = {
+		[SPLITLOCK_FORGED_USER_SPACE] = "from user space",
+		[SPLITLOCK_FORGED_FURTHER_LINE] = "continuing a record",
+		[SPLITLOCK_FORGED_LEVEL] = "of the kernel at another level than the detector's",
+	};
+	uint64_t total = splitlock_offenders_get_forged(r), n;
+	size_t reasons = 0, said = 0;
+
+	if (!total)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(why); i++)
+		reasons += splitlock_offenders_get_forged_by(r, (enum splitlock_forged)i) != 0;
+	if (reasons == 1) {
+		for (size_t i = 0; i < ARRAY_SIZE(why); i++)
+			if (splitlock_offenders_get_forged_by(r, (enum splitlock_forged)i))
+				fprintf(out, "%" PRIu64 " detector-like line%s %s ignored.\n", total,
+					total == 1 ? "" : "s", why[i]);
+		return;
+	}
+	fprintf(out, "%" PRIu64 " detector-like line%s ignored:", total, total == 1 ? "" : "s");
+	for (size_t i = 0; i < ARRAY_SIZE(why); i++) {
+		n = splitlock_offenders_get_forged_by(r, (enum splitlock_forged)i);
+		if (!n)
+			continue;
+		said++;
+		fprintf(out, "%s %" PRIu64 " %s", said == 1 ? "" : said == reasons ? " and" : ",",
+			n, why[i]);
+	}
+	fputs(".\n", out);
+}
+
 static void json_time(struct json *j, const char *key, int64_t usec, bool wall)
 {
 	char buf[64];
@@ -395,6 +433,11 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 	json_uint(&j, "alignment_checks", splitlock_offenders_get_alignment_checks(r));
 	json_uint(&j, "malformed", splitlock_offenders_get_malformed(r));
 	json_uint(&j, "forged", splitlock_offenders_get_forged(r));
+	json_object_begin(&j, "forged_by");
+	for (int i = 0; splitlock_forged_name((enum splitlock_forged)i); i++)
+		json_uint(&j, splitlock_forged_name((enum splitlock_forged)i),
+			  splitlock_offenders_get_forged_by(r, (enum splitlock_forged)i));
+	json_object_end(&j);
 	json_uint(&j, "undated", splitlock_offenders_get_undated(r));
 	json_string(&j, "source", o->input ? "input" : "kmsg");
 	json_string(&j, "input_format", o->input ? splitlock_input_format_name(

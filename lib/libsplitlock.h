@@ -1767,11 +1767,50 @@ uint64_t splitlock_offenders_get_alignment_checks(const struct splitlock_offende
 /**
  * splitlock_offenders_get_forged:
  *
- * Detector-like lines written by user space (facility != kernel), ignored.
+ * Detector-like lines ignored because the log's form shows they are not
+ * the detector's: written by user space, a record's further line, or the
+ * kernel's at another level than the detector's (see
+ * splitlock_offenders_get_forged_by() for each).
  *
  * Since: LIBSPLITLOCK_1
  */
 uint64_t splitlock_offenders_get_forged(const struct splitlock_offenders *report);
+/* Why a detector-like line was ignored (splitlock_offenders_get_forged_by()). */
+enum splitlock_forged {
+	/* A facility other than kern: a process wrote to /dev/kmsg, logger,
+	 * a journal entry not of the kernel. */
+	SPLITLOCK_FORGED_USER_SPACE,
+	/* A line after a record's first (dmesg -r, -x, --json show where a
+	 * record goes on): any record's, the kernel's included, since its text
+	 * is whatever was logged. */
+	SPLITLOCK_FORGED_FURTHER_LINE,
+	/* A record of the kernel at another level than the detector's
+	 * (warning; info for alignment-check kills). */
+	SPLITLOCK_FORGED_LEVEL,
+	/*
+	 * No _MAX: a later release may add reasons. Walk them with
+	 * splitlock_forged_name(), which is NULL past the last one.
+	 */
+};
+/**
+ * splitlock_forged_name:
+ *
+ * "user_space", "further_line", "level"; NULL for a reason the library
+ * does not know.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+const char *splitlock_forged_name(enum splitlock_forged reason);
+/**
+ * splitlock_offenders_get_forged_by:
+ *
+ * The lines of splitlock_offenders_get_forged() ignored for @reason; 0 for
+ * a reason this library does not know.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+uint64_t splitlock_offenders_get_forged_by(const struct splitlock_offenders *report,
+					   enum splitlock_forged reason);
 /**
  * splitlock_offenders_get_undated:
  *

@@ -39,6 +39,12 @@ TEST(report_counts_only_kernel_records)
 	CHECK_INT(splitlock_offenders_add_record(r, &d, NULL), 0);
 	CHECK_INT(splitlock_offenders_get_events(r), 2);
 	CHECK_INT(splitlock_offenders_get_forged(r), 1);
+	CHECK_INT(splitlock_offenders_get_forged_by(r, SPLITLOCK_FORGED_USER_SPACE), 1);
+	CHECK_INT(splitlock_offenders_get_forged_by(r, SPLITLOCK_FORGED_FURTHER_LINE), 0);
+	CHECK_INT(splitlock_offenders_get_forged_by(r, SPLITLOCK_FORGED_LEVEL), 0);
+	CHECK_INT(splitlock_offenders_get_forged_by(r, (enum splitlock_forged)99), 0);
+	CHECK_STR(splitlock_forged_name(SPLITLOCK_FORGED_LEVEL), "level");
+	CHECK(splitlock_forged_name((enum splitlock_forged)3) == NULL);
 	CHECK_INT(splitlock_offenders_get_suppressed(r), 9);
 	CHECK_INT(splitlock_offenders_get_count(r), 1);
 	o = splitlock_offenders_get(r, 0);
