@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <libsmartcols.h>
 #include <poll.h>
 #include <signal.h>
@@ -63,8 +64,8 @@ static void usage(FILE *out)
 	      "  -g, --group-by KEY        task (default for --input), process (default\n"
 	      "                            for the live log), comm, exe, unit\n"
 	      "  -S, --since TIME          boot, now, today, yesterday, HH:MM, -2h,\n"
-	      "                            'YYYY-MM-DD HH:MM[:SS]', '1h 30min ago', @EPOCH\n"
-	      "                            (as journalctl)\n"
+	      "                            '[Tue] YYYY-MM-DD HH:MM[:SS[.N]] [UTC|+01:00]',\n"
+	      "                            '1h 30min ago', @EPOCH (as journalctl)\n"
 	      "  -U, --until TIME          same forms\n"
 	      "  -t, --top N               only the N offenders with most events\n"
 	      "  -f, --follow              print events as they happen (live log only)\n"
@@ -859,6 +860,68 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 	return EXIT_OK;
 }
 
+/* After "cannot understand --since 'X'": the forms, in one sentence. */
+#define TIME_FORMS ": give a time as journalctl takes it ('[Tue] 2026-12-01 10:00[:05.5] " \
+		   "[UTC|+01:00|Europe/Berlin]', '10:00', today, -1h, '1h ago', @EPOCH; " \
+		   "see slctl(8))."
+
+/* A zone of the tz database: a plain relative name of a TZif file. */
+static bool tz_database_zone(const char *name)
+{
+	const char *dir = getenv("TZDIR");
+	char path[PATH_MAX], magic[4];
+	int fd;
+	bool ok;
+
+	if (!name[0] || name[0] == '/' || strstr(name, "..") ||
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_+-") !=
+	    strlen(name))
+		return false;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir && dir[0] ? dir : "/usr/share/zoneinfo",
+			     name) >= sizeof(path))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	ok = read(fd, magic, sizeof(magic)) == sizeof(magic) && memcmp(magic, "TZif", 4) == 0;
+	close(fd);
+	return ok;
+}
+
+/*
+ * splitlock_time_parse(), and for "... Europe/Berlin" (which journalctl
+ * takes) the time before the zone read in that zone. Only a process's TZ
+ * names such a zone to the C library, and the library must not change
+ * it under its callers: slctl, one thread, sets it for the call.
+ */
+static int parse_time(const char *text, int64_t now, int64_t boot, int64_t *usec)
+{
+	const char *space = strrchr(text, ' ');
+	_cleanup_free_ char *before = NULL, *saved = NULL, *zone = NULL;
+	int ret = splitlock_time_parse(text, now, boot, usec);
+
+	if (ret != -EINVAL || !space || !tz_database_zone(space + 1))
+		return ret;
+	before = strndup(text, (size_t)(space - text));
+	zone = malloc(strlen(space + 1) + 2);
+	if (getenv("TZ"))
+		saved = strdup(getenv("TZ"));
+	if (!before || !zone || (getenv("TZ") && !saved))
+		return -ENOMEM;
+	zone[0] = ':';
+	strcpy(zone + 1, space + 1);
+	if (setenv("TZ", zone, 1) < 0)
+		return -errno;
+	tzset();
+	ret = splitlock_time_parse(before, now, boot, usec);
+	if (saved)
+		setenv("TZ", saved, 1);
+	else
+		unsetenv("TZ");
+	tzset();
+	return ret;
+}
+
 static int set_window(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 		      const struct options *o)
 {
@@ -875,16 +938,18 @@ static int set_window(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 		splitlock_time_boot(ctx, &boot);
 	if (o->since && streq(o->since, "boot") && (o->input || boot == SPLITLOCK_TIME_UNKNOWN)) {
 		/* Everything in the log is since its boot. */
-	} else if (o->since && splitlock_time_parse(o->since, now, boot, &since) < 0) {
-		return slctl_usage_error("offenders", "cannot understand --since '%s'.", o->since);
+	} else if (o->since && parse_time(o->since, now, boot, &since) < 0) {
+		return slctl_usage_error("offenders", "cannot understand --since '%s'%s", o->since,
+					 TIME_FORMS);
 	}
 	/* The running system's boot says nothing about when a saved log's boot ended. */
 	if (o->until && o->input && streq(o->until, "boot"))
 		return slctl_usage_error("offenders", "--until boot cannot apply to a saved log, "
 					 "which does not say when its boot ended; leave --until "
 					 "out to read to the end of the log.");
-	if (o->until && splitlock_time_parse(o->until, now, boot, &until) < 0)
-		return slctl_usage_error("offenders", "cannot understand --until '%s'.", o->until);
+	if (o->until && parse_time(o->until, now, boot, &until) < 0)
+		return slctl_usage_error("offenders", "cannot understand --until '%s'%s", o->until,
+					 TIME_FORMS);
 	/* [since, until) would hold nothing: a typo more likely than a wish. */
 	if (since != SPLITLOCK_TIME_UNKNOWN && until != SPLITLOCK_TIME_UNKNOWN && since >= until)
 		return slctl_usage_error("offenders", "--since '%s' is not before --until '%s'.",

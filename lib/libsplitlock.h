@@ -2004,13 +2004,21 @@ const char *splitlock_offender_get_container(const struct splitlock_offender *o)
  *
  * Parse a --since/--until time in the forms journalctl takes: "boot",
  * "now", "today", "yesterday", "tomorrow" (local midnight),
- * "YYYY-MM-DD[ HH:MM[:SS]]" and "HH:MM[:SS]" (local time; today),
+ * "[WEEKDAY ]YYYY-MM-DD[ HH:MM[:SS[.FRACTION]]]" (also YY-MM-DD, "T" for
+ * the space, "Dec 01 10:00:05") and "HH:MM[:SS[.FRACTION]]" (today), in
+ * local time unless a zone follows ("UTC", "+01:00", "-0530", "Z" or
+ * "+01:00" welded to the time, the local zone's tzname[] "CET"/"CEST"),
  * "-2h", "+30min", "1h 30min ago", "2 days left" (spans as systemd writes
  * them, from @now), "@EPOCH". Gives microseconds since the epoch; "boot"
- * gives @boot. -EINVAL otherwise, and for a date or time that does not
- * exist (2026-02-30, 23:59:61, a local time skipped by a DST change).
+ * gives @boot. -EINVAL otherwise, for a weekday that is not the date's,
+ * and for a date or time that does not exist (2026-02-30, 23:59:61, a
+ * local time skipped by a DST change). A zone of the tz database
+ * ("Europe/Berlin", which journalctl takes) is -EINVAL too: only the
+ * process's TZ names one to the C library, and this function leaves TZ
+ * alone; a caller that owns its process may set TZ and parse the rest.
  *
- * History: impossible dates refused, and journalctl's forms, since 1.0.
+ * History: impossible dates refused, and journalctl's forms, since 1.0;
+ * fractions, weekdays and zones since 1.0.
  *
  * Since: LIBSPLITLOCK_1
  */

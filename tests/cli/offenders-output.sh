@@ -336,4 +336,54 @@ test_since_takes_journalctl_forms() {
 	expect_json '[.offenders[].pid] | sort | @csv' '7000,7200'
 }
 
+# What journalctl 252 takes for an absolute time and slctl refused (exit
+# 2): a fraction of a second, a weekday before the date, a zone after it
+# (what another machine's journalctl or date prints). The journal's events
+# are at 2026-12-01 00:00:05, 05.118315, 05.2, 07, 08, 09 and 10 UTC;
+# 2026-12-01 is a Tuesday. Berlin is an hour ahead: a zone that is left out
+# shows.
+test_since_takes_journalctls_absolute_forms() {
+	local t
+	while IFS='|' read -r t want; do
+		TZ=Europe/Berlin run "$SLCTL" offenders --input "$F/events.json" --since "$t" --json
+		expect_rc 0
+		expect_json '[.offenders[].pid] | sort | @csv' "$want"
+	done <<-'EOF'
+	2026-12-01 01:00:05.15|4250,5001,6000,7000,7200
+	2026-12-01 01:00:08.5 CET|7000,7200
+	Tue 2026-12-01 01:00:09|7000,7200
+	tue 2026-12-01 01:00:09.000001|7200
+	2026-12-01 00:00:09 UTC|7000,7200
+	Tue 2026-12-01 00:00:09.5 UTC|7200
+	2026-12-01T00:00:09Z|7000,7200
+	2026-12-01T01:00:09+01:00|7000,7200
+	2026-12-01 00:00:09 +00:00|7000,7200
+	2026-11-30 23:00:09 -0100|7000,7200
+	26-12-01 01:00:09|7000,7200
+	Dec 01 00:00:09 UTC|7000,7200
+	EOF
+	# A zone of the tz database, as journalctl takes it.
+	while IFS='|' read -r t want; do
+		TZ=UTC run "$SLCTL" offenders --input "$F/events.json" --since "$t" --json
+		expect_rc 0
+		expect_json '[.offenders[].pid] | sort | @csv' "$want"
+	done <<-'EOF'
+	2026-12-01 01:00:09 Europe/Berlin|7000,7200
+	Tue 2026-12-01 01:00:09.5 Europe/Berlin|7200
+	2026-11-30 19:00:09 America/New_York|7000,7200
+	EOF
+	TZ=UTC run "$SLCTL" offenders --input "$F/events.json" --since '2026-12-01 00:00:06' \
+		--until '2026-12-01 00:00:08.5 UTC' --json
+	expect_json '[.offenders[].pid] | sort | @csv' '5001,6000'
+	# A wrong weekday, a zone that is none, a broken fraction:
+	# one sentence that says what is taken.
+	for t in 'Mon 2026-12-01 00:00' '2026-12-01 00:00 Mars/Olympus' '2026-12-01 00:00:05.' \
+		'2026-12-01 00:00 +25:00' '2026-12-01 00:00 ../../../etc/passwd' 'Mon 2026-12-01 Europe/Berlin'; do
+		run "$SLCTL" offenders --input "$F/events.json" --since "$t" --json
+		expect_rc 2
+		expect_err "cannot understand --since '$t': give a time as journalctl takes it"
+		[ "$(wc -l <<<"$err")" -le 2 ] || fail "more than a sentence and the hint: $err"
+	done
+}
+
 run_tests
