@@ -245,15 +245,20 @@ size_t offenders_shown(const struct options *o, const struct splitlock_offenders
 	return o->top && o->top < n ? o->top : n;
 }
 
-/* Events a --since/--until window could not place: the log gives no time. */
+/*
+ * Events a --since/--until window could not place: the log gives no time.
+ * The count holds the kernel's suppressed events too: "8 events" of a log
+ * that showed 4 read as a miscount.
+ */
 static const char *undated_sentence(const struct splitlock_offenders *r)
 {
-	static char buf[256];
+	static char buf[320];
 	uint64_t n = splitlock_offenders_get_undated(r);
 
-	snprintf(buf, sizeof(buf), "%" PRIu64 " event%s no wall-clock time in this log's "
-		 "form, so --since/--until cannot place %s and this report is incomplete "
-		 "(dmesg -T and the journal's forms have one)", n, n == 1 ? " has" : "s have",
+	snprintf(buf, sizeof(buf), "%" PRIu64 " event%s (logged or suppressed by the kernel's "
+		 "rate limit) %s no wall-clock time in this log's form, so --since/--until "
+		 "cannot place %s and this report is incomplete (dmesg -T and the journal's "
+		 "forms have one)", n, n == 1 ? "" : "s", n == 1 ? "has" : "have",
 		 n == 1 ? "it" : "them");
 	return buf;
 }
@@ -536,12 +541,19 @@ static int print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
 	puts("# HELP splitlock_malformed_total Detector-like log lines that did not parse.");
 	puts("# TYPE splitlock_malformed_total counter");
 	printf("splitlock_malformed_total %" PRIu64 "\n", splitlock_offenders_get_malformed(r));
-	if (o->since || o->until) {
-		puts("# HELP splitlock_undated_total Events a --since/--until window left out "
-		     "because the log gives them no wall-clock time.");
-		puts("# TYPE splitlock_undated_total counter");
-		printf("splitlock_undated_total %" PRIu64 "\n", splitlock_offenders_get_undated(r));
-	}
+	/* Forged lines are the sign of someone forging: monitoring sees them. */
+	puts("# HELP splitlock_forged_total Detector-like log lines ignored as not the "
+	     "detector's, by reason.");
+	puts("# TYPE splitlock_forged_total counter");
+	for (int i = 0; splitlock_forged_name((enum splitlock_forged)i); i++)
+		printf("splitlock_forged_total{reason=\"%s\"} %" PRIu64 "\n",
+		       splitlock_forged_name((enum splitlock_forged)i),
+		       splitlock_offenders_get_forged_by(r, (enum splitlock_forged)i));
+	/* Always: a series that comes and goes with the options is no series. */
+	puts("# HELP splitlock_undated_total Events a --since/--until window left out "
+	     "because the log gives them no wall-clock time.");
+	puts("# TYPE splitlock_undated_total counter");
+	printf("splitlock_undated_total %" PRIu64 "\n", splitlock_offenders_get_undated(r));
 	if (o->input)
 		return 0; /* a saved log says nothing about this machine's settings */
 
