@@ -8,24 +8,20 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <langinfo.h>
+#include <limits.h>
 #include <libsmartcols.h>
-#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio_ext.h>
 #include <strings.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "name-table.h"
+#include "offenders.h"
 #include "packed-log.h"
-#include "slctl.h"
-
-enum format { FORMAT_TABLE, FORMAT_JSON, FORMAT_PROMETHEUS };
 
 /* The "version" of the JSON report: raised when a key changes meaning. */
 #define OFFENDERS_JSON_VERSION 1
@@ -39,17 +35,7 @@ static const struct name_table format_names[] = {
 static DEFINE_NAME_TABLE_PARSE(format_parse, format_names, enum format)
 
 /* The column catalogue, as util-linux tools keep it. */
-enum {
-	COL_COMM, COL_PID, COL_TGID, COL_KIND, COL_ACTION, COL_EVENTS,
-	COL_FIRST, COL_LAST, COL_IPS, COL_EXE, COL_CMDLINE, COL_UNIT,
-};
-
-static const struct column {
-	const char *name;
-	double whint;
-	int flags;
-	const char *help;
-} columns[] = {
+const struct column offenders_columns[] = {
 	[COL_COMM] = { "COMM", 0.1, SCOLS_FL_TRUNC, "task name as the kernel printed it" },
 	[COL_PID] = { "PID", 5, SCOLS_FL_RIGHT, "task id the kernel printed (TGID for --group-by process)" },
 	[COL_TGID] = { "TGID", 5, SCOLS_FL_RIGHT, "thread group of the live process" },
@@ -62,23 +48,6 @@ static const struct column {
 	[COL_EXE] = { "EXE", 0.2, SCOLS_FL_TRUNC, "executable of the live process" },
 	[COL_CMDLINE] = { "CMDLINE", 0.3, SCOLS_FL_TRUNC, "command line of the live process" },
 	[COL_UNIT] = { "UNIT", 0.2, SCOLS_FL_TRUNC, "systemd unit or container" },
-};
-
-struct options {
-	const char *input;
-	enum splitlock_input_format input_format;
-	bool input_format_set;
-	enum splitlock_group group;
-	bool group_set;
-	const char *since, *until;
-	size_t top;
-	bool follow;
-	enum format format;
-	bool format_set;
-	int cols[32];
-	size_t n_cols;
-	bool cols_set;
-	bool noheadings, raw, full;
 };
 
 static void usage(FILE *out)
@@ -95,8 +64,8 @@ static void usage(FILE *out)
 	      "  -g, --group-by KEY        task (default for --input), process (default\n"
 	      "                            for the live log), comm, exe, unit\n"
 	      "  -S, --since TIME          boot, now, today, yesterday, HH:MM, -2h,\n"
-	      "                            'YYYY-MM-DD HH:MM[:SS]', '1h 30min ago', @EPOCH\n"
-	      "                            (as journalctl)\n"
+	      "                            '[Tue] YYYY-MM-DD HH:MM[:SS[.N]] [UTC|+01:00]',\n"
+	      "                            '1h 30min ago', @EPOCH (as journalctl)\n"
 	      "  -U, --until TIME          same forms\n"
 	      "  -t, --top N               only the N offenders with most events\n"
 	      "  -f, --follow              print events as they happen (live log only)\n"
@@ -104,19 +73,19 @@ static void usage(FILE *out)
 	      "  -o, --output COLS         table columns, comma-separated (see below)\n"
 	      "  -n, --noheadings          no table header; the summary goes to stderr\n"
 	      "  -r, --raw                 raw table output; the summary goes to stderr\n"
-	      "  -l, --full                do not truncate columns to the terminal's width\n"
+	      "  -l, --full                on a terminal too, every column and every byte\n"
 	      "      --json                same as --format json (-o chooses its keys)\n\n"
 	      "Columns:\n", out);
-	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
-		fprintf(out, "  %8s  %s\n", columns[i].name, columns[i].help);
+	for (size_t i = 0; i < sizeof(offenders_columns) / sizeof(offenders_columns[0]); i++)
+		fprintf(out, "  %8s  %s\n", offenders_columns[i].name, offenders_columns[i].help);
 	fputs("\nThe report says how many events the kernel's rate limit suppressed:\n"
 	      "the log is incomplete by that much. See slctl(8).\n", out);
 }
 
 static int column_by_name(const char *name, size_t len)
 {
-	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
-		if (strlen(columns[i].name) == len && strncasecmp(columns[i].name, name, len) == 0)
+	for (size_t i = 0; i < sizeof(offenders_columns) / sizeof(offenders_columns[0]); i++)
+		if (strlen(offenders_columns[i].name) == len && strncasecmp(offenders_columns[i].name, name, len) == 0)
 			return (int)i;
 	return -1;
 }
@@ -150,7 +119,7 @@ static int parse_columns(struct options *o, const char *list)
 
 /* ---- time -------------------------------------------------------------- */
 
-static void format_mono(int64_t usec, char *buf, size_t size)
+void offenders_format_mono(int64_t usec, char *buf, size_t size)
 {
 	char d[32];
 	size_t at = sizeof(d);
@@ -225,7 +194,7 @@ static bool civil_utc(int64_t usec, char *buf, size_t size)
 	return true;
 }
 
-static void format_wall(int64_t usec, bool utc_iso, char *buf, size_t size)
+void offenders_format_wall(int64_t usec, bool utc_iso, char *buf, size_t size)
 {
 	time_t t = (time_t)(usec / 1000000);
 	struct tm tm;
@@ -243,19 +212,6 @@ static void format_wall(int64_t usec, bool utc_iso, char *buf, size_t size)
 	}
 }
 
-static void format_when(int64_t mono, int64_t wall, char *buf, size_t size)
-{
-	if (wall != SPLITLOCK_TIME_UNKNOWN) {
-		format_wall(wall, false, buf, size);
-	} else if (mono != SPLITLOCK_TIME_UNKNOWN) {
-		buf[0] = '[';
-		format_mono(mono, buf + 1, size - 2);
-		strcat(buf, "]");
-	} else {
-		snprintf(buf, size, "-");
-	}
-}
-
 /* ---- output ------------------------------------------------------------ */
 
 /*
@@ -267,7 +223,7 @@ static void format_when(int64_t mono, int64_t wall, char *buf, size_t size)
  * for an escaped byte), and copies the rest. A NUL, which would cut a cell,
  * is '?' in both.
  */
-static void printable(const char *s, size_t len, char *buf, size_t size)
+void offenders_printable(const char *s, size_t len, char *buf, size_t size)
 {
 	size_t o = 0;
 
@@ -282,134 +238,33 @@ static void printable(const char *s, size_t len, char *buf, size_t size)
 	buf[o] = '\0';
 }
 
-/*
- * @s after the @used bytes of @buf, as snprintf(buf + used, size - used,
- * "%s", s) writes it (cut to fit, NUL-terminated); its full length. A
- * table of tens of thousands of rows is measured and then printed: two
- * snprintf() calls a cell were a third of its time.
- */
-static size_t append(char *buf, size_t size, size_t used, const char *s)
-{
-	size_t len = strlen(s), room = size - used - 1;
-
-	memcpy(buf + used, s, len < room ? len : room);
-	buf[used + (len < room ? len : room)] = '\0';
-	return len;
-}
-
-/* "%" PRIu64, the same way. */
-static void decimal(uint64_t v, char *buf, size_t size)
-{
-	char d[24];
-	size_t at = sizeof(d);
-
-	d[--at] = '\0';
-	do {
-		d[--at] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	append(buf, size, 0, d + at);
-}
-
-static void cell(const struct options *o, const struct splitlock_offender *of,
-		 int col, char *buf, size_t size)
-{
-	size_t len, used;
-	const char *s;
-
-	buf[0] = '\0';
-	switch (col) {
-	case COL_COMM:
-		/* libsmartcols escapes unsafe bytes itself; a NUL would cut. */
-		s = splitlock_offender_get_comm(of, &len);
-		if (!s) {
-			append(buf, size, 0, "-"); /* tasks of several names */
-			break;
-		}
-		for (size_t i = 0; i < len && i + 1 < size; i++)
-			buf[i] = s[i] ? s[i] : '?';
-		buf[len < size ? len : size - 1] = '\0';
-		break;
-	case COL_PID:
-		if (splitlock_offender_get_pid(of))
-			decimal(splitlock_offender_get_pid(of), buf, size);
-		else
-			append(buf, size, 0, "-"); /* several tasks */
-		break;
-	case COL_TGID:
-		if (splitlock_offender_get_tgid(of))
-			decimal(splitlock_offender_get_tgid(of), buf, size);
-		break;
-	case COL_KIND:
-		append(buf, size, 0, splitlock_kind_name(splitlock_offender_get_kind(of)));
-		break;
-	case COL_ACTION:
-		/* The probe's own split locks are no one's offence. */
-		used = append(buf, size, 0, splitlock_action_name(splitlock_offender_get_action(of)));
-		if (splitlock_offender_is_probe(of) && used < size - 1)
-			append(buf, size, used, " (probe)");
-		break;
-	case COL_EVENTS:
-		decimal(splitlock_offender_get_events(of), buf, size);
-		break;
-	case COL_FIRST:
-		format_when(splitlock_offender_get_first_seen(of),
-			    splitlock_offender_get_first_wall(of), buf, size);
-		break;
-	case COL_LAST:
-		format_when(splitlock_offender_get_last_seen(of),
-			    splitlock_offender_get_last_wall(of), buf, size);
-		break;
-	case COL_IPS:
-		used = 0;
-		for (size_t i = 0; i < splitlock_offender_get_ip_count(of); i++) {
-			/* A piece that does not fit is cut, and the last. */
-			size_t n = i ? append(buf, size, used, " ") : 0;
-
-			if (n >= size - used)
-				break;
-			n += append(buf, size, used + n, splitlock_offender_get_ip(of, i));
-			if (n >= size - used)
-				break;
-			used += n;
-		}
-		break;
-	case COL_EXE:
-		snprintf(buf, size, "%s", splitlock_offender_get_exe(of) ?: "");
-		break;
-	case COL_CMDLINE:
-		snprintf(buf, size, "%s", splitlock_offender_get_cmdline(of) ?: "");
-		break;
-	case COL_UNIT:
-		s = splitlock_offender_get_container(of);
-		snprintf(buf, size, "%s", s ? s : splitlock_offender_get_unit(of) ?: "");
-		break;
-	}
-	(void)o;
-}
-
-static size_t shown(const struct options *o, const struct splitlock_offenders *r)
+size_t offenders_shown(const struct options *o, const struct splitlock_offenders *r)
 {
 	size_t n = splitlock_offenders_get_count(r);
 
 	return o->top && o->top < n ? o->top : n;
 }
 
-/* Events a --since/--until window could not place: the log gives no time. */
+/*
+ * Events a --since/--until window could not place: the log gives no time.
+ * The count holds the kernel's suppressed events too: "8 events" of a log
+ * that showed 4 read as a miscount.
+ */
 static const char *undated_sentence(const struct splitlock_offenders *r)
 {
-	static char buf[256];
+	static char buf[320];
 	uint64_t n = splitlock_offenders_get_undated(r);
 
-	snprintf(buf, sizeof(buf), "%" PRIu64 " event%s no wall-clock time in this log's "
-		 "form, so --since/--until cannot place %s and this report is incomplete "
-		 "(dmesg -T and the journal's forms have one)", n, n == 1 ? " has" : "s have",
+	snprintf(buf, sizeof(buf), "%" PRIu64 " event%s (logged or suppressed by the kernel's "
+		 "rate limit) %s no wall-clock time in this log's form, so --since/--until "
+		 "cannot place %s and this report is incomplete (dmesg -T and the journal's "
+		 "forms have one)", n, n == 1 ? "" : "s", n == 1 ? "has" : "have",
 		 n == 1 ? "it" : "them");
 	return buf;
 }
 
 /* Never silently incomplete: say how much detector text was not read. */
-static void print_unrecognized(FILE *out, const struct splitlock_offenders *r)
+void offenders_print_unrecognized(FILE *out, const struct splitlock_offenders *r)
 {
 	uint64_t first, n = splitlock_offenders_get_unrecognized(r, &first);
 
@@ -430,362 +285,41 @@ static void print_unrecognized(FILE *out, const struct splitlock_offenders *r)
 }
 
 /*
- * libsmartcols holds every cell of a table until it prints: a few hundred
- * bytes a row, gigabytes for a log of millions of tasks. Larger reports
- * are streamed, row by row, in columns measured over all rows first.
+ * Each reason its own words: "from user space" was said of the kernel's
+ * own lines at another level and of any record's further lines, and sent
+ * admins looking for a process writing to /dev/kmsg.
  */
-#define TABLE_CHUNK 4096
-
-/* The width libsmartcols gives a cell in the C locale: its escaped form. */
-static size_t cell_width(const char *s)
+void offenders_print_forged(FILE *out, const struct splitlock_offenders *r)
 {
-	size_t w = 0;
+	static const char *const why[] = {
+		[SPLITLOCK_FORGED_USER_SPACE] = "from user space",
+		[SPLITLOCK_FORGED_FURTHER_LINE] = "continuing a record",
+		[SPLITLOCK_FORGED_LEVEL] = "of the kernel at another level than the detector's",
+	};
+	uint64_t total = splitlock_offenders_get_forged(r), n;
+	size_t reasons = 0, said = 0;
 
-	for (size_t i = 0; s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		w += c < 0x20 || c >= 0x7f || (c == '\\' && s[i + 1] == 'x') ? 4 : 1;
+	if (!total)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(why); i++)
+		reasons += splitlock_offenders_get_forged_by(r, (enum splitlock_forged)i) != 0;
+	if (reasons == 1) {
+		for (size_t i = 0; i < ARRAY_SIZE(why); i++)
+			if (splitlock_offenders_get_forged_by(r, (enum splitlock_forged)i))
+				fprintf(out, "%" PRIu64 " detector-like line%s %s ignored.\n", total,
+					total == 1 ? "" : "s", why[i]);
+		return;
 	}
-	return w;
-}
-
-/*
- * What marks a cell cut to fit the terminal, as systemd's tools mark it:
- * "…" where the terminal's character set is UTF-8, "..." elsewhere. slctl
- * runs in the C locale, where libsmartcols escapes every byte that is not
- * printable ASCII: only the marker is written as it is, by stream_rows().
- */
-static const char *cut_marker(size_t *width)
-{
-	static const char *marker;
-	const char *charset;
-
-	if (!marker) {
-		setlocale(LC_CTYPE, "");
-		charset = nl_langinfo(CODESET);
-		marker = strcasecmp(charset, "UTF-8") == 0 || strcasecmp(charset, "utf8") == 0 ?
-			 "\xe2\x80\xa6" : "...";
-		setlocale(LC_CTYPE, "C");
+	fprintf(out, "%" PRIu64 " detector-like line%s ignored:", total, total == 1 ? "" : "s");
+	for (size_t i = 0; i < ARRAY_SIZE(why); i++) {
+		n = splitlock_offenders_get_forged_by(r, (enum splitlock_forged)i);
+		if (!n)
+			continue;
+		said++;
+		fprintf(out, "%s %" PRIu64 " %s", said == 1 ? "" : said == reasons ? " and" : ",",
+			n, why[i]);
 	}
-	*width = marker[0] == '.' ? 3 : 1;
-	return marker;
-}
-
-/*
- * Cut @esc, a cell as escaped for the terminal (printable ASCII, "\\xNN"
- * four columns that stay whole), so that it and a marker @marker_width
- * wide fit @width; false when it fits whole. A list of addresses (@words)
- * keeps whole ones, so that a cut address is never read as a shorter one;
- * its first is cut only when nothing else fits, and marked.
- */
-static bool cut_escaped(char *esc, size_t width, bool words, size_t marker_width)
-{
-	size_t room = width > marker_width ? width - marker_width : 0, space = 0;
-	bool has_space = false;
-
-	if (strlen(esc) <= width)
-		return false;
-	for (size_t i = 0;;) {
-		size_t unit = esc[i] == '\\' && esc[i + 1] == 'x' ? 4 : 1;
-
-		if (i + unit > room) {
-			esc[words && has_space ? space + 1 : i] = '\0';
-			return true;
-		}
-		if (esc[i] == ' ') {
-			space = i;
-			has_space = true;
-		}
-		i += unit;
-	}
-}
-
-/* Columns whose text may be cut to fit a terminal: never numbers or times. */
-static bool truncatable(int col)
-{
-	return col == COL_COMM || col == COL_IPS || col == COL_EXE ||
-	       col == COL_CMDLINE || col == COL_UNIT;
-}
-
-/*
- * The terminal's width when stdout is one and the table may be cut to it
- * (not --full, not --raw); 0 otherwise: a pipe or a file gets every byte
- * and no line is wrapped.
- */
-static size_t terminal_width(const struct options *o)
-{
-	struct winsize ws;
-	const char *env = getenv("COLUMNS");
-
-	if (o->full || o->raw || !isatty(STDOUT_FILENO))
-		return 0;
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col;
-	if (env && atoi(env) > 0)
-		return (size_t)atoi(env);
-	return 80;
-}
-
-/*
- * As util-linux and systemd tools do: while the row is wider than the
- * terminal, the widest column of text loses a character, down to its
- * heading's width; then the times lose their seconds. What does not fit
- * then overflows.
- */
-static size_t least_width(int col, bool times)
-{
-	if (truncatable(col))
-		return strlen(columns[col].name);
-	if (times && (col == COL_FIRST || col == COL_LAST))
-		return 16; /* "YYYY-MM-DD HH:MM" */
-	return SIZE_MAX;
-}
-
-static void fit_widths(const struct options *o, size_t *widths, size_t limit)
-{
-	for (int pass = 0; pass < 2; pass++)
-		for (;;) {
-			size_t total = o->n_cols ? o->n_cols - 1 : 0, widest = SIZE_MAX;
-
-			for (size_t i = 0; i < o->n_cols; i++)
-				total += widths[i];
-			if (total <= limit)
-				return;
-			for (size_t i = 0; i < o->n_cols; i++) {
-				size_t min = least_width(o->cols[i], pass == 1);
-
-				if (min != SIZE_MAX && widths[i] > min &&
-				    (widest == SIZE_MAX || widths[i] > widths[widest]))
-					widest = i;
-			}
-			if (widest == SIZE_MAX)
-				break;
-			widths[widest]--;
-		}
-}
-
-/* @hints: an absolute hint is the least width, as libsmartcols has it. */
-static void measure(const struct options *o, const struct splitlock_offenders *r,
-		    size_t n, size_t *widths, bool hints)
-{
-	char buf[4096];
-
-	for (size_t i = 0; i < o->n_cols; i++)
-		widths[i] = hints && columns[o->cols[i]].whint >= 1 ?
-			    (size_t)columns[o->cols[i]].whint : 1;
-	for (size_t i = 0; i < o->n_cols && !o->noheadings; i++)
-		if (strlen(columns[o->cols[i]].name) > widths[i])
-			widths[i] = strlen(columns[o->cols[i]].name);
-	for (size_t k = 0; k < n; k++)
-		for (size_t i = 0; i < o->n_cols; i++) {
-			cell(o, splitlock_offenders_get(r, k), o->cols[i], buf, sizeof(buf));
-			if (cell_width(buf) > widths[i])
-				widths[i] = cell_width(buf);
-		}
-}
-
-/* @widths: pinned column widths (NULL: libsmartcols chooses). */
-static int print_rows(const struct options *o, const struct splitlock_offenders *r,
-		      size_t from, size_t to, const size_t *widths)
-{
-	struct libscols_table *tb = scols_new_table();
-	char buf[4096];
-
-	if (!tb)
-		return -ENOMEM;
-	scols_table_enable_noheadings(tb, o->noheadings || from > 0);
-	scols_table_enable_raw(tb, o->raw);
-	/* A terminal's table is cut by stream_rows(); --full keeps every byte. */
-	if (o->full)
-		scols_table_set_termforce(tb, SCOLS_TERMFORCE_NEVER);
-	for (size_t i = 0; i < o->n_cols; i++) {
-		const struct column *c = &columns[o->cols[i]];
-		if (!scols_table_new_column(tb, c->name, widths ? (double)widths[i] : c->whint,
-					    c->flags)) {
-			scols_unref_table(tb);
-			return -ENOMEM;
-		}
-	}
-	for (size_t k = from; k < to; k++) {
-		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
-		struct libscols_line *ln = scols_table_new_line(tb, NULL);
-
-		if (!ln) {
-			scols_unref_table(tb);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < o->n_cols; i++) {
-			cell(o, of, o->cols[i], buf, sizeof(buf));
-			scols_line_set_data(ln, i, buf);
-		}
-	}
-	scols_print_table(tb);
-	scols_unref_table(tb);
-	return 0;
-}
-
-/*
- * The streamed table's rows gather here and reach stdout 64 KiB at a time:
- * three stdio calls a cell were a fifth of a large table's time.
- */
-struct rowbuf {
-	size_t len;
-	char data[64 * 1024];
-};
-
-static void rowbuf_flush(struct rowbuf *b)
-{
-	fwrite_unlocked(b->data, 1, b->len, stdout);
-	b->len = 0;
-}
-
-static void rowbuf_put(struct rowbuf *b, const char *s, size_t n)
-{
-	if (n > sizeof(b->data) - b->len) {
-		rowbuf_flush(b);
-		if (n > sizeof(b->data)) {
-			fwrite_unlocked(s, 1, n, stdout);
-			return;
-		}
-	}
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-}
-
-static void rowbuf_pad(struct rowbuf *b, size_t n)
-{
-	static const char spaces[] = "                                                                ";
-
-	while (n) {
-		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
-
-		rowbuf_put(b, spaces, k);
-		n -= k;
-	}
-}
-
-/*
- * @text escaped as libsmartcols escapes a cell in the C locale: @text
- * itself when it has nothing to escape (most cells), else @esc.
- */
-static const char *escaped(const char *text, char *esc, size_t size)
-{
-	for (size_t i = 0; text[i]; i++) {
-		unsigned char c = (unsigned char)text[i];
-
-		if (c < 0x20 || c >= 0x7f || (c == '\\' && text[i + 1] == 'x')) {
-			printable(text, strlen(text), esc, size);
-			return esc;
-		}
-	}
-	return text;
-}
-
-/*
- * One cell as libsmartcols lays it out: @out (escaped already), padded
- * unless last; @marker (NULL: none), @marker_width wide, after the text
- * of a cut cell.
- */
-static void put_cell(struct rowbuf *b, const char *out, size_t width, bool right, bool last,
-		     const char *marker, size_t marker_width)
-{
-	size_t len = strlen(out), shown;
-
-	shown = len + (marker ? marker_width : 0);
-	if (right && shown < width)
-		rowbuf_pad(b, width - shown);
-	rowbuf_put(b, out, len);
-	if (marker)
-		rowbuf_put(b, marker, strlen(marker));
-	if (!right && !last && shown < width)
-		rowbuf_pad(b, width - shown);
-	rowbuf_put(b, last ? "\n" : " ", 1);
-}
-
-/* A large report, streamed: memory stays a row and a block, whatever the count. */
-static void stream_rows(const struct options *o, const struct splitlock_offenders *r,
-			size_t n, const size_t *widths, bool cut)
-{
-	static struct rowbuf b;
-	static char esc[4096 * 4 + 1];
-	char buf[4096];
-	size_t marker_width = 0;
-	const char *marker = cut ? cut_marker(&marker_width) : NULL;
-
-	b.len = 0;
-	if (!o->noheadings)
-		for (size_t i = 0; i < o->n_cols; i++)
-			put_cell(&b, columns[o->cols[i]].name, widths[i],
-				 columns[o->cols[i]].flags & SCOLS_FL_RIGHT, i + 1 == o->n_cols,
-				 NULL, 0);
-	for (size_t k = 0; k < n; k++) {
-		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
-
-		for (size_t i = 0; i < o->n_cols; i++) {
-			int col = o->cols[i];
-			bool was_cut = false;
-			const char *out;
-
-			cell(o, of, col, buf, sizeof(buf));
-			out = escaped(buf, esc, sizeof(esc));
-			if (cut && (col == COL_FIRST || col == COL_LAST)) {
-				/* A date that does not fit loses its seconds, nothing
-				 * else ("YYYY-MM-DD HH:MM"); [seconds since boot] stays. */
-				if (strlen(buf) > widths[i] && buf[0] != '[')
-					buf[16] = '\0';
-			} else if (cut && truncatable(col) && strlen(out) > widths[i]) {
-				if (out == buf) {
-					memcpy(esc, buf, strlen(buf) + 1);
-					out = esc;
-				}
-				was_cut = cut_escaped(esc, widths[i], col == COL_IPS, marker_width);
-			}
-			put_cell(&b, out, widths[i], columns[col].flags & SCOLS_FL_RIGHT,
-				 i + 1 == o->n_cols, was_cut ? marker : NULL, marker_width);
-		}
-	}
-	rowbuf_flush(&b);
-}
-
-static int print_table(const struct options *o, const struct splitlock_offenders *r)
-{
-	size_t n = shown(o, r), widths[32] = { 0 }, limit = terminal_width(o);
-	FILE *sum;
-
-	/* On a terminal the cells decide, the fit below what is cut. */
-	if (n > TABLE_CHUNK || limit)
-		measure(o, r, n, widths, !limit);
-	if (limit)
-		fit_widths(o, widths, limit);
-	/* Cut cells are marked as libsmartcols cannot: streamed here too. */
-	if ((n > TABLE_CHUNK || (limit && n > 0)) && !o->raw) {
-		stream_rows(o, r, n, widths, limit > 0);
-	} else if (n > TABLE_CHUNK) {
-		/* Raw rows are escaped by libsmartcols' rules: chunks of its tables. */
-		for (size_t k = 0; k < n; k += TABLE_CHUNK)
-			if (print_rows(o, r, k, k + TABLE_CHUNK < n ? k + TABLE_CHUNK : n,
-				       widths) < 0)
-				return -ENOMEM;
-	} else if (n > 0 && print_rows(o, r, 0, n, NULL) < 0) {
-		return -ENOMEM;
-	}
-	fflush(stdout);
-	/* Rows only on stdout for -n and -r, which scripts read. */
-	sum = o->noheadings || o->raw ? stderr : stdout;
-	fprintf(sum, "%s%" PRIu64 " event%s",
-		splitlock_offenders_get_count(r) && sum == stdout ? "\n" : "",
-		splitlock_offenders_get_events(r),
-		splitlock_offenders_get_events(r) == 1 ? "" : "s");
-	if (splitlock_offenders_get_suppressed(r))
-		fprintf(sum, "; %" PRIu64 " more suppressed by the kernel's rate limit, so "
-			"this report is incomplete", splitlock_offenders_get_suppressed(r));
-	fprintf(sum, ".\n");
-	print_unrecognized(sum, r);
-	if (splitlock_offenders_get_forged(r))
-		fprintf(sum, "%" PRIu64 " detector-like line%s from user space ignored.\n",
-			splitlock_offenders_get_forged(r),
-			splitlock_offenders_get_forged(r) == 1 ? "" : "s");
-	return 0;
+	fputs(".\n", out);
 }
 
 static void json_time(struct json *j, const char *key, int64_t usec, bool wall)
@@ -797,10 +331,10 @@ static void json_time(struct json *j, const char *key, int64_t usec, bool wall)
 		return;
 	}
 	if (wall) {
-		format_wall(usec, true, buf, sizeof(buf));
+		offenders_format_wall(usec, true, buf, sizeof(buf));
 		json_string(j, key, buf);
 	} else {
-		format_mono(usec, buf, sizeof(buf));
+		offenders_format_mono(usec, buf, sizeof(buf));
 		json_number(j, key, buf);
 	}
 }
@@ -905,6 +439,11 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 	json_uint(&j, "alignment_checks", splitlock_offenders_get_alignment_checks(r));
 	json_uint(&j, "malformed", splitlock_offenders_get_malformed(r));
 	json_uint(&j, "forged", splitlock_offenders_get_forged(r));
+	json_object_begin(&j, "forged_by");
+	for (int i = 0; splitlock_forged_name((enum splitlock_forged)i); i++)
+		json_uint(&j, splitlock_forged_name((enum splitlock_forged)i),
+			  splitlock_offenders_get_forged_by(r, (enum splitlock_forged)i));
+	json_object_end(&j);
 	json_uint(&j, "undated", splitlock_offenders_get_undated(r));
 	json_string(&j, "source", o->input ? "input" : "kmsg");
 	json_string(&j, "input_format", o->input ? splitlock_input_format_name(
@@ -916,7 +455,7 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 			     !o->input && read_kernel_counters(ctx, &counters) == 0 ?
 			     &counters : NULL);
 	json_array_begin(&j, "offenders");
-	for (size_t k = 0; k < shown(o, r); k++)
+	for (size_t k = 0; k < offenders_shown(o, r); k++)
 		json_offender(&j, o, splitlock_offenders_get(r, k));
 	json_array_end(&j);
 	json_object_end(&j);
@@ -924,7 +463,7 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 }
 
 /*
- * A label value is the name as the table shows it (printable(), which can
+ * A label value is the name as the table shows it (offenders_printable(), which can
  * be decoded back, so two names never share a value), then with Prometheus'
  * own escapes for \\ and ". A NUL is \x00 here, not the table's '?', for
  * the same reason.
@@ -1002,12 +541,19 @@ static int print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
 	puts("# HELP splitlock_malformed_total Detector-like log lines that did not parse.");
 	puts("# TYPE splitlock_malformed_total counter");
 	printf("splitlock_malformed_total %" PRIu64 "\n", splitlock_offenders_get_malformed(r));
-	if (o->since || o->until) {
-		puts("# HELP splitlock_undated_total Events a --since/--until window left out "
-		     "because the log gives them no wall-clock time.");
-		puts("# TYPE splitlock_undated_total counter");
-		printf("splitlock_undated_total %" PRIu64 "\n", splitlock_offenders_get_undated(r));
-	}
+	/* Forged lines are the sign of someone forging: monitoring sees them. */
+	puts("# HELP splitlock_forged_total Detector-like log lines ignored as not the "
+	     "detector's, by reason.");
+	puts("# TYPE splitlock_forged_total counter");
+	for (int i = 0; splitlock_forged_name((enum splitlock_forged)i); i++)
+		printf("splitlock_forged_total{reason=\"%s\"} %" PRIu64 "\n",
+		       splitlock_forged_name((enum splitlock_forged)i),
+		       splitlock_offenders_get_forged_by(r, (enum splitlock_forged)i));
+	/* Always: a series that comes and goes with the options is no series. */
+	puts("# HELP splitlock_undated_total Events a --since/--until window left out "
+	     "because the log gives them no wall-clock time.");
+	puts("# TYPE splitlock_undated_total counter");
+	printf("splitlock_undated_total %" PRIu64 "\n", splitlock_offenders_get_undated(r));
 	if (o->input)
 		return 0; /* a saved log says nothing about this machine's settings */
 
@@ -1088,7 +634,7 @@ static int follow_event(const struct splitlock_offender *of,
 		json_object_begin(&j, NULL);
 		/* Each line is a document: it says its schema, as the report does. */
 		json_uint(&j, "version", OFFENDERS_JSON_VERSION);
-		format_mono((int64_t)splitlock_kmsg_record_get_usec(rec), buf, sizeof(buf));
+		offenders_format_mono((int64_t)splitlock_kmsg_record_get_usec(rec), buf, sizeof(buf));
 		json_number(&j, "time", buf);
 		if (comm)
 			json_string_len(&j, "comm", comm, len);
@@ -1111,9 +657,9 @@ static int follow_event(const struct splitlock_offender *of,
 
 		/* Comm, object names in the address and the path all come from
 		 * the process: none reaches the terminal unescaped. */
-		printable(comm ? comm : "-", comm ? len : 1, name, sizeof(name));
-		printable(ip ? ip : "?", strlen(ip ? ip : "?"), where, sizeof(where));
-		printable(exe ? exe : "", exe ? strlen(exe) : 0, path, sizeof(path));
+		offenders_printable(comm ? comm : "-", comm ? len : 1, name, sizeof(name));
+		offenders_printable(ip ? ip : "?", strlen(ip ? ip : "?"), where, sizeof(where));
+		offenders_printable(exe ? exe : "", exe ? strlen(exe) : 0, path, sizeof(path));
 		printf("[%5" PRIu64 ".%06" PRIu64 "] %s/%" PRIu32 " %s %s%s at %s%s%s\n",
 		       splitlock_kmsg_record_get_usec(rec) / 1000000,
 		       splitlock_kmsg_record_get_usec(rec) % 1000000, name,
@@ -1326,6 +872,68 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 	return EXIT_OK;
 }
 
+/* After "cannot understand --since 'X'": the forms, in one sentence. */
+#define TIME_FORMS ": give a time as journalctl takes it ('[Tue] 2026-12-01 10:00[:05.5] " \
+		   "[UTC|+01:00|Europe/Berlin]', '10:00', today, -1h, '1h ago', @EPOCH; " \
+		   "see slctl(8))."
+
+/* A zone of the tz database: a plain relative name of a TZif file. */
+static bool tz_database_zone(const char *name)
+{
+	const char *dir = getenv("TZDIR");
+	char path[PATH_MAX], magic[4];
+	int fd;
+	bool ok;
+
+	if (!name[0] || name[0] == '/' || strstr(name, "..") ||
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_+-") !=
+	    strlen(name))
+		return false;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir && dir[0] ? dir : "/usr/share/zoneinfo",
+			     name) >= sizeof(path))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	ok = read(fd, magic, sizeof(magic)) == sizeof(magic) && memcmp(magic, "TZif", 4) == 0;
+	close(fd);
+	return ok;
+}
+
+/*
+ * splitlock_time_parse(), and for "... Europe/Berlin" (which journalctl
+ * takes) the time before the zone read in that zone. Only a process's TZ
+ * names such a zone to the C library, and the library must not change
+ * it under its callers: slctl, one thread, sets it for the call.
+ */
+static int parse_time(const char *text, int64_t now, int64_t boot, int64_t *usec)
+{
+	const char *space = strrchr(text, ' ');
+	_cleanup_free_ char *before = NULL, *saved = NULL, *zone = NULL;
+	int ret = splitlock_time_parse(text, now, boot, usec);
+
+	if (ret != -EINVAL || !space || !tz_database_zone(space + 1))
+		return ret;
+	before = strndup(text, (size_t)(space - text));
+	zone = malloc(strlen(space + 1) + 2);
+	if (getenv("TZ"))
+		saved = strdup(getenv("TZ"));
+	if (!before || !zone || (getenv("TZ") && !saved))
+		return -ENOMEM;
+	zone[0] = ':';
+	strcpy(zone + 1, space + 1);
+	if (setenv("TZ", zone, 1) < 0)
+		return -errno;
+	tzset();
+	ret = splitlock_time_parse(before, now, boot, usec);
+	if (saved)
+		setenv("TZ", saved, 1);
+	else
+		unsetenv("TZ");
+	tzset();
+	return ret;
+}
+
 static int set_window(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 		      const struct options *o)
 {
@@ -1342,16 +950,18 @@ static int set_window(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 		splitlock_time_boot(ctx, &boot);
 	if (o->since && streq(o->since, "boot") && (o->input || boot == SPLITLOCK_TIME_UNKNOWN)) {
 		/* Everything in the log is since its boot. */
-	} else if (o->since && splitlock_time_parse(o->since, now, boot, &since) < 0) {
-		return slctl_usage_error("offenders", "cannot understand --since '%s'.", o->since);
+	} else if (o->since && parse_time(o->since, now, boot, &since) < 0) {
+		return slctl_usage_error("offenders", "cannot understand --since '%s'%s", o->since,
+					 TIME_FORMS);
 	}
 	/* The running system's boot says nothing about when a saved log's boot ended. */
 	if (o->until && o->input && streq(o->until, "boot"))
 		return slctl_usage_error("offenders", "--until boot cannot apply to a saved log, "
 					 "which does not say when its boot ended; leave --until "
 					 "out to read to the end of the log.");
-	if (o->until && splitlock_time_parse(o->until, now, boot, &until) < 0)
-		return slctl_usage_error("offenders", "cannot understand --until '%s'.", o->until);
+	if (o->until && parse_time(o->until, now, boot, &until) < 0)
+		return slctl_usage_error("offenders", "cannot understand --until '%s'%s", o->until,
+					 TIME_FORMS);
 	/* [since, until) would hold nothing: a typo more likely than a wish. */
 	if (since != SPLITLOCK_TIME_UNKNOWN && until != SPLITLOCK_TIME_UNKNOWN && since >= until)
 		return slctl_usage_error("offenders", "--since '%s' is not before --until '%s'.",
@@ -1522,7 +1132,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		}
 		break;
 	default:
-		if (print_table(&o, r) < 0) {
+		if (offenders_print_table(&o, r) < 0) {
 			slctl_error("out of memory.");
 			ret = EXIT_FAIL;
 			goto out;

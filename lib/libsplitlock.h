@@ -1767,11 +1767,50 @@ uint64_t splitlock_offenders_get_alignment_checks(const struct splitlock_offende
 /**
  * splitlock_offenders_get_forged:
  *
- * Detector-like lines written by user space (facility != kernel), ignored.
+ * Detector-like lines ignored because the log's form shows they are not
+ * the detector's: written by user space, a record's further line, or the
+ * kernel's at another level than the detector's (see
+ * splitlock_offenders_get_forged_by() for each).
  *
  * Since: LIBSPLITLOCK_1
  */
 uint64_t splitlock_offenders_get_forged(const struct splitlock_offenders *report);
+/* Why a detector-like line was ignored (splitlock_offenders_get_forged_by()). */
+enum splitlock_forged {
+	/* A facility other than kern: a process wrote to /dev/kmsg, logger,
+	 * a journal entry not of the kernel. */
+	SPLITLOCK_FORGED_USER_SPACE,
+	/* A line after a record's first (dmesg -r, -x, --json show where a
+	 * record goes on): any record's, the kernel's included, since its text
+	 * is whatever was logged. */
+	SPLITLOCK_FORGED_FURTHER_LINE,
+	/* A record of the kernel at another level than the detector's
+	 * (warning; info for alignment-check kills). */
+	SPLITLOCK_FORGED_LEVEL,
+	/*
+	 * No _MAX: a later release may add reasons. Walk them with
+	 * splitlock_forged_name(), which is NULL past the last one.
+	 */
+};
+/**
+ * splitlock_forged_name:
+ *
+ * "user_space", "further_line", "level"; NULL for a reason the library
+ * does not know.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+const char *splitlock_forged_name(enum splitlock_forged reason);
+/**
+ * splitlock_offenders_get_forged_by:
+ *
+ * The lines of splitlock_offenders_get_forged() ignored for @reason; 0 for
+ * a reason this library does not know.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+uint64_t splitlock_offenders_get_forged_by(const struct splitlock_offenders *report,
+					   enum splitlock_forged reason);
 /**
  * splitlock_offenders_get_undated:
  *
@@ -1965,13 +2004,21 @@ const char *splitlock_offender_get_container(const struct splitlock_offender *o)
  *
  * Parse a --since/--until time in the forms journalctl takes: "boot",
  * "now", "today", "yesterday", "tomorrow" (local midnight),
- * "YYYY-MM-DD[ HH:MM[:SS]]" and "HH:MM[:SS]" (local time; today),
+ * "[WEEKDAY ]YYYY-MM-DD[ HH:MM[:SS[.FRACTION]]]" (also YY-MM-DD, "T" for
+ * the space, "Dec 01 10:00:05") and "HH:MM[:SS[.FRACTION]]" (today), in
+ * local time unless a zone follows ("UTC", "+01:00", "-0530", "Z" or
+ * "+01:00" welded to the time, the local zone's tzname[] "CET"/"CEST"),
  * "-2h", "+30min", "1h 30min ago", "2 days left" (spans as systemd writes
  * them, from @now), "@EPOCH". Gives microseconds since the epoch; "boot"
- * gives @boot. -EINVAL otherwise, and for a date or time that does not
- * exist (2026-02-30, 23:59:61, a local time skipped by a DST change).
+ * gives @boot. -EINVAL otherwise, for a weekday that is not the date's,
+ * and for a date or time that does not exist (2026-02-30, 23:59:61, a
+ * local time skipped by a DST change). A zone of the tz database
+ * ("Europe/Berlin", which journalctl takes) is -EINVAL too: only the
+ * process's TZ names one to the C library, and this function leaves TZ
+ * alone; a caller that owns its process may set TZ and parse the rest.
  *
- * History: impossible dates refused, and journalctl's forms, since 1.0.
+ * History: impossible dates refused, and journalctl's forms, since 1.0;
+ * fractions, weekdays and zones since 1.0.
  *
  * Since: LIBSPLITLOCK_1
  */

@@ -297,7 +297,8 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 		r.rec.facility = 0; /* plain text cannot tell; see slctl(8) */
 	if (further) {
 		r.facility_known = true;
-		r.rec.facility = 1; /* user space's, whatever it says */
+		r.rec.facility = 1; /* never the kernel's, whatever it says */
+		r.further = true;
 	}
 	if (r.mono_usec != SPLITLOCK_TIME_UNKNOWN)
 		r.rec.usec = (uint64_t)r.mono_usec;

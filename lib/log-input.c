@@ -411,28 +411,33 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 				sl_dbg(ctx, "the input is %s, not text", packed_log_find(buf, end)->what);
 				return -EMEDIUMTYPE;
 			}
+			/* A file saved by a Windows editor starts with a UTF-8
+			 * byte order mark: journal JSON behind one was taken
+			 * for dmesg text, every event unread. */
+			if (end >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+				start = 3;
 			if (*format == SPLITLOCK_INPUT_AUTO)
-				rd.format = *format = detect(buf, end);
+				rd.format = *format = detect(buf + start, end - start);
 			detected = true;
 			sl_dbg(ctx, "input format: %s", splitlock_input_format_name(rd.format));
 			if (rd.format != SPLITLOCK_INPUT_KMSG_NUL &&
-			    rd.format != SPLITLOCK_INPUT_JOURNAL_EXPORT && looks_binary(buf, buf + end)) {
+			    rd.format != SPLITLOCK_INPUT_JOURNAL_EXPORT && looks_binary(buf + start, buf + end)) {
 				sl_dbg(ctx, "the input holds binary data, not text");
 				return -EMEDIUMTYPE;
 			}
-			if (rd.format == SPLITLOCK_INPUT_JOURNAL && journal_pretty(buf, buf + end)) {
+			if (rd.format == SPLITLOCK_INPUT_JOURNAL && journal_pretty(buf + start, buf + end)) {
 				rd.object = object = malloc(INPUT_BUF);
 				if (!object)
 					return -ENOMEM;
 			}
 			if (rd.format == SPLITLOCK_INPUT_DMESG)
-				sl_dmesg_detect_form(&rd, buf, buf + end);
+				sl_dmesg_detect_form(&rd, buf + start, buf + end);
 			/* Records of several lines: every line is read. */
 			if (rd.format == SPLITLOCK_INPUT_DMESG_JSON ||
 			    rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT ||
 			    rd.format == SPLITLOCK_INPUT_JOURNAL_VERBOSE)
 				rd.every_line = true;
-			rd.counted = buf;
+			rd.counted = buf + start;
 		}
 		rd.sep = rd.format == SPLITLOCK_INPUT_KMSG_NUL ? '\0' : '\n';
 		if (skipping) {

@@ -12,6 +12,8 @@ struct sl_log_record {
 	/* rec.level is the record's own (dmesg -r, -x, --json): the detector
 	 * writes its events at LOG_WARNING only. */
 	bool level_known;
+	/* A record's further line (dmesg -r, -x, --json): never the kernel's. */
+	bool further;
 	int64_t mono_usec;   /* since boot, or SPLITLOCK_TIME_UNKNOWN */
 	int64_t wall_usec;   /* since the epoch, or SPLITLOCK_TIME_UNKNOWN */
 	uint64_t line;       /* line number in a saved log; 0: unknown */

@@ -36,6 +36,14 @@ struct splitlock_offender {
 	bool in_arena, ipbuf_in_arena;
 };
 
+/* enum splitlock_forged: the JSON keys of a report's "forged_by". */
+static const char *const forged_names[] = {
+	[SPLITLOCK_FORGED_USER_SPACE] = "user_space",
+	[SPLITLOCK_FORGED_FURTHER_LINE] = "further_line",
+	[SPLITLOCK_FORGED_LEVEL] = "level",
+};
+#define SL_FORGED_REASONS ARRAY_SIZE(forged_names)
+
 struct splitlock_offenders {
 	/* The caller and its follower may both hold the report. */
 	int refcount;
@@ -45,6 +53,7 @@ struct splitlock_offenders {
 	int64_t since, until, boot_wall;
 	enum splitlock_input_format format;
 	uint64_t events, suppressed, forged, undated, alignment_checks;
+	uint64_t forged_by[SL_FORGED_REASONS]; /* forged, by reason */
 	struct sl_unread unread;
 	struct sl_alignment_rule alignment;
 
@@ -628,8 +637,10 @@ static int add_log_record(struct splitlock_offenders *r,
 	}
 	/* User space can write to /dev/kmsg: it must not forge an offender. */
 	if (lr->facility_known && rec->facility != 0) {
-		sl_dbg(r->ctx, "ignoring a detector-like line from user space");
+		sl_dbg(r->ctx, "ignoring a detector-like line %s",
+		       lr->further ? "that continues a record" : "from user space");
 		r->forged++;
+		r->forged_by[lr->further ? SPLITLOCK_FORGED_FURTHER_LINE : SPLITLOCK_FORGED_USER_SPACE]++;
 		return 0;
 	}
 	/*
@@ -642,6 +653,7 @@ static int add_log_record(struct splitlock_offenders *r,
 			   LOG_INFO : LOG_WARNING)) {
 		sl_dbg(r->ctx, "ignoring a detector-like line at another level");
 		r->forged++;
+		r->forged_by[SPLITLOCK_FORGED_LEVEL]++;
 		return 0;
 	}
 	if (type == SPLITLOCK_LINE_MALFORMED) {
@@ -829,6 +841,17 @@ _public_ uint64_t splitlock_offenders_get_alignment_checks(const struct splitloc
 _public_ uint64_t splitlock_offenders_get_forged(const struct splitlock_offenders *r)
 {
 	return r->forged;
+}
+
+_public_ uint64_t splitlock_offenders_get_forged_by(const struct splitlock_offenders *r,
+						     enum splitlock_forged reason)
+{
+	return (unsigned)reason < SL_FORGED_REASONS ? r->forged_by[reason] : 0;
+}
+
+_public_ const char *splitlock_forged_name(enum splitlock_forged reason)
+{
+	return (unsigned)reason < ARRAY_SIZE(forged_names) ? forged_names[reason] : NULL;
 }
 
 _public_ uint64_t splitlock_offenders_get_undated(const struct splitlock_offenders *r)

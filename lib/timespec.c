@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <strings.h>
 #include <time.h>
 
 #include "offenders-internal.h"
@@ -95,45 +96,210 @@ static bool parse_span(const char *p, const char *end, int64_t *usec)
 	return any;
 }
 
-/* Local midnight @days from today's. */
-static int64_t midnight(int64_t now, int days)
-{
-	time_t t = (time_t)(now / 1000000);
-	struct tm tm;
+/*
+ * An absolute time of journalctl's --since (systemd's parse_timestamp(),
+ * src/basic/time-util.c), without its time zone: what the zone word
+ * says comes in @utc (the fields are UTC), @gmtoff (seconds east of UTC,
+ * with @utc) and @isdst (the local zone's standard or summer name; -1
+ * when none was given).
+ */
+struct zone {
+	bool utc;
+	int isdst;
+	long gmtoff;
+};
 
-	localtime_r(&t, &tm);
-	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-	tm.tm_mday += days;
-	tm.tm_isdst = -1;
-	return (int64_t)mktime(&tm) * 1000000;
-}
+static const struct {
+	const char *name;
+	int wday;
+} weekdays[] = {
+	{ "Sunday", 0 }, { "Sun", 0 }, { "Monday", 1 }, { "Mon", 1 },
+	{ "Tuesday", 2 }, { "Tue", 2 }, { "Wednesday", 3 }, { "Wed", 3 },
+	{ "Thursday", 4 }, { "Thu", 4 }, { "Friday", 5 }, { "Fri", 5 },
+	{ "Saturday", 6 }, { "Sat", 6 },
+};
 
 /*
- * strptime() takes 2026-02-30 and 23:59:61, which mktime() would carry
- * into the next month or minute: refuse any field that does not survive
- * the round trip (a local time skipped by a DST change included).
+ * ".1" to ".123456" (more digits are read, the seventh rounds, as
+ * systemd's parse_fractional_part_u() does): microseconds in *@usec.
  */
-static int local_time(struct tm *tm, int64_t *usec)
+static bool parse_fraction(const char *p, int64_t *usec)
+{
+	int64_t v = 0;
+	int digits = 0;
+
+	if (*p++ != '.' || !(*p >= '0' && *p <= '9'))
+		return false;
+	for (; digits < 6 && *p >= '0' && *p <= '9'; digits++)
+		v = v * 10 + (*p++ - '0');
+	for (; digits < 6; digits++)
+		v *= 10;
+	if (*p >= '5' && *p <= '9')
+		v++;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	*usec = v;
+	return *p == '\0';
+}
+
+/* tm's fields as @z says they are meant; false when one does not exist. */
+static bool tm_to_usec(struct tm *tm, const struct zone *z, bool check, int64_t *usec)
 {
 	struct tm asked = *tm;
 	time_t t;
 
-	tm->tm_isdst = -1;
-	t = mktime(tm);
-	if (t == (time_t)-1 || tm->tm_year != asked.tm_year ||
-	    tm->tm_mon != asked.tm_mon || tm->tm_mday != asked.tm_mday ||
-	    tm->tm_hour != asked.tm_hour || tm->tm_min != asked.tm_min ||
-	    tm->tm_sec != asked.tm_sec)
+	tm->tm_isdst = z->utc ? 0 : z->isdst;
+	t = z->utc ? timegm(tm) : mktime(tm);
+	if (t == (time_t)-1)
+		return false;
+	/* strptime() takes 2026-02-30 and 23:59:61, which mktime() carries
+	 * into the next month or minute: refuse what does not survive the
+	 * round trip (a local time skipped by a DST change included; a
+	 * summer or standard time named by the zone may move the hour). */
+	if (check && (tm->tm_year != asked.tm_year || tm->tm_mon != asked.tm_mon ||
+		      tm->tm_mday != asked.tm_mday || tm->tm_min != asked.tm_min ||
+		      tm->tm_sec != asked.tm_sec ||
+		      (tm->tm_hour != asked.tm_hour && (z->utc || z->isdst < 0))))
+		return false;
+	*usec = ((int64_t)t - (z->utc ? z->gmtoff : 0)) * 1000000;
+	return true;
+}
+
+static int parse_absolute(const char *text, size_t len, int64_t now, const struct zone *z,
+			  int64_t *usec)
+{
+	static const struct {
+		const char *format;
+		bool fraction; /* ".NNNNNN" may follow */
+		int fields;    /* 3: H:M:S given, 2: H:M, 0: a date alone */
+	} forms[] = {
+		{ "%y-%m-%d %H:%M:%S", true, 3 }, { "%Y-%m-%d %H:%M:%S", true, 3 },
+		{ "%Y-%m-%dT%H:%M:%S", true, 3 }, { "%b %d %H:%M:%S", true, 3 },
+		{ "%y-%m-%d %H:%M", false, 2 }, { "%Y-%m-%d %H:%M", false, 2 },
+		{ "%Y-%m-%dT%H:%M", false, 2 }, { "%y-%m-%d", false, 0 },
+		{ "%Y-%m-%d", false, 0 }, { "%H:%M:%S", true, 3 }, { "%H:%M", false, 2 },
+	};
+	time_t t = (time_t)(now / 1000000);
+	struct tm base, tm;
+	char buf[128];
+	const char *p = buf;
+	int wday = -1;
+
+	if (len == 0 || len >= sizeof(buf))
 		return -EINVAL;
-	*usec = (int64_t)t * 1000000;
-	return 0;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	/* Fields not given are today's, in the zone the time is meant in. */
+	if (!(z->utc ? gmtime_r(&t, &base) : localtime_r(&t, &base)))
+		return -EINVAL;
+	if (streq(p, "today") || streq(p, "yesterday") || streq(p, "tomorrow")) {
+		tm = base;
+		tm.tm_mday += p[0] == 'y' ? -1 : p[2] == 'm' ? 1 : 0;
+		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+		return tm_to_usec(&tm, z, false, usec) ? 0 : -EINVAL;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(weekdays); i++) {
+		size_t n = strlen(weekdays[i].name);
+
+		if (strncasecmp(p, weekdays[i].name, n) == 0 && p[n] == ' ') {
+			wday = weekdays[i].wday;
+			p += n + 1;
+			break;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
+		const char *rest;
+		int64_t fraction = 0;
+
+		tm = base;
+		rest = strptime(p, forms[i].format, &tm);
+		if (!rest || (*rest && !(forms[i].fraction && parse_fraction(rest, &fraction))))
+			continue;
+		if (forms[i].fields < 3)
+			tm.tm_sec = 0;
+		if (forms[i].fields == 0)
+			tm.tm_hour = tm.tm_min = 0;
+		if (!tm_to_usec(&tm, z, true, usec) || (wday >= 0 && tm.tm_wday != wday))
+			return -EINVAL;
+		*usec += fraction;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* "+01", "-0530", "+05:30" (not past a day, as systemd): seconds east of UTC. */
+static bool parse_offset(const char *p, long *gmtoff)
+{
+	int sign = *p == '-' ? -1 : 1, hh, mm = 0;
+
+	if ((*p != '+' && *p != '-') || !(p[1] >= '0' && p[1] <= '9' && p[2] >= '0' && p[2] <= '9'))
+		return false;
+	hh = (p[1] - '0') * 10 + (p[2] - '0');
+	p += 3;
+	if (*p == ':')
+		p++;
+	if (*p) {
+		if (!(p[0] >= '0' && p[0] <= '9' && p[1] >= '0' && p[1] <= '9') || p[2])
+			return false;
+		mm = (p[0] - '0') * 10 + (p[1] - '0');
+	}
+	if (mm > 59 || hh * 60 + mm > 24 * 60)
+		return false;
+	*gmtoff = sign * (long)(hh * 3600 + mm * 60);
+	return true;
+}
+
+/*
+ * What names the zone at the end of an absolute time, as systemd reads
+ * it: "Z" or "+05:30" welded to the time, or a last word "UTC", "+0530",
+ * or the local zone's own names (tzname[], "CET" and "CEST"). A zone of
+ * the tz database ("Europe/Berlin") is not taken: its rules are read
+ * only through the TZ variable of the whole process.
+ */
+static int parse_zoned(const char *text, int64_t now, int64_t *usec)
+{
+	size_t len = strlen(text);
+	const char *space = strrchr(text, ' ');
+	struct zone z = { .isdst = -1 };
+
+	if (len > 2 && text[len - 1] == 'Z') {
+		z.utc = true;
+		if (parse_absolute(text, len - 1, now, &z, usec) == 0)
+			return 0;
+		z.utc = false;
+	}
+	if (len > 7 && (text[len - 6] == '+' || text[len - 6] == '-') && text[len - 7] != ' ' &&
+	    text[len - 3] == ':' && parse_offset(text + len - 6, &z.gmtoff)) {
+		z.utc = true;
+		return parse_absolute(text, len - 6, now, &z, usec);
+	}
+	if (space) {
+		size_t at = (size_t)(space - text);
+
+		if (strcasecmp(space + 1, "UTC") == 0) {
+			z.utc = true;
+			return parse_absolute(text, at, now, &z, usec);
+		}
+		if (parse_offset(space + 1, &z.gmtoff)) {
+			z.utc = true;
+			return parse_absolute(text, at, now, &z, usec);
+		}
+		tzset();
+		for (int j = 0; j <= 1; j++)
+			if (tzname[j] && tzname[j][0] && streq(space + 1, tzname[j])) {
+				z.isdst = j;
+				return parse_absolute(text, at, now, &z, usec);
+			}
+	}
+	return parse_absolute(text, len, now, &z, usec);
 }
 
 /*
  * The forms journalctl's --since takes (systemd's parse_timestamp()):
  * "now", "today", "yesterday", "tomorrow", "-1h", "+30min", "1h 30min ago",
- * "2 days left", "@EPOCH", "YYYY-MM-DD [HH:MM[:SS]]", "HH:MM[:SS]" (today),
- * plus "boot".
+ * "2 days left", "@EPOCH", "[WEEKDAY ]YYYY-MM-DD[ HH:MM[:SS[.FRACTION]]][
+ * ZONE]" (also YY-MM-DD, a "T" for the space, "Mon DD HH:MM:SS"),
+ * "HH:MM[:SS]" (today), plus "boot".
  */
 _public_ int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 				  int64_t *usec)
@@ -148,10 +314,6 @@ _public_ int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 	}
 	if (streq(text, "now")) {
 		*usec = now;
-		return 0;
-	}
-	if (streq(text, "today") || streq(text, "yesterday") || streq(text, "tomorrow")) {
-		*usec = midnight(now, text[0] == 'y' ? -1 : text[2] == 'm' ? 1 : 0);
 		return 0;
 	}
 	if (text[0] == '@') {
@@ -178,33 +340,7 @@ _public_ int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 		*usec = now + span;
 		return 0;
 	}
-	{
-		static const char *const formats[] = {
-			"%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d",
-			"%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M",
-		};
-		static const char *const clock_formats[] = { "%H:%M:%S", "%H:%M" };
-
-		for (size_t i = 0; i < ARRAY_SIZE(formats); i++) {
-			struct tm tm = { 0 };
-			const char *rest = strptime(text, formats[i], &tm);
-
-			if (rest && !*rest)
-				return local_time(&tm, usec);
-		}
-		for (size_t i = 0; i < ARRAY_SIZE(clock_formats); i++) {
-			time_t t = (time_t)(now / 1000000);
-			struct tm tm;
-			const char *rest;
-
-			localtime_r(&t, &tm);
-			tm.tm_sec = 0;
-			rest = strptime(text, clock_formats[i], &tm);
-			if (rest && !*rest)
-				return local_time(&tm, usec);
-		}
-	}
-	return -EINVAL;
+	return parse_zoned(text, now, usec);
 }
 
 _public_ int splitlock_time_boot(struct splitlock_ctx *ctx, int64_t *usec)

@@ -170,6 +170,23 @@ test_crlf_lines_read_as_the_original() {
 	expect_json '[.events, .alignment_checks, .complete, .offenders[0].action] | @csv' '1,0,true,"fatal"'
 }
 
+# A file saved by a Windows editor starts with a UTF-8 byte order mark:
+# journal JSON behind one was read as dmesg text, every event unread.
+test_a_byte_order_mark_changes_nothing() {
+	local f want got n=0
+	for f in "$F"/events.* "$FIXTURES"/offenders/log.kmsg "$FIXTURES"/offenders/log.dmesg-x; do
+		want=$(report "$f")
+		printf '\xef\xbb\xbf' | cat - "$f" >"$T/bom"
+		got=$(report "$T/bom")
+		[ "$got" = "$want" ] || fail "${f##*/} after a BOM: $got; without: $want"
+		[ "$("$SLCTL" offenders --input "$T/bom" --json | jq -r .input_format)" = \
+		  "$("$SLCTL" offenders --input "$f" --json | jq -r .input_format)" ] ||
+			fail "${f##*/} after a BOM is another form"
+		n=$((n + 1))
+	done
+	[ $n -ge 30 ] || fail "only $n forms"
+}
+
 test_forced_format_reads_the_same() {
 	local want
 	want=$(report "$F/events.kmsg")

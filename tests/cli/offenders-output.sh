@@ -142,18 +142,26 @@ test_follow_memory_is_bounded_and_says_what_it_forgot() {
 
 F=$FIXTURES/offenders/formats
 
+# Every line of @out at most COLS columns wide ("…" is one), none ending
+# in a space.
+lines_fit() { # COLS LABEL
+	local line
+	while IFS= read -r line; do
+		line=${line//$'\u2026'/.}
+		[ ${#line} -le "$1" ] || fail "$2: ${#line} columns at $1: $line"
+		[[ $line == *' ' ]] && fail "$2: a trailing space: '$line'"
+	done <<<"$out"
+}
+
 # On a terminal the table is cut to fit, as lsblk and systemctl do; a pipe
 # or a file gets every byte, and --full keeps them on a terminal too.
 test_table_fits_the_terminal() {
-	local cols line
+	local cols
 	for cols in 80 120; do
 		out=$(script -qec "stty cols $cols; '$SLCTL' offenders --input '$F/events.kmsg'" /dev/null | tr -d '\r')
 		grep -q '^COMM' <<<"$out" || fail "no table at $cols columns: $out"
-		# The table, not the sentences after it.
-		while IFS= read -r line; do
-			[ -n "$line" ] || break
-			[ ${#line} -le "$cols" ] || fail "${#line} columns at $cols: $line"
-		done <<<"$out"
+		# The table and the sentences after it.
+		lines_fit "$cols" events.kmsg
 	done
 	out=$(script -qec "stty cols 80; '$SLCTL' offenders --input '$F/events.kmsg' --full" /dev/null | tr -d '\r')
 	grep -q 'CJobMgr::m_Work .*0x140aa2cf3' <<<"$out" || fail "--full cut: $out"
@@ -162,18 +170,24 @@ test_table_fits_the_terminal() {
 }
 
 # A cell cut to fit the terminal ends in a marker ("…" where the locale is
-# UTF-8, "..." elsewhere), and an address is never shown cut as if it were
-# a shorter one: "0xffffffff810" was. A list keeps its whole addresses.
-starts_an_address() { # PREFIX ADDRESSES
-	local a
-	while IFS= read -r a; do
-		[[ $a == "$1"* ]] && return 0
-	done <<<"$2"
-	return 1
+# UTF-8, "..." elsewhere), and an address is never shown cut: "0xffffffff810"
+# passed for another address, and "0xffffff…" still gave a part of one where
+# slctl(8) promises whole addresses. A list keeps its whole addresses and
+# marks the rest; one that does not fit at all is the marker alone.
+ips_words_are_whole() { # LABEL MARKER WHOLE-ADDRESSES LINE...
+	local label=$1 marker=$2 whole=$3 line word
+	shift 3
+	for line; do
+		for word in $line; do
+			grep -qxF -- "$word" <<<"$whole" && continue
+			[ "$word" = "$marker" ] || fail "$label: '$word' is no whole address: $line"
+			cut=$((cut + 1))
+		done
+	done
 }
 
 test_cut_cells_are_marked_and_never_pass_for_whole_ones() {
-	local R=$FIXTURES/offenders/root loc marker cols line word whole cut
+	local R=$FIXTURES/offenders/root loc marker cols line whole cut head
 	# Every address of the report, uncut (a pipe).
 	whole=$("$SLCTL" --root "$R" offenders -o IPS -n 2>/dev/null | tr ' ' '\n' | grep .)
 	grep -qxF 0xffffffff81000000 <<<"$whole" || fail "addresses: $whole"
@@ -183,25 +197,41 @@ test_cut_cells_are_marked_and_never_pass_for_whole_ones() {
 		cut=0
 		for cols in 30 40 60; do
 			out=$(LC_ALL=$loc script -qec "stty cols $cols; '$SLCTL' --root '$R' offenders -o COMM,PID,IPS" /dev/null | tr -d '\r')
+			# Where not even one address fits, the column is left out
+			# and the note says so.
+			if ! grep -q '^COMM .* IPS$' <<<"$out"; then
+				[[ $(tr '\n' ' ' <<<"$out") == *"To fit $cols columns: IPS left out"* ]] ||
+					fail "$loc, $cols columns: IPS gone unsaid: $out"
+				continue
+			fi
 			while IFS= read -r line; do
 				[ -n "$line" ] || break
 				[[ $line == COMM* ]] && continue
-				# The IPS cell: whole addresses, or the start of one
-				# and the marker, or the marker alone after them.
-				for word in $(sed -E 's/^.* +[0-9]+ //' <<<"$line"); do
-					grep -qxF -- "$word" <<<"$whole" && continue
-					[[ $word == *"$marker" ]] || fail "$loc, $cols columns: '$word' passes for an address: $line"
-					cut=$((cut + 1))
-					[ "$word" = "$marker" ] && continue
-					starts_an_address "${word%"$marker"}" "$whole" ||
-						fail "$loc, $cols columns: '$word' is no address cut: $line"
-				done
+				# The IPS cell: whole addresses, then the marker alone.
+				ips_words_are_whole "$loc, $cols columns" "$marker" "$whole" \
+					"$(sed -E 's/^.* +[0-9]+ //' <<<"$line")"
 			done <<<"$out"
 		done
 		[ $cut -gt 0 ] || fail "$loc: nothing was cut"
-		# The name column is marked too.
-		out=$(LC_ALL=$loc script -qec "stty cols 80; '$SLCTL' offenders --input '$F/events.kmsg'" /dev/null | tr -d '\r')
-		grep -qE "^CJobMgr::[^ ]*$marker +4250 " <<<"$out" || fail "$loc: the name: $out"
+		# Every column at 120 and 80 columns (the review's "0xffffff…"),
+		# IPS first so that its cell is the line's start.
+		for cols in 120 80; do
+			out=$(LC_ALL=$loc script -qec "stty cols $cols; '$SLCTL' --root '$R' offenders -o IPS,COMM,PID,KIND,ACTION,EVENTS,FIRST,LAST,EXE,CMDLINE,UNIT" /dev/null | tr -d '\r')
+			head=$(head -1 <<<"$out")
+			[[ $head == IPS* ]] || fail "$loc, $cols columns: no table: $out"
+			head=${head%%COMM*}
+			while IFS= read -r line; do
+				[ -n "$line" ] || break
+				[[ $line == IPS* ]] && continue
+				# Characters, not bytes: "…" is three.
+				ips_words_are_whole "$loc, $cols columns" "$marker" "$whole" \
+					"$(LC_ALL=C.UTF-8 bash -c 'printf %s "${1:0:$2}"' - "$line" ${#head})"
+			done <<<"$out"
+		done
+		# The name column is marked too: this one is 17 columns escaped.
+		out=$(LC_ALL=$loc script -qec "stty cols 80; '$SLCTL' --root '$R' offenders" /dev/null | tr -d '\r')
+		grep -qF "w\x5cx\x0ay " <<<"$out" || fail "$loc: the name: $out"
+		grep -q "^w.*$marker  *7100 " <<<"$out" || fail "$loc: the name: $out"
 	done
 	# A list keeps the addresses that fit whole.
 	out=$(LC_ALL=C.UTF-8 script -qec "stty cols 40; '$SLCTL' --root '$R' offenders -o COMM,PID,IPS" /dev/null | tr -d '\r')
@@ -209,6 +239,39 @@ test_cut_cells_are_marked_and_never_pass_for_whole_ones() {
 	# A pipe gets every byte, unmarked.
 	run "$SLCTL" --root "$R" offenders -o COMM,PID,IPS
 	grep -qF "GoW.exe+0x3d2d1 GoW.exe+0xaa2cf3" <<<"$out" || fail "a pipe got a cut table: $out"
+}
+
+# At 80 columns the names and addresses stay whole: the times get shorter
+# and the columns that matter least go first. "CPU 0/KVM" and "CPU 1/KVM"
+# were both "CPU…", every address "0x…", two dates took 34 columns and
+# the summary wrapped at 87.
+test_table_at_80_columns_keeps_names_and_addresses() {
+	local R=$FIXTURES/offenders/root loc cols name
+	for loc in C.UTF-8 C; do
+		out=$(LC_ALL=$loc script -qec "stty cols 80; '$SLCTL' --root '$R' offenders" /dev/null | tr -d '\r')
+		lines_fit 80 "$loc, the default columns"
+		for name in 'CPU 0/KVM ' 'CPU 1/KVM ' 'stress-ng ' 'GoW.exe ' ' 0xffffffff81000000' \
+			' GoW.exe+0x3d2d1 ' ' libfoo.so+0x1234' ' libgame.so+0x11000'; do
+			grep -qF -- "$name" <<<"$out" || fail "$loc: '$name' is not whole: $out"
+		done
+		grep -qE '^COMM +PID KIND +ACTION EVENTS LAST +IPS$' <<<"$out" || fail "$loc: columns: $out"
+		# A time without its year still has its seconds here.
+		grep -qE ' 12-01 00:00:05 ' <<<"$out" || fail "$loc: the time: $out"
+		# What was left out and what a cut looks like, within the width.
+		[[ $(tr '\n' ' ' <<<"$out") == *'To fit 80 columns: FIRST, EXE and UNIT left out; times shortened;'*'--full shows everything.'* ]] ||
+			fail "$loc: no word of what was left out: $out"
+		# Every column asked for: still within the terminal.
+		for cols in 80 120; do
+			out=$(LC_ALL=$loc script -qec "stty cols $cols; '$SLCTL' --root '$R' offenders -o COMM,PID,TGID,KIND,ACTION,EVENTS,FIRST,LAST,IPS,EXE,CMDLINE,UNIT" /dev/null | tr -d '\r')
+			lines_fit "$cols" "$loc, every column"
+			grep -qF 'CPU 0/KVM ' <<<"$out" || fail "$loc, $cols columns: the name: $out"
+		done
+	done
+	# A pipe: every column, every byte, and rows without trailing spaces.
+	run "$SLCTL" --root "$R" offenders
+	grep -qE '^COMM +PID .* FIRST +LAST +IPS +EXE +UNIT$' <<<"$out" || fail "a pipe: $out"
+	grep -q ' $' <<<"$out" && fail "a pipe's rows end in spaces: $(cat -A <<<"$out")"
+	true
 }
 
 # -n and -r are for scripts: rows on stdout, the summary on stderr.
@@ -271,6 +334,56 @@ test_since_takes_journalctl_forms() {
 	# The journal's events are at 2026-12-01 00:00:05..14 UTC.
 	TZ=UTC run "$SLCTL" offenders --input "$F/events.json" --since '2026-12-01 00:00:09' --json
 	expect_json '[.offenders[].pid] | sort | @csv' '7000,7200'
+}
+
+# What journalctl 252 takes for an absolute time and slctl refused (exit
+# 2): a fraction of a second, a weekday before the date, a zone after it
+# (what another machine's journalctl or date prints). The journal's events
+# are at 2026-12-01 00:00:05, 05.118315, 05.2, 07, 08, 09 and 10 UTC;
+# 2026-12-01 is a Tuesday. Berlin is an hour ahead: a zone that is left out
+# shows.
+test_since_takes_journalctls_absolute_forms() {
+	local t
+	while IFS='|' read -r t want; do
+		TZ=Europe/Berlin run "$SLCTL" offenders --input "$F/events.json" --since "$t" --json
+		expect_rc 0
+		expect_json '[.offenders[].pid] | sort | @csv' "$want"
+	done <<-'EOF'
+	2026-12-01 01:00:05.15|4250,5001,6000,7000,7200
+	2026-12-01 01:00:08.5 CET|7000,7200
+	Tue 2026-12-01 01:00:09|7000,7200
+	tue 2026-12-01 01:00:09.000001|7200
+	2026-12-01 00:00:09 UTC|7000,7200
+	Tue 2026-12-01 00:00:09.5 UTC|7200
+	2026-12-01T00:00:09Z|7000,7200
+	2026-12-01T01:00:09+01:00|7000,7200
+	2026-12-01 00:00:09 +00:00|7000,7200
+	2026-11-30 23:00:09 -0100|7000,7200
+	26-12-01 01:00:09|7000,7200
+	Dec 01 00:00:09 UTC|7000,7200
+	EOF
+	# A zone of the tz database, as journalctl takes it.
+	while IFS='|' read -r t want; do
+		TZ=UTC run "$SLCTL" offenders --input "$F/events.json" --since "$t" --json
+		expect_rc 0
+		expect_json '[.offenders[].pid] | sort | @csv' "$want"
+	done <<-'EOF'
+	2026-12-01 01:00:09 Europe/Berlin|7000,7200
+	Tue 2026-12-01 01:00:09.5 Europe/Berlin|7200
+	2026-11-30 19:00:09 America/New_York|7000,7200
+	EOF
+	TZ=UTC run "$SLCTL" offenders --input "$F/events.json" --since '2026-12-01 00:00:06' \
+		--until '2026-12-01 00:00:08.5 UTC' --json
+	expect_json '[.offenders[].pid] | sort | @csv' '5001,6000'
+	# A wrong weekday, a zone that is none, a broken fraction:
+	# one sentence that says what is taken.
+	for t in 'Mon 2026-12-01 00:00' '2026-12-01 00:00 Mars/Olympus' '2026-12-01 00:00:05.' \
+		'2026-12-01 00:00 +25:00' '2026-12-01 00:00 ../../../etc/passwd' 'Mon 2026-12-01 Europe/Berlin'; do
+		run "$SLCTL" offenders --input "$F/events.json" --since "$t" --json
+		expect_rc 2
+		expect_err "cannot understand --since '$t': give a time as journalctl takes it"
+		[ "$(wc -l <<<"$err")" -le 2 ] || fail "more than a sentence and the hint: $err"
+	done
 }
 
 run_tests

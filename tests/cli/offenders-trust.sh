@@ -65,6 +65,35 @@ test_dmesg_r_and_x_further_lines_never_count() {
 	# slctl(8) says so; this is why -x is the form to keep.
 }
 
+# Each line ignored is said for what it is: "4 detector-like lines from
+# user space ignored" was printed where one was user space's, two were
+# the kernel's at another level and one continued a kernel record.
+test_ignored_lines_are_told_apart_by_reason() {
+	{
+		echo "kern  :warn  : [    2.000000] ${P}#AC: good/2 took a split_lock trap at address: 0x2"
+		echo "user  :info  : [    3.000000] $AC"
+		echo "kern  :emerg : [    4.000000] $AC"
+		echo "kern  :err   : [    5.000000] $AC"
+		echo "kern  :warn  : [    6.000000] a record of two lines"
+		echo "                              $AC"
+	} >"$T/x"
+	run "$SLCTL" offenders --input "$T/x" --json
+	expect_json .events 1
+	expect_json .forged 4
+	expect_json '.forged_by | "\(.user_space) \(.further_line) \(.level)"' '1 1 2'
+	run "$SLCTL" offenders --input "$T/x"
+	expect_rc 0
+	expect_out "4 detector-like lines ignored: 1 from user space, 1 continuing a record and 2 of the kernel at another level than the detector's."
+	grep -q '4 detector-like lines from user space' <<<"$out" && fail "all blamed on user space: $out"
+	# One reason alone: one short sentence.
+	printf 'user  :warn  : [    5.000000] %s\n' "$AC" >"$T/x"
+	run "$SLCTL" offenders --input "$T/x"
+	expect_out "1 detector-like line from user space ignored."
+	printf 'kern  :err   : [    5.000000] %s\nkern  :crit  : [    5.000000] %s\n' "$AC" "$AC" >"$T/x"
+	run "$SLCTL" offenders --input "$T/x"
+	expect_out "2 detector-like lines of the kernel at another level than the detector's ignored."
+}
+
 # The detector writes its events at warning level; -r and -x show it.
 test_dmesg_r_kern_records_count_only_at_warning_level() {
 	printf '<6>[    1.000000] %s\n<6>[    5.000000] %s\n<0>[    5.000000] %s\n<4>[    6.000000] %s\n' \

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -39,6 +40,12 @@ TEST(report_counts_only_kernel_records)
 	CHECK_INT(splitlock_offenders_add_record(r, &d, NULL), 0);
 	CHECK_INT(splitlock_offenders_get_events(r), 2);
 	CHECK_INT(splitlock_offenders_get_forged(r), 1);
+	CHECK_INT(splitlock_offenders_get_forged_by(r, SPLITLOCK_FORGED_USER_SPACE), 1);
+	CHECK_INT(splitlock_offenders_get_forged_by(r, SPLITLOCK_FORGED_FURTHER_LINE), 0);
+	CHECK_INT(splitlock_offenders_get_forged_by(r, SPLITLOCK_FORGED_LEVEL), 0);
+	CHECK_INT(splitlock_offenders_get_forged_by(r, (enum splitlock_forged)99), 0);
+	CHECK_STR(splitlock_forged_name(SPLITLOCK_FORGED_LEVEL), "level");
+	CHECK(splitlock_forged_name((enum splitlock_forged)3) == NULL);
 	CHECK_INT(splitlock_offenders_get_suppressed(r), 9);
 	CHECK_INT(splitlock_offenders_get_count(r), 1);
 	o = splitlock_offenders_get(r, 0);
@@ -413,6 +420,77 @@ TEST(time_parse_forms)
 	CHECK_INT(splitlock_time_parse(" ago", now, boot, &t), -EINVAL);
 	CHECK_INT(splitlock_time_parse("-2x", now, boot, &t), -EINVAL);
 	CHECK_INT(splitlock_time_parse("@12abc", now, boot, &t), -EINVAL);
+}
+
+/* What journalctl 252 takes and slctl refused: fractions, weekdays, zones. */
+TEST(time_parse_absolute_forms_of_journalctl)
+{
+	int64_t now = 1796083200LL * 1000000, boot = now - 3600LL * 1000000, t;
+	static const struct {
+		const char *text;
+		int64_t at; /* microseconds after now (2026-12-01 00:00 UTC, a Tuesday) */
+	} ok[] = {
+		{ "2026-12-01 00:02:05.5", 125500000 },
+		{ "2026-12-01 00:02:05.1234567", 125123457 },
+		{ "2026-12-01T00:02:05.000001", 125000001 },
+		{ "Tue 2026-12-01 00:02", 120000000 },
+		{ "tuesday 2026-12-01", 0 },
+		{ "2026-12-01 00:02 UTC", 120000000 },
+		{ "2026-12-01 00:02:05.5 utc", 125500000 },
+		{ "2026-12-01T00:02:05Z", 125000000 },
+		{ "2026-12-01T01:02:05+01:00", 125000000 },
+		{ "2026-11-30T23:02:05-01:00", 125000000 },
+		{ "2026-12-01 05:32 +05:30", 120000000 },
+		{ "2026-12-01 01:02 +0100", 120000000 },
+		{ "2026-12-01 01:02 +01", 120000000 },
+		{ "26-12-01 00:02", 120000000 },
+		{ "26-12-01", 0 },
+		{ "Dec 01 00:02:05", 125000000 },
+		{ "Dec 01 00:02:05.25", 125250000 },
+		{ "00:02:05.5", 125500000 },
+		{ "Tue 2026-12-01 00:02:05.5 UTC", 125500000 },
+		{ "today UTC", 0 },
+	};
+	static const char *const refused[] = {
+		"Mon 2026-12-01 00:02",       /* the wrong weekday */
+		"2026-12-01 00:02:05.",       /* no digit after the point */
+		"2026-12-01 00:02:05.5x",
+		"2026-12-01 00:02.5",         /* a fraction without seconds */
+		"2026-12-01 00:02 +25:00",    /* past a day */
+		"2026-12-01 00:02 +01:60",
+		"2026-12-01 00:02 Mars/Olympus",
+		"2026-02-30 00:02 UTC",
+		"Tuesday2026-12-01",
+		"UTC",
+	};
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		t = 0;
+		if (splitlock_time_parse(ok[i].text, now, boot, &t) != 0 || t != now + ok[i].at) {
+			fprintf(stderr, "'%s': %" PRId64 " after now\n", ok[i].text, t - now);
+			CHECK(false);
+		}
+	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (splitlock_time_parse(refused[i], now, boot, &t) != -EINVAL) {
+			fprintf(stderr, "'%s' was taken\n", refused[i]);
+			CHECK(false);
+		}
+	/* The local zone's own names say summer or standard time. */
+	setenv("TZ", "Europe/Berlin", 1);
+	tzset();
+	CHECK_INT(splitlock_time_parse("2026-12-01 01:02 CET", now, boot, &t), 0);
+	CHECK(t == now + 120000000);
+	CHECK_INT(splitlock_time_parse("2026-12-01 01:02", now, boot, &t), 0);
+	CHECK(t == now + 120000000);
+	CHECK_INT(splitlock_time_parse("2026-07-01 02:00 CEST", now, boot, &t), 0);
+	CHECK(t == 1782864000LL * 1000000);
+	CHECK_INT(splitlock_time_parse("2026-12-01 00:02 UTC", now, boot, &t), 0);
+	CHECK(t == now + 120000000);
+	setenv("TZ", "UTC", 1);
+	tzset();
 }
 
 TEST(cgroup_unit_and_container)

@@ -1,0 +1,642 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * slctl offenders' table: cells as libsmartcols lays them out, streamed
+ * for large reports, and on a terminal fitted to its width
+ * (offenders-fit.c) with what was cut or left out said after it.
+ */
+#include <inttypes.h>
+#include <langinfo.h>
+#include <libsmartcols.h>
+#include <locale.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "offenders.h"
+
+/*
+ * A time in the table, in @form: shorter forms leave out the year, then
+ * the seconds ("12-01 00:00"); a time since boot keeps milliseconds, then
+ * whole seconds. Digits are left out, never rounded up: a shorter time is
+ * never a later one.
+ */
+static void format_when(int64_t mono, int64_t wall, enum fit_time_form form,
+			char *buf, size_t size)
+{
+	size_t len;
+
+	if (wall != SPLITLOCK_TIME_UNKNOWN) {
+		offenders_format_wall(wall, false, buf, size);
+		if (form != FIT_TIME_FULL && strlen(buf) == 19) {
+			memmove(buf, buf + 5, 15); /* "YYYY-" */
+			if (form == FIT_TIME_MINUTES)
+				buf[11] = '\0';
+		}
+	} else if (mono != SPLITLOCK_TIME_UNKNOWN) {
+		buf[0] = '[';
+		offenders_format_mono(mono, buf + 1, size - 2);
+		len = strlen(buf);
+		if (form == FIT_TIME_NO_YEAR && len > 4)
+			len -= 3;
+		else if (form == FIT_TIME_MINUTES && len > 8)
+			len -= 7; /* ".uuuuuu" */
+		buf[len] = ']';
+		buf[len + 1] = '\0';
+	} else {
+		snprintf(buf, size, "-");
+	}
+}
+
+/*
+ * @s after the @used bytes of @buf, as snprintf(buf + used, size - used,
+ * "%s", s) writes it (cut to fit, NUL-terminated); its full length. A
+ * table of tens of thousands of rows is measured and then printed: two
+ * snprintf() calls a cell were a third of its time.
+ */
+static size_t append(char *buf, size_t size, size_t used, const char *s)
+{
+	size_t len = strlen(s), room = size - used - 1;
+
+	memcpy(buf + used, s, len < room ? len : room);
+	buf[used + (len < room ? len : room)] = '\0';
+	return len;
+}
+
+/* "%" PRIu64, the same way. */
+static void decimal(uint64_t v, char *buf, size_t size)
+{
+	char d[24];
+	size_t at = sizeof(d);
+
+	d[--at] = '\0';
+	do {
+		d[--at] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	append(buf, size, 0, d + at);
+}
+
+static void cell(const struct options *o, const struct splitlock_offender *of,
+		 int col, char *buf, size_t size)
+{
+	size_t len, used;
+	const char *s;
+
+	buf[0] = '\0';
+	switch (col) {
+	case COL_COMM:
+		/* libsmartcols escapes unsafe bytes itself; a NUL would cut. */
+		s = splitlock_offender_get_comm(of, &len);
+		if (!s) {
+			append(buf, size, 0, "-"); /* tasks of several names */
+			break;
+		}
+		for (size_t i = 0; i < len && i + 1 < size; i++)
+			buf[i] = s[i] ? s[i] : '?';
+		buf[len < size ? len : size - 1] = '\0';
+		break;
+	case COL_PID:
+		if (splitlock_offender_get_pid(of))
+			decimal(splitlock_offender_get_pid(of), buf, size);
+		else
+			append(buf, size, 0, "-"); /* several tasks */
+		break;
+	case COL_TGID:
+		if (splitlock_offender_get_tgid(of))
+			decimal(splitlock_offender_get_tgid(of), buf, size);
+		break;
+	case COL_KIND:
+		append(buf, size, 0, splitlock_kind_name(splitlock_offender_get_kind(of)));
+		break;
+	case COL_ACTION:
+		/* The probe's own split locks are no one's offence. */
+		used = append(buf, size, 0, splitlock_action_name(splitlock_offender_get_action(of)));
+		if (splitlock_offender_is_probe(of) && used < size - 1)
+			append(buf, size, used, " (probe)");
+		break;
+	case COL_EVENTS:
+		decimal(splitlock_offender_get_events(of), buf, size);
+		break;
+	case COL_FIRST:
+		format_when(splitlock_offender_get_first_seen(of),
+			    splitlock_offender_get_first_wall(of), o->time_form, buf, size);
+		break;
+	case COL_LAST:
+		format_when(splitlock_offender_get_last_seen(of),
+			    splitlock_offender_get_last_wall(of), o->time_form, buf, size);
+		break;
+	case COL_IPS:
+		used = 0;
+		for (size_t i = 0; i < splitlock_offender_get_ip_count(of); i++) {
+			/* A piece that does not fit is cut, and the last. */
+			size_t n = i ? append(buf, size, used, " ") : 0;
+
+			if (n >= size - used)
+				break;
+			n += append(buf, size, used + n, splitlock_offender_get_ip(of, i));
+			if (n >= size - used)
+				break;
+			used += n;
+		}
+		break;
+	case COL_EXE:
+		snprintf(buf, size, "%s", splitlock_offender_get_exe(of) ?: "");
+		break;
+	case COL_CMDLINE:
+		snprintf(buf, size, "%s", splitlock_offender_get_cmdline(of) ?: "");
+		break;
+	case COL_UNIT:
+		s = splitlock_offender_get_container(of);
+		snprintf(buf, size, "%s", s ? s : splitlock_offender_get_unit(of) ?: "");
+		break;
+	}
+}
+
+/*
+ * libsmartcols holds every cell of a table until it prints: a few hundred
+ * bytes a row, gigabytes for a log of millions of tasks. Larger reports
+ * are streamed, row by row, in columns measured over all rows first.
+ */
+#define TABLE_CHUNK 4096
+
+/* The width libsmartcols gives a cell in the C locale: its escaped form. */
+static size_t cell_width(const char *s)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		w += c < 0x20 || c >= 0x7f || (c == '\\' && s[i + 1] == 'x') ? 4 : 1;
+	}
+	return w;
+}
+
+/*
+ * What marks a cell cut to fit the terminal, as systemd's tools mark it:
+ * "…" where the terminal's character set is UTF-8, "..." elsewhere. slctl
+ * runs in the C locale, where libsmartcols escapes every byte that is not
+ * printable ASCII: only the marker is written as it is, by stream_rows().
+ */
+static const char *cut_marker(size_t *width)
+{
+	static const char *marker;
+	const char *charset;
+
+	if (!marker) {
+		setlocale(LC_CTYPE, "");
+		charset = nl_langinfo(CODESET);
+		marker = strcasecmp(charset, "UTF-8") == 0 || strcasecmp(charset, "utf8") == 0 ?
+			 "\xe2\x80\xa6" : "...";
+		setlocale(LC_CTYPE, "C");
+	}
+	*width = marker[0] == '.' ? 3 : 1;
+	return marker;
+}
+
+/*
+ * Cut @esc, a cell as escaped for the terminal (printable ASCII, "\\xNN"
+ * four columns that stay whole), so that it and a marker @marker_width
+ * wide fit @width; false when it fits whole. A list of addresses (@words)
+ * keeps the whole ones that fit and never shows part of one: a cut
+ * "0xffffff" reads as another address, marked or not. When not even the
+ * first fits, the marker stands alone.
+ */
+static bool cut_escaped(char *esc, size_t width, bool words, size_t marker_width)
+{
+	size_t room = width > marker_width ? width - marker_width : 0, space = 0;
+	bool has_space = false;
+
+	if (strlen(esc) <= width)
+		return false;
+	for (size_t i = 0;;) {
+		size_t unit = esc[i] == '\\' && esc[i + 1] == 'x' ? 4 : 1;
+
+		if (i + unit > room) {
+			esc[!words ? i : has_space ? space + 1 : 0] = '\0';
+			return true;
+		}
+		if (esc[i] == ' ') {
+			space = i;
+			has_space = true;
+		}
+		i += unit;
+	}
+}
+
+/* Columns whose text may be cut to fit a terminal: never numbers or times. */
+static bool truncatable(int col)
+{
+	return col == COL_COMM || col == COL_IPS || col == COL_EXE ||
+	       col == COL_CMDLINE || col == COL_UNIT;
+}
+
+/*
+ * The terminal's width when stdout is one and the table may be cut to it
+ * (not --full, not --raw); 0 otherwise: a pipe or a file gets every byte
+ * and no line is wrapped.
+ */
+static size_t terminal_width(const struct options *o)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+
+	if (o->full || o->raw || !isatty(STDOUT_FILENO))
+		return 0;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (env && atoi(env) > 0)
+		return (size_t)atoi(env);
+	return 80;
+}
+
+/*
+ * What a column needs to stay useful on a terminal, and which go first
+ * when even that does not fit: the command line, the unit, the
+ * executable, the thread group, the first event's time. The name, the
+ * task, what it did, how often, when last and where stay.
+ */
+static void fit_rules(int col, struct fit_column *f)
+{
+	f->kind = col == COL_FIRST || col == COL_LAST ? FIT_TIME :
+		  col == COL_IPS ? FIT_ADDRESSES : truncatable(col) ? FIT_TEXT : FIT_FIXED;
+	f->heading = strlen(offenders_columns[col].name);
+	switch (col) {
+	case COL_COMM:
+		f->readable = 15; /* a whole name: the kernel keeps 15 bytes */
+		break;
+	case COL_EXE:
+	case COL_CMDLINE:
+	case COL_UNIT:
+		f->readable = 20;
+		break;
+	default:
+		f->readable = 0; /* IPS: measured, the first address of each row */
+	}
+	f->drop = col == COL_CMDLINE ? 5 : col == COL_UNIT ? 4 : col == COL_EXE ? 3 :
+		  col == COL_TGID ? 2 : col == COL_FIRST ? 1 : 0;
+}
+
+/*
+ * The widest cell of each column, whole, in @widths; with @fit (a
+ * terminal's table) what fit_columns() needs too: each time form's
+ * width, the first address of each row with the marker after it.
+ * @hints: an absolute hint is the least width, as libsmartcols has it.
+ */
+static void measure(const struct options *o, const struct splitlock_offenders *r,
+		    size_t n, size_t *widths, bool hints, struct fit_column *fit)
+{
+	struct options forms = *o;
+	size_t marker_width = 0;
+	char buf[4096];
+
+	if (fit)
+		cut_marker(&marker_width);
+	for (size_t i = 0; i < o->n_cols; i++) {
+		widths[i] = hints && offenders_columns[o->cols[i]].whint >= 1 ?
+			    (size_t)offenders_columns[o->cols[i]].whint : 1;
+		if (fit) {
+			memset(&fit[i], 0, sizeof(fit[i]));
+			fit_rules(o->cols[i], &fit[i]);
+		}
+	}
+	for (size_t i = 0; i < o->n_cols && !o->noheadings; i++)
+		if (strlen(offenders_columns[o->cols[i]].name) > widths[i])
+			widths[i] = strlen(offenders_columns[o->cols[i]].name);
+	for (size_t k = 0; k < n; k++) {
+		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
+
+		for (size_t i = 0; i < o->n_cols; i++) {
+			int col = o->cols[i];
+			size_t w;
+
+			cell(o, of, col, buf, sizeof(buf));
+			if (cell_width(buf) > widths[i])
+				widths[i] = cell_width(buf);
+			if (!fit)
+				continue;
+			if (col == COL_FIRST || col == COL_LAST) {
+				for (int t = 0; t < _FIT_TIME_FORMS; t++) {
+					forms.time_form = (enum fit_time_form)t;
+					cell(&forms, of, col, buf, sizeof(buf));
+					if (cell_width(buf) > fit[i].time_width[t])
+						fit[i].time_width[t] = cell_width(buf);
+				}
+			} else if (col == COL_IPS && splitlock_offender_get_ip_count(of)) {
+				w = cell_width(splitlock_offender_get_ip(of, 0));
+				if (splitlock_offender_get_ip_count(of) > 1)
+					w += 1 + marker_width;
+				if (w > fit[i].readable)
+					fit[i].readable = w;
+			}
+		}
+	}
+	for (size_t i = 0; fit && i < o->n_cols; i++) {
+		fit[i].natural = widths[i];
+		if (fit[i].readable > widths[i])
+			fit[i].readable = widths[i];
+	}
+}
+
+/* @widths: pinned column widths (NULL: libsmartcols chooses). */
+static int print_rows(const struct options *o, const struct splitlock_offenders *r,
+		      size_t from, size_t to, const size_t *widths)
+{
+	struct libscols_table *tb = scols_new_table();
+	char buf[4096];
+
+	if (!tb)
+		return -ENOMEM;
+	scols_table_enable_noheadings(tb, o->noheadings || from > 0);
+	scols_table_enable_raw(tb, o->raw);
+	/* Rows end where their text does, as in the streamed table. */
+	scols_table_enable_minout(tb, 1);
+	/* A terminal's table is cut by stream_rows(); --full keeps every byte. */
+	if (o->full)
+		scols_table_set_termforce(tb, SCOLS_TERMFORCE_NEVER);
+	for (size_t i = 0; i < o->n_cols; i++) {
+		const struct column *c = &offenders_columns[o->cols[i]];
+		if (!scols_table_new_column(tb, c->name, widths ? (double)widths[i] : c->whint,
+					    c->flags)) {
+			scols_unref_table(tb);
+			return -ENOMEM;
+		}
+	}
+	for (size_t k = from; k < to; k++) {
+		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+
+		if (!ln) {
+			scols_unref_table(tb);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < o->n_cols; i++) {
+			cell(o, of, o->cols[i], buf, sizeof(buf));
+			scols_line_set_data(ln, i, buf);
+		}
+	}
+	scols_print_table(tb);
+	scols_unref_table(tb);
+	return 0;
+}
+
+/*
+ * The streamed table's rows gather here and reach stdout 64 KiB at a time:
+ * three stdio calls a cell were a fifth of a large table's time.
+ */
+struct rowbuf {
+	size_t len;
+	size_t pending; /* padding, written only if text follows on the line */
+	char data[64 * 1024];
+};
+
+static void rowbuf_flush(struct rowbuf *b)
+{
+	fwrite_unlocked(b->data, 1, b->len, stdout);
+	b->len = 0;
+}
+
+static void rowbuf_put(struct rowbuf *b, const char *s, size_t n)
+{
+	if (n > sizeof(b->data) - b->len) {
+		rowbuf_flush(b);
+		if (n > sizeof(b->data)) {
+			fwrite_unlocked(s, 1, n, stdout);
+			return;
+		}
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+}
+
+/* A row ends where its text does: no trailing spaces after empty cells. */
+static void rowbuf_pad(struct rowbuf *b, size_t n)
+{
+	b->pending += n;
+}
+
+static void rowbuf_spaces(struct rowbuf *b)
+{
+	static const char spaces[] = "                                                                ";
+	size_t n = b->pending;
+
+	b->pending = 0;
+	while (n) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+
+		rowbuf_put(b, spaces, k);
+		n -= k;
+	}
+}
+
+/*
+ * @text escaped as libsmartcols escapes a cell in the C locale: @text
+ * itself when it has nothing to escape (most cells), else @esc.
+ */
+static const char *escaped(const char *text, char *esc, size_t size)
+{
+	for (size_t i = 0; text[i]; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c < 0x20 || c >= 0x7f || (c == '\\' && text[i + 1] == 'x')) {
+			offenders_printable(text, strlen(text), esc, size);
+			return esc;
+		}
+	}
+	return text;
+}
+
+/*
+ * One cell as libsmartcols lays it out: @out (escaped already), padded
+ * unless last; @marker (NULL: none), @marker_width wide, after the text
+ * of a cut cell.
+ */
+static void put_cell(struct rowbuf *b, const char *out, size_t width, bool right, bool last,
+		     const char *marker, size_t marker_width)
+{
+	size_t len = strlen(out), shown;
+
+	shown = len + (marker ? marker_width : 0);
+	if (right && shown < width)
+		rowbuf_pad(b, width - shown);
+	if (shown)
+		rowbuf_spaces(b);
+	rowbuf_put(b, out, len);
+	if (marker)
+		rowbuf_put(b, marker, strlen(marker));
+	if (!right && !last && shown < width)
+		rowbuf_pad(b, width - shown);
+	if (last) {
+		b->pending = 0;
+		rowbuf_put(b, "\n", 1);
+	} else {
+		rowbuf_pad(b, 1);
+	}
+}
+
+/*
+ * A large report, streamed: memory stays a row and a block, whatever the
+ * count. True when a cell was cut.
+ */
+static bool stream_rows(const struct options *o, const struct splitlock_offenders *r,
+			size_t n, const size_t *widths, bool cut)
+{
+	static struct rowbuf b;
+	static char esc[4096 * 4 + 1];
+	char buf[4096];
+	size_t marker_width = 0;
+	const char *marker = cut ? cut_marker(&marker_width) : NULL;
+	bool any_cut = false;
+
+	b.len = 0;
+	b.pending = 0;
+	if (!o->noheadings)
+		for (size_t i = 0; i < o->n_cols; i++)
+			put_cell(&b, offenders_columns[o->cols[i]].name, widths[i],
+				 offenders_columns[o->cols[i]].flags & SCOLS_FL_RIGHT, i + 1 == o->n_cols,
+				 NULL, 0);
+	for (size_t k = 0; k < n; k++) {
+		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
+
+		for (size_t i = 0; i < o->n_cols; i++) {
+			int col = o->cols[i];
+			bool was_cut = false;
+			const char *out;
+
+			cell(o, of, col, buf, sizeof(buf));
+			out = escaped(buf, esc, sizeof(esc));
+			if (cut && truncatable(col) && cell_width(out) > widths[i]) {
+				if (out == buf) {
+					memcpy(esc, buf, strlen(buf) + 1);
+					out = esc;
+				}
+				was_cut = cut_escaped(esc, widths[i], col == COL_IPS, marker_width);
+				any_cut |= was_cut;
+			}
+			put_cell(&b, out, widths[i], offenders_columns[col].flags & SCOLS_FL_RIGHT,
+				 i + 1 == o->n_cols, was_cut ? marker : NULL, marker_width);
+		}
+	}
+	rowbuf_flush(&b);
+	return any_cut;
+}
+
+/* "A, B and C" after the @used bytes of @buf. */
+static size_t list_names(char *buf, size_t size, size_t used, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s",
+					 i == 0 ? "" : i + 1 == n ? " and " : ", ", names[i]);
+	return used;
+}
+
+/*
+ * A terminal's table, fitted (fit_columns()): what was left out and how a
+ * cut cell looks, so that nobody takes the table for all there is.
+ */
+static void print_fitted(const struct options *o, const struct splitlock_offenders *r,
+			 size_t n, size_t limit, char *note, size_t size)
+{
+	struct fit_column fit[32];
+	const char *left_out[32];
+	size_t widths[32] = { 0 }, shown_widths[32] = { 0 }, n_left = 0, marker_width, used;
+	struct options t = *o;
+	bool cut, shorter = false;
+	const char *marker = cut_marker(&marker_width);
+
+	measure(o, r, n, widths, false, fit);
+	t.time_form = fit_columns(fit, o->n_cols, limit);
+	t.n_cols = 0;
+	for (size_t i = 0; i < o->n_cols; i++) {
+		if (fit[i].hidden) {
+			left_out[n_left++] = offenders_columns[o->cols[i]].name;
+			continue;
+		}
+		shown_widths[t.n_cols] = fit[i].width;
+		t.cols[t.n_cols++] = o->cols[i];
+	}
+	cut = stream_rows(&t, r, n, shown_widths, true);
+	for (size_t i = 0; i < t.n_cols; i++)
+		shorter |= t.time_form != FIT_TIME_FULL &&
+			   (t.cols[i] == COL_FIRST || t.cols[i] == COL_LAST);
+	if (!n_left && !cut && !shorter)
+		return;
+	/* "To fit 80 columns: FIRST and EXE left out; times shortened; … ends
+	 * a cut cell. --full shows everything." */
+	used = (size_t)snprintf(note, size, "To fit %zu columns:", limit);
+	if (n_left && used < size) {
+		note[used++] = ' ';
+		used = list_names(note, size, used, left_out, n_left);
+		if (used < size)
+			used += (size_t)snprintf(note + used, size - used, " left out%s",
+						 shorter || cut ? ";" : "");
+	}
+	if (shorter && used < size)
+		used += (size_t)snprintf(note + used, size - used, " times shortened%s",
+					 cut ? ";" : "");
+	if (cut && used < size)
+		used += (size_t)snprintf(note + used, size - used, " %s ends a cut cell", marker);
+	if (used < size)
+		snprintf(note + used, size - used, ". --full shows everything.\n");
+}
+
+int offenders_print_table(const struct options *o, const struct splitlock_offenders *r)
+{
+	size_t n = offenders_shown(o, r), widths[32] = { 0 }, limit = terminal_width(o), width = 0;
+	char *text = NULL, note[512] = "";
+	size_t text_len = 0;
+	FILE *sum, *buf;
+
+	/* Sentences wrap at a terminal's width: written here, then wrapped. */
+	buf = open_memstream(&text, &text_len);
+	if (!buf)
+		return -ENOMEM;
+	/* On a terminal every row is laid out by print_fitted(); a large
+	 * report elsewhere is streamed in columns measured first. */
+	if (limit && n > 0 && !o->raw)
+		print_fitted(o, r, n, limit, note, sizeof(note));
+	else if (n > TABLE_CHUNK)
+		measure(o, r, n, widths, true, NULL);
+	if (limit && n > 0 && !o->raw) {
+		/* printed */
+	} else if (n > TABLE_CHUNK && !o->raw) {
+		stream_rows(o, r, n, widths, false);
+	} else if (n > TABLE_CHUNK) {
+		/* Raw rows are escaped by libsmartcols' rules: chunks of its tables. */
+		for (size_t k = 0; k < n; k += TABLE_CHUNK)
+			if (print_rows(o, r, k, k + TABLE_CHUNK < n ? k + TABLE_CHUNK : n,
+				       widths) < 0)
+				goto oom;
+	} else if (n > 0 && print_rows(o, r, 0, n, NULL) < 0) {
+		goto oom;
+	}
+	fflush(stdout);
+	/* Rows only on stdout for -n and -r, which scripts read. */
+	sum = o->noheadings || o->raw ? stderr : stdout;
+	if (sum == stdout)
+		width = limit;
+	else if (limit && isatty(STDERR_FILENO))
+		width = limit;
+	if (splitlock_offenders_get_count(r) && sum == stdout)
+		fputc('\n', sum);
+	fprintf(buf, "%" PRIu64 " event%s", splitlock_offenders_get_events(r),
+		splitlock_offenders_get_events(r) == 1 ? "" : "s");
+	if (splitlock_offenders_get_suppressed(r))
+		fprintf(buf, "; %" PRIu64 " more suppressed by the kernel's rate limit, so "
+			"this report is incomplete", splitlock_offenders_get_suppressed(r));
+	fprintf(buf, ".\n");
+	offenders_print_unrecognized(buf, r);
+	offenders_print_forged(buf, r);
+	if (fclose(buf) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	fit_wrap(sum, text, width);
+	fit_wrap(sum, note, width);
+	free(text);
+	return 0;
+oom:
+	fclose(buf);
+	free(text);
+	return -ENOMEM;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * slctl offenders' parts: options and the column catalogue, shared by
+ * offenders.c (options, JSON, Prometheus, --follow) and offenders-table.c
+ * (the table, fitted to a terminal).
+ */
+#ifndef SLCTL_OFFENDERS_H
+#define SLCTL_OFFENDERS_H
+
+#include <stdint.h>
+
+#include "offenders-fit.h"
+#include "slctl.h"
+
+enum format { FORMAT_TABLE, FORMAT_JSON, FORMAT_PROMETHEUS };
+
+/* The column catalogue, as util-linux tools keep it. */
+enum {
+	COL_COMM, COL_PID, COL_TGID, COL_KIND, COL_ACTION, COL_EVENTS,
+	COL_FIRST, COL_LAST, COL_IPS, COL_EXE, COL_CMDLINE, COL_UNIT,
+};
+
+struct column {
+	const char *name;
+	double whint;
+	int flags;
+	const char *help;
+};
+
+extern const struct column offenders_columns[];
+
+struct options {
+	const char *input;
+	enum splitlock_input_format input_format;
+	bool input_format_set;
+	enum splitlock_group group;
+	bool group_set;
+	const char *since, *until;
+	size_t top;
+	bool follow;
+	enum format format;
+	bool format_set;
+	int cols[32];
+	size_t n_cols;
+	bool cols_set;
+	bool noheadings, raw, full;
+	enum fit_time_form time_form; /* FIRST and LAST, as the terminal's width allows */
+};
+
+/* "%s.%06u" seconds of a time since boot. */
+void offenders_format_mono(int64_t usec, char *buf, size_t size);
+/* Local "YYYY-MM-DD HH:MM:SS", or (@utc_iso) "YYYY-MM-DDTHH:MM:SS.uuuuuuZ". */
+void offenders_format_wall(int64_t usec, bool utc_iso, char *buf, size_t size);
+/* @s escaped as the table's cells are (see offenders.c). */
+void offenders_printable(const char *s, size_t len, char *buf, size_t size);
+/* Offenders the report shows: all, or --top's. */
+size_t offenders_shown(const struct options *o, const struct splitlock_offenders *r);
+/* The sentences that say a report is incomplete, and why. */
+void offenders_print_unrecognized(FILE *out, const struct splitlock_offenders *r);
+/* The sentence on detector-like lines ignored, and why. */
+void offenders_print_forged(FILE *out, const struct splitlock_offenders *r);
+/* The table and its summary; -ENOMEM. */
+int offenders_print_table(const struct options *o, const struct splitlock_offenders *r);
+
+#endif
