@@ -193,15 +193,23 @@ $(B)/tests/selftest-crash: tests/selftest/crash.c tests/unit/test.h | $(B)/tests
 tests: $(TEST_BINS) $(B)/tests/faultinject.so $(B)/tests/fake-pkexec $(B)/tests/hangfs \
 	$(B)/tests/selftest-crash
 
+# tools/deps.sh installs what is missing as root. A package build must not
+# change its machine: debian/rules and slctl.spec pass INSTALL_DEPS=no, and
+# then a missing build dependency fails and a missing test tool makes the
+# tests that need it skip (deps.sh also sees dpkg-buildpackage's and
+# rpmbuild's environment).
+INSTALL_DEPS ?= yes
+DEPS := tools/deps.sh$(if $(filter no,$(INSTALL_DEPS)), --no-install)
+
 deps:
-	@tools/deps.sh
+	@$(DEPS)
 
 run: deps
 	$(MAKE) all
 	$(B)/slctl status
 
 check: deps
-	@tools/deps.sh test
+	@$(DEPS) test
 	$(MAKE) all tests
 	tests/run
 
@@ -209,7 +217,7 @@ check: deps
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 check-asan: deps
-	@tools/deps.sh test
+	@$(DEPS) test
 	$(MAKE) B=build-asan CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" all tests
 	BUILD_DIR=build-asan TEST_CFLAGS="$(SAN_FLAGS)" ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run
@@ -218,7 +226,7 @@ check-asan: deps
 # leak makes slctl exit 99, which fails the test that ran it. valgrind 3.19
 # does not know openat2, so paths are resolved by hand there.
 check-valgrind: deps
-	@tools/deps.sh test valgrind
+	@$(DEPS) test valgrind
 	$(MAKE) all tests
 	printf '#!/bin/sh\nSPLITLOCK_NO_OPENAT2=1 exec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --suppressions=%s "%s" "$$@"\n' \
 		"$(CURDIR)/tests/valgrind.supp" "$(CURDIR)/$(B)/slctl" > $(B)/slctl-valgrind
@@ -228,12 +236,12 @@ check-valgrind: deps
 # libFuzzer targets for every parser; FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 10
 fuzz:
-	@tools/deps.sh fuzz
+	@$(DEPS) fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
 
 # Regenerate tests/RELIABILITY.md with fresh figures.
 reliability: deps
-	@tools/deps.sh valgrind fuzz
+	@$(DEPS) valgrind fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/reliability-report
 
 # slctl against the real GRUB, systemd-boot and rEFInd tools in Debian 12
@@ -273,14 +281,14 @@ $(B)/libsplitlock.abi: $(SO_FULL)
 	$(ABIDW) $(ABIDW_FLAGS) --out-file $@ $<
 
 check-abi: deps
-	@tools/deps.sh abi
+	@$(DEPS) abi
 	$(MAKE) $(B)/libsplitlock.abi
 	@$(ABIDIFF) $(ABI_REF) $(B)/libsplitlock.abi || { \
 		echo "check-abi: libsplitlock's ABI differs from $(ABI_REF) (above); if that is intended, run 'make abi-update' and commit the result." >&2; exit 1; }
 	@echo "check-abi: the ABI matches $(ABI_REF)."
 
 abi-update: deps
-	@tools/deps.sh abi
+	@$(DEPS) abi
 	$(MAKE) $(B)/libsplitlock.abi
 	cp $(B)/libsplitlock.abi $(ABI_REF)
 

@@ -3,7 +3,8 @@
 # from the release tarball, everything under OUTDIR. On a distribution whose
 # package database is not rpm's (Debian's rpm package), rpm cannot see the
 # BuildRequires, so they are not checked there (--nodeps); make check in
-# %check still needs the tools, which tools/deps.sh provides. %check runs
+# %check installs nothing (a package build): the test tools must be here
+# already (.ci/run installs them first), or their tests skip. %check runs
 # (the test runner's summary must be in the log, $OUTDIR/build.log).
 set -eu
 tarball=$1 out=$(mkdir -p "$2" && cd "$2" && pwd)

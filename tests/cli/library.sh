@@ -285,6 +285,45 @@ test_plain_make_names_a_missing_build_dependency_and_installs_nothing() {
 	expect_err "/nonexistent/pkg-config is missing"
 }
 
+# tools/deps.sh where every tool is missing and apt-get and id are stand-ins:
+# `id -u` says root, apt-get only logs that it was asked.
+deps_without_tools() { # [VAR=VALUE...] -- ARGS...
+	local vars=()
+	while [ "$1" != -- ]; do vars+=("$1"); shift; done
+	shift
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\necho 0\n' >"$T/bin/id"
+	printf '#!/bin/sh\necho "$*" >>"%s/apt.log"\n' "$T" >"$T/bin/apt-get"
+	chmod +x "$T/bin/id" "$T/bin/apt-get"
+	ln -sf "$(command -v sort)" "$T/bin/sort"
+	ln -sf "$(command -v tr)" "$T/bin/tr"
+	: >"$T/apt.log"
+	run env -i PATH="$T/bin" "${vars[@]}" /bin/sh "$TOP/tools/deps.sh" "$@"
+}
+
+# A package build changes nothing on its machine (packager review F2): as
+# root, make check's deps.sh in debian/rules (INSTALL_DEPS=no), under
+# dpkg-buildpackage or in rpmbuild's %check installs nothing; a missing
+# test tool is named and its tests skip, a missing build dependency fails.
+test_deps_installs_nothing_in_a_package_build() {
+	deps_without_tools -- --tools test
+	expect_rc 0
+	grep -q 'install' "$T/apt.log" || fail "the stand-in saw no install: the test is wrong"
+	local env
+	for env in "" DEB_RULES_REQUIRES_ROOT=no RPM_BUILD_ROOT=/tmp/buildroot; do
+		deps_without_tools $env -- --no-install --tools test
+		[ -z "$env" ] || deps_without_tools $env -- --tools test
+		expect_rc 0
+		[ ! -s "$T/apt.log" ] || fail "${env:---no-install}: apt-get ran: $(cat "$T/apt.log")"
+		expect_err "the tests that need jq"
+		expect_err "skip"
+	done
+	deps_without_tools RPM_BUILD_ROOT=/tmp/buildroot -- test
+	expect_rc 1
+	[ ! -s "$T/apt.log" ] || fail "apt-get ran for the build dependencies: $(cat "$T/apt.log")"
+	expect_err "not installing anything here"
+}
+
 test_header_dependencies_come_from_the_compiler() {
 	# -W: as if the header had just changed. Only its includers rebuild.
 	run make -C "$TOP" -n B="$BUILD_DIR" -W lib/linereader.h all

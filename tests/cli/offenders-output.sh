@@ -3,6 +3,7 @@
 # terminal the same way through every output, and no two series or groups
 # that are different things come out as one.
 . "$(dirname "$0")/../lib.sh"
+file_requires_cmd jq "it reads the --json output"
 
 P="x86/split lock detection: "
 

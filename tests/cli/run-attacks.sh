@@ -806,7 +806,7 @@ test_lock_files_are_root_only_files() {
 # for less time).
 test_a_run_started_during_roots_mitigate_on_does_not_keep_the_penalty_off() {
 	require_root "the setuid pkexec stand-in and the root helper"
-	command -v strace >/dev/null || skip "strace is not installed"
+	require_cmd strace
 	copy_fixture stock-ac
 	unprivileged_env
 	first="" second=""
