@@ -6,8 +6,8 @@
 # build-dep, without Recommends), and dpkg-buildpackage -us -uc -b run by
 # a user without root, HOME=/sbuild-nonexistent, the tests on unless
 # DEB_BUILD_OPTIONS says nocheck. The .debs, .changes and the build log
-# land in OUTDIR; then lintian with the Debian profile: any error or
-# warning fails. Needs root (chroot) and the Debian mirror.
+# land in OUTDIR, the source package (.dsc) in OUTDIR/source; then lintian
+# with the Debian profile on both: any error or warning fails. Needs root (chroot) and the Debian mirror.
 #
 # Without root it builds here instead, as tools/deb.sh always did: with the
 # build dependencies installed on this machine (dpkg-checkbuilddeps names
@@ -24,10 +24,18 @@ version=${name#slctl-}
 suite=bookworm
 cache=${SLCTL_BUILDD_CACHE:-/var/cache/slctl-buildd}
 
+# The source package too, as sbuild, a sponsor or the archive get it: the
+# .dsc that dpkg-source makes of the release tarball and its debian/, in
+# OUTDIR/source. lintian then checks the source and the binaries.
 lint() {
+	rm -rf "$out/source"
+	mkdir -p "$out/source"
+	cp "$tarball" "$out/source/slctl_$version.orig.tar.gz"
+	tar -xzf "$tarball" -C "$out/source"
+	(cd "$out/source" && dpkg-source -b "$name" && rm -rf "$name")
 	cd "$out"
-	lintian --profile debian --fail-on error,warning --info *.changes
-	ls -1 *.deb
+	lintian --profile debian --fail-on error,warning --info source/*.dsc *.changes
+	ls -1 *.deb source/*.dsc
 }
 
 if [ "$(id -u)" -ne 0 ]; then
