@@ -114,5 +114,11 @@ inside='
 } | tee "$out/build.log"
 [ "$(cat "$out/build.rc")" = 0 ] ||
 	{ echo "deb.sh: the build failed (exit $(cat "$out/build.rc")), see $out/build.log." >&2; exit 1; }
+# The tests ran the program the package ships: helper.o, which carries the
+# installed path, was compiled once, for /usr/bin/slctl; neither make check
+# nor dh_auto_install rebuilt it (packager review F6).
+[ "$(grep -c -- ' -o build/cli/helper\.o' "$out/build.log")" = 1 ] &&
+	grep -- ' -o build/cli/helper\.o' "$out/build.log" | grep -qF '"/usr/bin/slctl"' ||
+	{ echo "deb.sh: helper.o was not compiled exactly once, for /usr/bin/slctl: the tests did not run the shipped program; see $out/build.log." >&2; exit 1; }
 cp "$root"/build/*.deb "$root"/build/*.changes "$root"/build/*.buildinfo "$out/"
 lint

@@ -29,6 +29,12 @@ cp "$tarball" "$out/rpmbuild/SOURCES/"
 } | tee "$out/build.log"
 [ "$(cat "$out/build.rc")" = 0 ] ||
 	{ echo "rpm.sh: rpmbuild failed (exit $(cat "$out/build.rc")), see $out/build.log." >&2; exit 1; }
+# The tests ran the program the package ships: helper.o, which carries the
+# installed path, was compiled once, for /usr/bin/slctl; neither make check
+# nor %install rebuilt it (packager review F6).
+[ "$(grep -c -- ' -o build/cli/helper\.o' "$out/build.log")" = 1 ] &&
+	grep -- ' -o build/cli/helper\.o' "$out/build.log" | grep -qF '"/usr/bin/slctl"' ||
+	{ echo "rpm.sh: helper.o was not compiled exactly once, for /usr/bin/slctl: the tests did not run the shipped program; see $out/build.log." >&2; exit 1; }
 # %check ran the suite: its runner's summary is in the log.
 grep -Eq '^[0-9]+ passed, 0 failed' "$out/build.log" ||
 	{ echo "rpm.sh: no test summary in $out/build.log: %check did not run make check." >&2; exit 1; }

@@ -11,45 +11,62 @@ test_shared_library_exports_only_splitlock_symbols() {
 	nm -D --defined-only "$so" | grep -q 'splitlock_new@@LIBSPLITLOCK_1' || fail "no versioned splitlock_new"
 }
 
-# make on the shared build directory with the flags it was built with: an
-# install to another BINDIR rebuilds the helper, and under make check-asan
-# a plain-flags rebuild would link sanitized objects without the runtime.
+# make on a copy of the shared build, with the flags it was built with
+# (under make check-asan a plain-flags rebuild would link sanitized
+# objects without the runtime). An install to another BINDIR rebuilds the
+# helper: in the copy (cp -a keeps the times, so nothing else is rebuilt),
+# never in the build the other tests run and a package build installs
+# (packager review F6).
 build_make() {
+	[ -d "$T/b" ] || cp -a "$TOP/$BUILD_DIR" "$T/b" || fail "cannot copy $BUILD_DIR"
 	if [ -n "${TEST_CFLAGS:-}" ]; then
-		make -s -C "$TOP" B="$BUILD_DIR" CFLAGS="$TEST_CFLAGS" LDFLAGS="$TEST_CFLAGS" "$@"
+		make -s -C "$TOP" B="$T/b" CFLAGS="$TEST_CFLAGS" LDFLAGS="$TEST_CFLAGS" "$@"
 	else
-		make -s -C "$TOP" B="$BUILD_DIR" "$@"
+		make -s -C "$TOP" B="$T/b" "$@"
 	fi
-}
-
-# The shared build as a plain make leaves it: an install with another
-# PREFIX rebuilds the program for that BINDIR (the path it compiles in),
-# and the tests after this file run the program of the default one.
-restore_default_build() {
-	build_make all >/dev/null 2>&1
 }
 
 installed_path_in() { # PROGRAM: the path the helper compiled in
 	grep -ao 'Installed as [^ ]*' "$1" | head -n1 | cut -d' ' -f3
 }
 
-# `make && sudo make install PREFIX=/usr` installed a program compiled for
-# BINDIR=/usr/local/bin: as /usr/bin/slctl it did not know itself as the
-# program of polkit's action, and its helper took a --root there.
+# What the shared build was made for: BINDIR/slctl (the Makefile's stamp).
+built_for() {
+	cat "$TOP/$BUILD_DIR/cli/installed-path"
+}
+
+# The build under test knows the path it was built for; `make && sudo make
+# install PREFIX=/usr` installed a program compiled for BINDIR=/usr/local/bin:
+# as /usr/bin/slctl it did not know itself as the program of polkit's
+# action, and its helper took a --root there.
 test_install_with_another_prefix_rebuilds_the_compiled_in_path() {
-	trap restore_default_build EXIT
-	build_make all >/dev/null || fail "make failed"
-	[ "$(installed_path_in "$TOP/$BUILD_DIR/slctl")" = /usr/local/bin/slctl ] ||
-		fail "a plain make compiled in $(installed_path_in "$TOP/$BUILD_DIR/slctl")"
-	build_make install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
-	[ "$(installed_path_in "$T/dest/usr/bin/slctl")" = /usr/bin/slctl ] ||
-		fail "installed as /usr/bin/slctl, it was compiled for $(installed_path_in "$T/dest/usr/bin/slctl")"
-	! strings "$T/dest/usr/bin/slctl" | grep -q /usr/local/bin/slctl ||
-		fail "the installed program still names /usr/local/bin/slctl"
+	local built other
+	built=$(built_for)
+	[ "$(installed_path_in "$TOP/$BUILD_DIR/slctl")" = "$built" ] ||
+		fail "built for $built, the program names $(installed_path_in "$TOP/$BUILD_DIR/slctl")"
+	other=/usr
+	[ "$built" != /usr/bin/slctl ] || other=/usr/local
+	build_make install PREFIX=$other DESTDIR="$T/dest" >/dev/null || fail "make install failed"
+	[ "$(installed_path_in "$T/dest$other/bin/slctl")" = $other/bin/slctl ] ||
+		fail "installed as $other/bin/slctl, it was compiled for $(installed_path_in "$T/dest$other/bin/slctl")"
+	! strings "$T/dest$other/bin/slctl" | grep -qx "$built" ||
+		fail "the installed program still names $built"
+	[ "$(installed_path_in "$TOP/$BUILD_DIR/slctl")" = "$built" ] ||
+		fail "the install rebuilt the shared build"
+}
+
+# An install with the build's own directories compiles and links nothing:
+# the package ships the program its tests ran (packager review F6).
+test_install_with_the_builds_directories_compiles_nothing() {
+	local built
+	built=$(built_for)
+	run build_make -n install BINDIR="${built%/slctl}" DESTDIR="$T/dest"
+	expect_rc 0
+	! grep -E '(^| )(cc|gcc|\$\(CC\))( |$)| -o [^ ]*\.o( |$)' <<<"$out" ||
+		fail "make install BINDIR=${built%/slctl} would compile: $(grep -E ' -o ' <<<"$out")"
 }
 
 test_install_puts_every_piece_in_place() {
-	trap restore_default_build EXIT
 	build_make install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
 	local f
 	for f in usr/bin/slctl usr/lib/libsplitlock.so.1 usr/lib/libsplitlock.so usr/lib/libsplitlock.a \
@@ -81,7 +98,6 @@ test_install_puts_every_piece_in_place() {
 }
 
 test_install_honours_prefix_for_every_file_and_uninstall_removes_them() {
-	trap restore_default_build EXIT
 	build_make install PREFIX=/opt/slctl DESTDIR="$T/dest" >/dev/null ||
 		fail "make install failed"
 	local outside
@@ -100,7 +116,6 @@ test_install_honours_prefix_for_every_file_and_uninstall_removes_them() {
 # every area: context, status reads, mitigate plans, boot plans, offenders
 # and follow. Its output is checked against the fixtures it runs on.
 test_a_program_builds_against_the_installed_library() {
-	trap restore_default_build EXIT
 	build_make install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
 	cat >"$T/prog.c" <<-'C'
 	#include <errno.h>
@@ -326,7 +341,11 @@ test_deps_installs_nothing_in_a_package_build() {
 
 test_header_dependencies_come_from_the_compiler() {
 	# -W: as if the header had just changed. Only its includers rebuild.
-	run make -C "$TOP" -n B="$BUILD_DIR" -W lib/linereader.h all
+	# BINDIR as built: the Makefile rewrites its installed-path stamp as it
+	# reads itself, -n or not, and the next make would rebuild the helper.
+	local built
+	built=$(built_for)
+	run make -C "$TOP" -n B="$BUILD_DIR" BINDIR="${built%/slctl}" -W lib/linereader.h all
 	expect_rc 0
 	local includer
 	includer=$(grep -l '#include "linereader.h"' "$TOP"/lib/*.c | head -n 1)
