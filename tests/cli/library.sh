@@ -339,6 +339,28 @@ test_deps_installs_nothing_in_a_package_build() {
 	expect_err "not installing anything here"
 }
 
+# make rpm on a system whose package database is not rpm's (Debian's rpm)
+# runs rpmbuild --nodeps: tools/rpm.sh checks every BuildRequires itself
+# first, and fails on those missing (packager review F7). Here all but
+# rpmspec, pkg-config and what lives in sbin are missing.
+test_rpm_build_checks_every_buildrequires_where_rpm_cannot() {
+	require_cmd rpmspec "Debian: rpm"
+	mkdir -p "$T/bin"
+	local c
+	for c in rpmspec pkg-config dirname; do
+		ln -s "$(command -v $c)" "$T/bin/$c"
+	done
+	run env -i PATH="$T/bin" /bin/sh "$TOP/tools/rpm.sh" --buildrequires
+	expect_rc 1
+	expect_err "BuildRequires missing here: "
+	for c in gcc gcc-c++ jq zsh fish strace perl-interpreter python3 scdoc busybox; do
+		grep -qw -- "$c" <<<"$err" || fail "$c is not named missing: $err"
+	done
+	! grep -q 'pkgconfig(' <<<"$err" || fail "pkg-config modules named missing: $err"
+	run "$TOP/tools/rpm.sh" --buildrequires
+	[ "$rc" = 0 ] || [ -n "$err" ] || fail "exit $rc without a word"
+}
+
 test_header_dependencies_come_from_the_compiler() {
 	# -W: as if the header had just changed. Only its includers rebuild.
 	# BINDIR as built: the Makefile rewrites its installed-path stamp as it
