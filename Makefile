@@ -331,14 +331,15 @@ uninstall:
 
 # The release tarball: every tracked file, as git has them in the work tree
 # (so a change is packed before it is committed), reproducible: names
-# sorted, owner root, the last commit's time. tar's transform must not touch
-# the fixtures' symlink targets (the S flag).
+# sorted, owner root, the last commit's time, modes as git knows them
+# (0644 or 0755 whatever the umask of the clone: go=u-w). tar's transform
+# must not touch the fixtures' symlink targets (the S flag).
 DIST := slctl-$(VERSION)
 dist:
 	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
 		{ echo "make dist: needs a git checkout: the tarball is made of the tracked files." >&2; exit 1; }
 	git ls-files -z | tar --null -T - --transform 's|^|$(DIST)/|S' --sort=name \
-		--owner=0 --group=0 --numeric-owner --mtime=@$$(git log -1 --format=%ct) \
+		--owner=0 --group=0 --numeric-owner --mode=u+rw,go=u-w --mtime=@$$(git log -1 --format=%ct) \
 		-cf - | gzip -n9 > $(DIST).tar.gz.tmp
 	mv $(DIST).tar.gz.tmp $(DIST).tar.gz
 	@echo "$(DIST).tar.gz: $$(tar -tzf $(DIST).tar.gz | grep -vc '/$$') files"

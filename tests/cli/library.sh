@@ -361,6 +361,18 @@ test_rpm_build_checks_every_buildrequires_where_rpm_cannot() {
 	[ "$rc" = 0 ] || [ -n "$err" ] || fail "exit $rc without a word"
 }
 
+# make dist is reproducible across clones: a clone made under umask 002
+# gave group-writable members and another tarball (packager review F13).
+test_the_release_tarball_does_not_depend_on_the_umask() {
+	git -C "$TOP" rev-parse -q --verify HEAD >/dev/null 2>&1 || skip "not a git checkout with a commit"
+	(umask 022 && git clone -q "$TOP" "$T/a") || fail "git clone failed"
+	(umask 002 && git clone -q "$TOP" "$T/b") || fail "git clone failed"
+	[ "$(stat -c %a "$T/b/Makefile")" = 664 ] || fail "umask 002 made $(stat -c %a "$T/b/Makefile"): the test is wrong"
+	make -s -C "$T/a" dist >/dev/null && make -s -C "$T/b" dist >/dev/null || fail "make dist failed"
+	cmp -s "$T/a/slctl-$(cat "$TOP/VERSION").tar.gz" "$T/b/slctl-$(cat "$TOP/VERSION").tar.gz" ||
+		fail "two tarballs: $(tar -tvzf "$T/b/slctl-$(cat "$TOP/VERSION").tar.gz" | grep -m3 rw-rw)"
+}
+
 test_header_dependencies_come_from_the_compiler() {
 	# -W: as if the header had just changed. Only its includers rebuild.
 	# BINDIR as built: the Makefile rewrites its installed-path stamp as it
