@@ -107,6 +107,11 @@ run_tests() {
 	local t status failed=0 tests
 	tests=$(declare -F | awk '$3 ~ /^test_/ {print $3}')
 	if [ ${#ONLY_TESTS[@]} -gt 0 ]; then
+		# A name that matches no test (a typo) is a failure, not 1..0.
+		for t in "${ONLY_TESTS[@]}"; do
+			grep -qFx "test_$t" <<<"$tests" ||
+				{ echo "${0##*/}: no test named '$t'" >&2; echo "1..0"; return 1; }
+		done
 		tests=$(grep -Fxf <(printf 'test_%s\n' "${ONLY_TESTS[@]}") <<<"$tests")
 	fi
 	echo "1..$(grep -c . <<<"$tests")"
