@@ -94,7 +94,7 @@ MISSING_DEP := $(shell \
 		$(PKG_CONFIG) --exists $$p || { echo "the pkg-config module $$p"; exit; }; done; \
 	command -v $(SCDOC) >/dev/null 2>&1 || echo "$(SCDOC) (it builds the man pages)")
 ifneq ($(MISSING_DEP),)
-$(error $(MISSING_DEP) is missing; 'make deps' (or make run / make check) installs it)
+$(error $(MISSING_DEP) is missing; 'make deps' installs it as root, or prints the command that does)
 endif
 endif
 
@@ -208,7 +208,9 @@ run: deps
 	$(MAKE) all
 	$(B)/slctl status
 
-check: deps
+# One deps.sh call checks the build and the test dependencies: a user
+# missing both hears of all of them at once.
+check:
 	@$(DEPS) test
 	$(MAKE) all tests
 	tests/run
@@ -216,7 +218,7 @@ check: deps
 # Library, CLI and every test built with ASan + UBSan, then the whole suite.
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
-check-asan: deps
+check-asan:
 	@$(DEPS) test
 	$(MAKE) B=build-asan CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" all tests
 	BUILD_DIR=build-asan TEST_CFLAGS="$(SAN_FLAGS)" ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
@@ -225,7 +227,7 @@ check-asan: deps
 # The CLI tests with every slctl run under valgrind memcheck: any error or
 # leak makes slctl exit 99, which fails the test that ran it. valgrind 3.19
 # does not know openat2, so paths are resolved by hand there.
-check-valgrind: deps
+check-valgrind:
 	@$(DEPS) test valgrind
 	$(MAKE) all tests
 	printf '#!/bin/sh\nSPLITLOCK_NO_OPENAT2=1 exec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --suppressions=%s "%s" "$$@"\n' \
@@ -240,7 +242,7 @@ fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
 
 # Regenerate tests/RELIABILITY.md with fresh figures.
-reliability: deps
+reliability:
 	@$(DEPS) valgrind fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/reliability-report
 

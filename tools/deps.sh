@@ -166,8 +166,7 @@ if [ $install = no ]; then
 	exit 1
 fi
 if [ "$(id -u)" -ne 0 ]; then
-	echo "deps: missing:$missing" >&2
-	echo "deps: install them as root with: $pm $pkgs" >&2
+	echo "deps: packages are missing; install them as root with: $pm $pkgs" >&2
 	exit 1
 fi
 echo "deps: installing $pkgs" >&2

@@ -292,7 +292,7 @@ test_a_program_builds_against_the_installed_library() {
 test_plain_make_names_a_missing_build_dependency_and_installs_nothing() {
 	run make -C "$TOP" B="$T/b" SCDOC=/nonexistent/scdoc all
 	[ "$rc" -ne 0 ] || fail "make succeeded without scdoc"
-	expect_err "/nonexistent/scdoc (it builds the man pages) is missing; 'make deps' (or make run / make check) installs it."
+	expect_err "/nonexistent/scdoc (it builds the man pages) is missing; 'make deps' installs it as root, or prints the command that does."
 	[ "$(grep -c . <<<"$err")" -eq 1 ] || fail "more than one line: $err"
 	[[ $out != *deps.sh* && $out != *apt-get* ]] || fail "plain make ran the installer: $out"
 	[ ! -e "$T/b/lib" ] || fail "make built something before refusing"
@@ -337,6 +337,23 @@ test_deps_installs_nothing_in_a_package_build() {
 	expect_rc 1
 	[ ! -s "$T/apt.log" ] || fail "apt-get ran for the build dependencies: $(cat "$T/apt.log")"
 	expect_err "not installing anything here"
+}
+
+# A user missing build and test dependencies hears of all of them at
+# once, as the packages to install, in one sentence (packager review F11).
+test_deps_names_every_missing_package_at_once_to_a_user() {
+	deps_without_tools -- test
+	printf '#!/bin/sh\necho 1000\n' >"$T/bin/id"
+	: >"$T/apt.log"
+	run env -i PATH="$T/bin" /bin/sh "$TOP/tools/deps.sh" test
+	expect_rc 1
+	[ ! -s "$T/apt.log" ] || fail "apt-get ran for a user"
+	[ "$(grep -c . <<<"$err")" = 1 ] || fail "not one line: $err"
+	expect_err "deps: packages are missing; install them as root with: apt-get install -y "
+	local p
+	for p in libcap-dev libsmartcols-dev jq zsh; do
+		grep -qw -- "$p" <<<"$err" || fail "$p not named: $err"
+	done
 }
 
 # make rpm on a system whose package database is not rpm's (Debian's rpm)
