@@ -43,7 +43,7 @@ check_buildrequires() {
 		python3) have python3 ;;
 		scdoc) have scdoc ;;
 		strace) have strace ;;
-		# Macros only; the spec defines the ones it uses where they are missing.
+		# Macros only: rpm.sh defines %_tmpfilesdir where it is missing.
 		systemd-rpm-macros) true ;;
 		zsh) have zsh ;;
 		*) echo "rpm.sh: tools/rpm.sh cannot check the BuildRequires '$r' here." >&2; false ;;
@@ -68,6 +68,10 @@ if ! command -v rpmbuild >/dev/null; then
 		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends rpm; }
 fi
 
+# systemd-rpm-macros' %_tmpfilesdir, where that package is not rpm's
+# (the positional parameters are rpmbuild's extra options from here on).
+set --
+[ -n "$(rpm --eval '%{?_tmpfilesdir}')" ] || set -- --define "_tmpfilesdir /usr/lib/tmpfiles.d"
 nodeps=
 if ! rpm -q rpm >/dev/null 2>&1; then
 	check_buildrequires
@@ -79,7 +83,7 @@ mkdir -p "$out/rpmbuild/SOURCES"
 cp "$tarball" "$out/rpmbuild/SOURCES/"
 {
 	rc=0
-	rpmbuild -bb $nodeps --define "_topdir $out/rpmbuild" "$spec" 2>&1 || rc=$?
+	rpmbuild -bb $nodeps --define "_topdir $out/rpmbuild" "$@" "$spec" 2>&1 || rc=$?
 	echo $rc >"$out/build.rc"
 } | tee "$out/build.log"
 [ "$(cat "$out/build.rc")" = 0 ] ||
