@@ -4,8 +4,13 @@
 set -u
 # Tests that run make run it as a user would, not as a sub-make of the make
 # that started the suite (rpmbuild's %check passes a jobserver whose
-# descriptors do not reach us, and make then warns on stderr).
+# descriptors do not reach us, and make then warns on stderr). make also
+# exports the variables of its command line to its recipes' environment,
+# where the Makefile's ?= would take them: the directories debian/rules
+# and the spec give make check must not move the tests' own installs.
 unset MAKEFLAGS MFLAGS MAKELEVEL
+unset PREFIX BINDIR LIBDIR INCLUDEDIR DATADIR MANDIR PKGCONFIGDIR DESTDIR \
+	BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR POLKITACTIONDIR TMPFILESDIR INSTALL_DEPS
 # depmod, capsh and kernel-install live in sbin, often not on a user's PATH.
 PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin
 
