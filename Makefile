@@ -94,7 +94,7 @@ MISSING_DEP := $(shell \
 		$(PKG_CONFIG) --exists $$p || { echo "the pkg-config module $$p"; exit; }; done; \
 	command -v $(SCDOC) >/dev/null 2>&1 || echo "$(SCDOC) (it builds the man pages)")
 ifneq ($(MISSING_DEP),)
-$(error $(MISSING_DEP) is missing; 'make deps' (or make run / make check) installs it)
+$(error $(MISSING_DEP) is missing; 'make deps' installs it as root, or prints the command that does)
 endif
 endif
 
@@ -193,23 +193,33 @@ $(B)/tests/selftest-crash: tests/selftest/crash.c tests/unit/test.h | $(B)/tests
 tests: $(TEST_BINS) $(B)/tests/faultinject.so $(B)/tests/fake-pkexec $(B)/tests/hangfs \
 	$(B)/tests/selftest-crash
 
+# tools/deps.sh installs what is missing as root. A package build must not
+# change its machine: debian/rules and slctl.spec pass INSTALL_DEPS=no, and
+# then a missing build dependency fails and a missing test tool makes the
+# tests that need it skip (deps.sh also sees dpkg-buildpackage's and
+# rpmbuild's environment).
+INSTALL_DEPS ?= yes
+DEPS := tools/deps.sh$(if $(filter no,$(INSTALL_DEPS)), --no-install)
+
 deps:
-	@tools/deps.sh
+	@$(DEPS)
 
 run: deps
 	$(MAKE) all
 	$(B)/slctl status
 
-check: deps
-	@tools/deps.sh test
+# One deps.sh call checks the build and the test dependencies: a user
+# missing both hears of all of them at once.
+check:
+	@$(DEPS) test
 	$(MAKE) all tests
 	tests/run
 
 # Library, CLI and every test built with ASan + UBSan, then the whole suite.
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
-check-asan: deps
-	@tools/deps.sh test
+check-asan:
+	@$(DEPS) test
 	$(MAKE) B=build-asan CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" all tests
 	BUILD_DIR=build-asan TEST_CFLAGS="$(SAN_FLAGS)" ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run
@@ -217,8 +227,8 @@ check-asan: deps
 # The CLI tests with every slctl run under valgrind memcheck: any error or
 # leak makes slctl exit 99, which fails the test that ran it. valgrind 3.19
 # does not know openat2, so paths are resolved by hand there.
-check-valgrind: deps
-	@tools/deps.sh test valgrind
+check-valgrind:
+	@$(DEPS) test valgrind
 	$(MAKE) all tests
 	printf '#!/bin/sh\nSPLITLOCK_NO_OPENAT2=1 exec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --suppressions=%s "%s" "$$@"\n' \
 		"$(CURDIR)/tests/valgrind.supp" "$(CURDIR)/$(B)/slctl" > $(B)/slctl-valgrind
@@ -228,12 +238,12 @@ check-valgrind: deps
 # libFuzzer targets for every parser; FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 10
 fuzz:
-	@tools/deps.sh fuzz
+	@$(DEPS) fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
 
 # Regenerate tests/RELIABILITY.md with fresh figures.
-reliability: deps
-	@tools/deps.sh valgrind fuzz
+reliability:
+	@$(DEPS) valgrind fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/reliability-report
 
 # slctl against the real GRUB, systemd-boot and rEFInd tools in Debian 12
@@ -273,14 +283,14 @@ $(B)/libsplitlock.abi: $(SO_FULL)
 	$(ABIDW) $(ABIDW_FLAGS) --out-file $@ $<
 
 check-abi: deps
-	@tools/deps.sh abi
+	@$(DEPS) abi
 	$(MAKE) $(B)/libsplitlock.abi
 	@$(ABIDIFF) $(ABI_REF) $(B)/libsplitlock.abi || { \
 		echo "check-abi: libsplitlock's ABI differs from $(ABI_REF) (above); if that is intended, run 'make abi-update' and commit the result." >&2; exit 1; }
 	@echo "check-abi: the ABI matches $(ABI_REF)."
 
 abi-update: deps
-	@tools/deps.sh abi
+	@$(DEPS) abi
 	$(MAKE) $(B)/libsplitlock.abi
 	cp $(B)/libsplitlock.abi $(ABI_REF)
 
@@ -323,14 +333,15 @@ uninstall:
 
 # The release tarball: every tracked file, as git has them in the work tree
 # (so a change is packed before it is committed), reproducible: names
-# sorted, owner root, the last commit's time. tar's transform must not touch
-# the fixtures' symlink targets (the S flag).
+# sorted, owner root, the last commit's time, modes as git knows them
+# (0644 or 0755 whatever the umask of the clone: go=u-w). tar's transform
+# must not touch the fixtures' symlink targets (the S flag).
 DIST := slctl-$(VERSION)
 dist:
 	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
 		{ echo "make dist: needs a git checkout: the tarball is made of the tracked files." >&2; exit 1; }
 	git ls-files -z | tar --null -T - --transform 's|^|$(DIST)/|S' --sort=name \
-		--owner=0 --group=0 --numeric-owner --mtime=@$$(git log -1 --format=%ct) \
+		--owner=0 --group=0 --numeric-owner --mode=u+rw,go=u-w --mtime=@$$(git log -1 --format=%ct) \
 		-cf - | gzip -n9 > $(DIST).tar.gz.tmp
 	mv $(DIST).tar.gz.tmp $(DIST).tar.gz
 	@echo "$(DIST).tar.gz: $$(tar -tzf $(DIST).tar.gz | grep -vc '/$$') files"

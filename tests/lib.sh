@@ -4,8 +4,13 @@
 set -u
 # Tests that run make run it as a user would, not as a sub-make of the make
 # that started the suite (rpmbuild's %check passes a jobserver whose
-# descriptors do not reach us, and make then warns on stderr).
+# descriptors do not reach us, and make then warns on stderr). make also
+# exports the variables of its command line to its recipes' environment,
+# where the Makefile's ?= would take them: the directories debian/rules
+# and the spec give make check must not move the tests' own installs.
 unset MAKEFLAGS MFLAGS MAKELEVEL
+unset PREFIX BINDIR LIBDIR INCLUDEDIR DATADIR MANDIR PKGCONFIGDIR DESTDIR \
+	BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR POLKITACTIONDIR TMPFILESDIR INSTALL_DEPS
 # depmod, capsh and kernel-install live in sbin, often not on a user's PATH.
 PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin
 
@@ -48,6 +53,7 @@ expect_err() {
 # expect_json FILTER VALUE: jq -r FILTER of $out equals VALUE.
 expect_json() {
 	local got
+	require_cmd jq "it reads the --json output"
 	got=$(jq -r "$1" <<<"$out" 2>/dev/null) || fail "stdout is not JSON: $out"
 	[ "$got" = "$2" ] || fail "$1 is '$got', expected '$2'"
 }
@@ -85,15 +91,41 @@ require_root() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root ($*)"
 }
 
+# require_cmd CMD [WHY]: skips the test unless CMD is installed. A package
+# build installs nothing (tools/deps.sh names what is missing), so a test
+# tool the build environment lacks is a skip with its reason, not a failure.
+require_cmd() {
+	command -v "$1" >/dev/null 2>&1 || skip "needs $1${2:+ ($2)}, which is not installed"
+}
+
+# file_requires_cmd CMD [WHY]: every test of this file needs CMD (jq,
+# called all through it); without it, each is reported as skipped.
+FILE_SKIP_REASON=
+file_requires_cmd() {
+	command -v "$1" >/dev/null 2>&1 ||
+		FILE_SKIP_REASON="needs $1${2:+ ($2)}, which is not installed"
+}
+
 # Prints a TAP plan, then one line a test; the status is non-zero when a
 # test failed, so that tests/run sees the failure twice over.
 run_tests() {
 	local t status failed=0 tests
 	tests=$(declare -F | awk '$3 ~ /^test_/ {print $3}')
 	if [ ${#ONLY_TESTS[@]} -gt 0 ]; then
+		# A name that matches no test (a typo) is a failure, not 1..0.
+		for t in "${ONLY_TESTS[@]}"; do
+			grep -qFx "test_$t" <<<"$tests" ||
+				{ echo "${0##*/}: no test named '$t'" >&2; echo "1..0"; return 1; }
+		done
 		tests=$(grep -Fxf <(printf 'test_%s\n' "${ONLY_TESTS[@]}") <<<"$tests")
 	fi
 	echo "1..$(grep -c . <<<"$tests")"
+	if [ -n "$FILE_SKIP_REASON" ]; then
+		for t in $tests; do
+			echo "ok - ${0##*/}: ${t#test_} # SKIP $FILE_SKIP_REASON"
+		done
+		return 0
+	fi
 	SKIP_REASON_FILE=$(mktemp)
 	for t in $tests; do
 		T=$(mktemp -d)
@@ -123,7 +155,8 @@ run_tests() {
 stub_env() {
 	local a bb
 	require_root "mknod and chroot, to run the root's own tools"
-	bb=$(command -v busybox) || fail "busybox (busybox-static) is not installed"
+	require_cmd busybox "a static one: busybox-static"
+	bb=$(command -v busybox)
 	mkdir -p "$T/root/bin" "$T/root/usr/local/sbin" "$T/root/run" "$T/root/tmp" "$T/root/dev"
 	cp "$bb" "$T/root/bin/busybox"
 	for a in $("$bb" --list); do

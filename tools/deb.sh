@@ -6,8 +6,8 @@
 # build-dep, without Recommends), and dpkg-buildpackage -us -uc -b run by
 # a user without root, HOME=/sbuild-nonexistent, the tests on unless
 # DEB_BUILD_OPTIONS says nocheck. The .debs, .changes and the build log
-# land in OUTDIR; then lintian with the Debian profile: any error or
-# warning fails. Needs root (chroot) and the Debian mirror.
+# land in OUTDIR, the source package (.dsc) in OUTDIR/source; then lintian
+# with the Debian profile on both: any error or warning fails. Needs root (chroot) and the Debian mirror.
 #
 # Without root it builds here instead, as tools/deb.sh always did: with the
 # build dependencies installed on this machine (dpkg-checkbuilddeps names
@@ -24,10 +24,18 @@ version=${name#slctl-}
 suite=bookworm
 cache=${SLCTL_BUILDD_CACHE:-/var/cache/slctl-buildd}
 
+# The source package too, as sbuild, a sponsor or the archive get it: the
+# .dsc that dpkg-source makes of the release tarball and its debian/, in
+# OUTDIR/source. lintian then checks the source and the binaries.
 lint() {
+	rm -rf "$out/source"
+	mkdir -p "$out/source"
+	cp "$tarball" "$out/source/slctl_$version.orig.tar.gz"
+	tar -xzf "$tarball" -C "$out/source"
+	(cd "$out/source" && dpkg-source -b "$name" && rm -rf "$name")
 	cd "$out"
-	lintian --profile debian --fail-on error,warning --info *.changes
-	ls -1 *.deb
+	lintian --profile debian --fail-on error,warning --info source/*.dsc *.changes
+	ls -1 *.deb source/*.dsc
 }
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -106,5 +114,11 @@ inside='
 } | tee "$out/build.log"
 [ "$(cat "$out/build.rc")" = 0 ] ||
 	{ echo "deb.sh: the build failed (exit $(cat "$out/build.rc")), see $out/build.log." >&2; exit 1; }
+# The tests ran the program the package ships: helper.o, which carries the
+# installed path, was compiled once, for /usr/bin/slctl; neither make check
+# nor dh_auto_install rebuilt it (packager review F6).
+[ "$(grep -c -- ' -o build/cli/helper\.o' "$out/build.log")" = 1 ] &&
+	grep -- ' -o build/cli/helper\.o' "$out/build.log" | grep -qF '"/usr/bin/slctl"' ||
+	{ echo "deb.sh: helper.o was not compiled exactly once, for /usr/bin/slctl: the tests did not run the shipped program; see $out/build.log." >&2; exit 1; }
 cp "$root"/build/*.deb "$root"/build/*.changes "$root"/build/*.buildinfo "$out/"
 lint

@@ -3,10 +3,22 @@
 # what is missing with the distribution's package manager; otherwise print the
 # exact command and fail, so that `make run` / `make check` work on a fresh
 # machine.
+#
+# A package build installs nothing: the build dependencies of debian/control
+# and the spec are the package tool's business, and a build must not change
+# the machine it runs on (pbuilder without BUILDUSERID, rpmbuild as root).
+# --no-install (make INSTALL_DEPS=no, which debian/rules and the spec pass),
+# or the environment of dpkg-buildpackage (DEB_RULES_REQUIRES_ROOT) or
+# rpmbuild (RPM_BUILD_ROOT), turns it into a check: a missing build
+# dependency fails, a missing test tool is named and the tests that need it
+# skip (they say so on their SKIP lines).
 set -u
 
 missing=""
 need() { missing="$missing $1"; }
+# The test tools missing, apart: without installing, they are no failure.
+missing_test=""
+need_test() { missing_test="$missing_test $1"; need "$1"; }
 
 # A user's PATH often lacks the sbin directories where depmod and capsh
 # live; they are installed all the same.
@@ -17,28 +29,28 @@ have_pc() { have_cmd pkg-config && pkg-config --exists "$1"; }
 # What the test suite runs besides slctl (make check: `deps.sh test`).
 test_tools() {
 	# Tests: jq reads --json output, setpriv drops privileges.
-	have_cmd jq || need jq
-	have_cmd setpriv || need setpriv
+	have_cmd jq || need_test jq
+	have_cmd setpriv || need_test setpriv
 	# slctl probe tests build fake module trees with the real depmod.
-	have_cmd depmod || need depmod
+	have_cmd depmod || need_test depmod
 	# ... and watch the probe's child name and pin itself with strace.
-	have_cmd strace || need strace
+	have_cmd strace || need_test strace
 	# capsh drops one capability for the missing-privilege tests.
-	have_cmd capsh || need capsh
+	have_cmd capsh || need_test capsh
 	# The hostile-file-system tests set POSIX ACLs and xattrs on replaced files.
-	have_cmd setfacl || need acl
-	have_cmd setfattr || need attr
+	have_cmd setfacl || need_test acl
+	have_cmd setfattr || need_test attr
 	# Fake roots that slctl --run-tools chroots into get a static busybox.
-	have_cmd busybox || need busybox
+	have_cmd busybox || need_test busybox
 	# slctl mode tests run the real kernel-install of systemd in a fake root.
-	have_cmd kernel-install || need kernel-install
+	have_cmd kernel-install || need_test kernel-install
 	# tests/cli/completions.sh loads the zsh and fish completions in their shells.
-	have_cmd zsh || need zsh
-	have_cmd fish || need fish
+	have_cmd zsh || need_test zsh
+	have_cmd fish || need_test fish
 	# tests/cli/run-attacks.sh stops the helper from a pseudo-terminal.
-	have_cmd python3 || need python3
+	have_cmd python3 || need_test python3
 	# tests/cli/header.sh compiles the public header as C++.
-	have_cmd g++ || need g++
+	have_cmd g++ || need_test g++
 }
 
 deb_tools() {
@@ -54,8 +66,16 @@ deb_tools() {
 # (reliability targets), `deps.sh boot` (make check-boot), `deps.sh deb`,
 # `rpm` or `packaging` (both). With --tools first, only the groups' tools:
 # tools/deb.sh builds in a chroot, not with this machine's libraries.
-build=yes
-[ "${1:-}" != --tools ] || { build=no; shift; }
+build=yes install=yes
+[ -z "${DEB_RULES_REQUIRES_ROOT:-}${RPM_BUILD_ROOT:-}" ] || install=no
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tools) build=no ;;
+	--no-install) install=no ;;
+	*) break ;;
+	esac
+	shift
+done
 for group in "$@"; do
 	case $group in
 	test) test_tools ;;
@@ -89,6 +109,10 @@ done
 	have_cmd scdoc || need scdoc
 }
 [ -z "$missing" ] && exit 0
+if [ $install = no ] && [ "$missing" = "$missing_test" ]; then
+	echo "deps: not installing anything here (a package build, or INSTALL_DEPS=no): the tests that need$missing_test skip." >&2
+	exit 0
+fi
 
 if have_cmd apt-get; then
 	pm="apt-get install -y"
@@ -137,9 +161,12 @@ else
 fi
 
 pkgs=$(for m in $missing; do map "$m"; done | sort -u | tr '\n' ' ')
+if [ $install = no ]; then
+	echo "deps: missing:$missing; not installing anything here (a package build, or INSTALL_DEPS=no); they come with: $pm $pkgs" >&2
+	exit 1
+fi
 if [ "$(id -u)" -ne 0 ]; then
-	echo "deps: missing:$missing" >&2
-	echo "deps: install them as root with: $pm $pkgs" >&2
+	echo "deps: packages are missing; install them as root with: $pm $pkgs" >&2
 	exit 1
 fi
 echo "deps: installing $pkgs" >&2

@@ -39,13 +39,11 @@ bash_offers() { # WORDS...: what bash completion offers for the last word
 }
 
 zsh_offers() {
-	command -v zsh >/dev/null || fail "zsh is not installed (tools/deps.sh installs it)"
 	[ -f "$ZSH_DIR/_slctl" ] || fail "no $ZSH_DIR/_slctl"
 	timeout 30 zsh "$TOP/tests/completion/zsh-complete" "$ZSH_DIR" "$@"
 }
 
 fish_offers() {
-	command -v fish >/dev/null || fail "fish is not installed (tools/deps.sh installs it)"
 	[ -f "$FISH_FILE" ] || fail "no $FISH_FILE"
 	local line=$*
 	# complete -C takes the command line as one string; keep the empty last word.
@@ -94,10 +92,12 @@ test_bash_offers_every_command_and_option() {
 }
 
 test_zsh_offers_every_command_and_option() {
+	require_cmd zsh
 	every_command_and_option zsh - yes
 }
 
 test_fish_offers_every_command_and_option() {
+	require_cmd fish
 	every_command_and_option fish - yes
 }
 
@@ -116,16 +116,20 @@ test_bash_offers_the_values_of_each_argument() {
 }
 
 test_zsh_offers_the_values_of_each_argument() {
+	require_cmd zsh
 	every_value zsh
 }
 
 test_fish_offers_the_values_of_each_argument() {
+	require_cmd fish
 	every_value fish
 }
 
 # After --follow, the options it refuses are not offered (usage errors).
 test_no_shell_offers_what_follow_refuses() {
 	local shell offered o
+	require_cmd zsh
+	require_cmd fish
 	for shell in bash zsh fish; do
 		offered=$("${shell}_offers" slctl offenders --follow --) || fail "$shell failed"
 		grep -qx -- --group-by <<<"$offered" || fail "$shell: no --group-by after --follow: $offered"
@@ -139,6 +143,8 @@ test_no_shell_offers_what_follow_refuses() {
 }
 
 test_zsh_and_fish_complete_the_column_list_after_a_comma() {
+	require_cmd zsh
+	require_cmd fish
 	zsh_offers slctl offenders -o COMM, | grep -qx EVENTS || fail "zsh: $(zsh_offers slctl offenders -o COMM,)"
 	fish_offers slctl offenders -o COMM, | grep -qx COMM,EVENTS || fail "fish: $(fish_offers slctl offenders -o COMM,)"
 }

@@ -47,7 +47,7 @@ test_header_compiles_as_c11_with_clang_everything() {
 # The extern "C" block is what lets a C++ program link: build and run one
 # against the shared library.
 test_header_compiles_and_links_as_cxx() {
-	command -v g++ >/dev/null || skip "no g++"
+	require_cmd g++ "it compiles the header as C++"
 	local so=$TOP/$BUILD_DIR/libsplitlock.so
 	[ -e "$so" ] || fail "no $so (make all first)"
 	program >"$T/prog.cc"

@@ -11,45 +11,62 @@ test_shared_library_exports_only_splitlock_symbols() {
 	nm -D --defined-only "$so" | grep -q 'splitlock_new@@LIBSPLITLOCK_1' || fail "no versioned splitlock_new"
 }
 
-# make on the shared build directory with the flags it was built with: an
-# install to another BINDIR rebuilds the helper, and under make check-asan
-# a plain-flags rebuild would link sanitized objects without the runtime.
+# make on a copy of the shared build, with the flags it was built with
+# (under make check-asan a plain-flags rebuild would link sanitized
+# objects without the runtime). An install to another BINDIR rebuilds the
+# helper: in the copy (cp -a keeps the times, so nothing else is rebuilt),
+# never in the build the other tests run and a package build installs
+# (packager review F6).
 build_make() {
+	[ -d "$T/b" ] || cp -a "$TOP/$BUILD_DIR" "$T/b" || fail "cannot copy $BUILD_DIR"
 	if [ -n "${TEST_CFLAGS:-}" ]; then
-		make -s -C "$TOP" B="$BUILD_DIR" CFLAGS="$TEST_CFLAGS" LDFLAGS="$TEST_CFLAGS" "$@"
+		make -s -C "$TOP" B="$T/b" CFLAGS="$TEST_CFLAGS" LDFLAGS="$TEST_CFLAGS" "$@"
 	else
-		make -s -C "$TOP" B="$BUILD_DIR" "$@"
+		make -s -C "$TOP" B="$T/b" "$@"
 	fi
-}
-
-# The shared build as a plain make leaves it: an install with another
-# PREFIX rebuilds the program for that BINDIR (the path it compiles in),
-# and the tests after this file run the program of the default one.
-restore_default_build() {
-	build_make all >/dev/null 2>&1
 }
 
 installed_path_in() { # PROGRAM: the path the helper compiled in
 	grep -ao 'Installed as [^ ]*' "$1" | head -n1 | cut -d' ' -f3
 }
 
-# `make && sudo make install PREFIX=/usr` installed a program compiled for
-# BINDIR=/usr/local/bin: as /usr/bin/slctl it did not know itself as the
-# program of polkit's action, and its helper took a --root there.
+# What the shared build was made for: BINDIR/slctl (the Makefile's stamp).
+built_for() {
+	cat "$TOP/$BUILD_DIR/cli/installed-path"
+}
+
+# The build under test knows the path it was built for; `make && sudo make
+# install PREFIX=/usr` installed a program compiled for BINDIR=/usr/local/bin:
+# as /usr/bin/slctl it did not know itself as the program of polkit's
+# action, and its helper took a --root there.
 test_install_with_another_prefix_rebuilds_the_compiled_in_path() {
-	trap restore_default_build EXIT
-	build_make all >/dev/null || fail "make failed"
-	[ "$(installed_path_in "$TOP/$BUILD_DIR/slctl")" = /usr/local/bin/slctl ] ||
-		fail "a plain make compiled in $(installed_path_in "$TOP/$BUILD_DIR/slctl")"
-	build_make install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
-	[ "$(installed_path_in "$T/dest/usr/bin/slctl")" = /usr/bin/slctl ] ||
-		fail "installed as /usr/bin/slctl, it was compiled for $(installed_path_in "$T/dest/usr/bin/slctl")"
-	! strings "$T/dest/usr/bin/slctl" | grep -q /usr/local/bin/slctl ||
-		fail "the installed program still names /usr/local/bin/slctl"
+	local built other
+	built=$(built_for)
+	[ "$(installed_path_in "$TOP/$BUILD_DIR/slctl")" = "$built" ] ||
+		fail "built for $built, the program names $(installed_path_in "$TOP/$BUILD_DIR/slctl")"
+	other=/usr
+	[ "$built" != /usr/bin/slctl ] || other=/usr/local
+	build_make install PREFIX=$other DESTDIR="$T/dest" >/dev/null || fail "make install failed"
+	[ "$(installed_path_in "$T/dest$other/bin/slctl")" = $other/bin/slctl ] ||
+		fail "installed as $other/bin/slctl, it was compiled for $(installed_path_in "$T/dest$other/bin/slctl")"
+	! strings "$T/dest$other/bin/slctl" | grep -qx "$built" ||
+		fail "the installed program still names $built"
+	[ "$(installed_path_in "$TOP/$BUILD_DIR/slctl")" = "$built" ] ||
+		fail "the install rebuilt the shared build"
+}
+
+# An install with the build's own directories compiles and links nothing:
+# the package ships the program its tests ran (packager review F6).
+test_install_with_the_builds_directories_compiles_nothing() {
+	local built
+	built=$(built_for)
+	run build_make -n install BINDIR="${built%/slctl}" DESTDIR="$T/dest"
+	expect_rc 0
+	! grep -E '(^| )(cc|gcc|\$\(CC\))( |$)| -o [^ ]*\.o( |$)' <<<"$out" ||
+		fail "make install BINDIR=${built%/slctl} would compile: $(grep -E ' -o ' <<<"$out")"
 }
 
 test_install_puts_every_piece_in_place() {
-	trap restore_default_build EXIT
 	build_make install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
 	local f
 	for f in usr/bin/slctl usr/lib/libsplitlock.so.1 usr/lib/libsplitlock.so usr/lib/libsplitlock.a \
@@ -81,7 +98,6 @@ test_install_puts_every_piece_in_place() {
 }
 
 test_install_honours_prefix_for_every_file_and_uninstall_removes_them() {
-	trap restore_default_build EXIT
 	build_make install PREFIX=/opt/slctl DESTDIR="$T/dest" >/dev/null ||
 		fail "make install failed"
 	local outside
@@ -100,7 +116,6 @@ test_install_honours_prefix_for_every_file_and_uninstall_removes_them() {
 # every area: context, status reads, mitigate plans, boot plans, offenders
 # and follow. Its output is checked against the fixtures it runs on.
 test_a_program_builds_against_the_installed_library() {
-	trap restore_default_build EXIT
 	build_make install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
 	cat >"$T/prog.c" <<-'C'
 	#include <errno.h>
@@ -277,7 +292,7 @@ test_a_program_builds_against_the_installed_library() {
 test_plain_make_names_a_missing_build_dependency_and_installs_nothing() {
 	run make -C "$TOP" B="$T/b" SCDOC=/nonexistent/scdoc all
 	[ "$rc" -ne 0 ] || fail "make succeeded without scdoc"
-	expect_err "/nonexistent/scdoc (it builds the man pages) is missing; 'make deps' (or make run / make check) installs it."
+	expect_err "/nonexistent/scdoc (it builds the man pages) is missing; 'make deps' installs it as root, or prints the command that does."
 	[ "$(grep -c . <<<"$err")" -eq 1 ] || fail "more than one line: $err"
 	[[ $out != *deps.sh* && $out != *apt-get* ]] || fail "plain make ran the installer: $out"
 	[ ! -e "$T/b/lib" ] || fail "make built something before refusing"
@@ -285,9 +300,103 @@ test_plain_make_names_a_missing_build_dependency_and_installs_nothing() {
 	expect_err "/nonexistent/pkg-config is missing"
 }
 
+# tools/deps.sh where every tool is missing and apt-get and id are stand-ins:
+# `id -u` says root, apt-get only logs that it was asked.
+deps_without_tools() { # [VAR=VALUE...] -- ARGS...
+	local vars=()
+	while [ "$1" != -- ]; do vars+=("$1"); shift; done
+	shift
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\necho 0\n' >"$T/bin/id"
+	printf '#!/bin/sh\necho "$*" >>"%s/apt.log"\n' "$T" >"$T/bin/apt-get"
+	chmod +x "$T/bin/id" "$T/bin/apt-get"
+	ln -sf "$(command -v sort)" "$T/bin/sort"
+	ln -sf "$(command -v tr)" "$T/bin/tr"
+	: >"$T/apt.log"
+	run env -i PATH="$T/bin" "${vars[@]}" /bin/sh "$TOP/tools/deps.sh" "$@"
+}
+
+# A package build changes nothing on its machine (packager review F2): as
+# root, make check's deps.sh in debian/rules (INSTALL_DEPS=no), under
+# dpkg-buildpackage or in rpmbuild's %check installs nothing; a missing
+# test tool is named and its tests skip, a missing build dependency fails.
+test_deps_installs_nothing_in_a_package_build() {
+	deps_without_tools -- --tools test
+	expect_rc 0
+	grep -q 'install' "$T/apt.log" || fail "the stand-in saw no install: the test is wrong"
+	local env
+	for env in "" DEB_RULES_REQUIRES_ROOT=no RPM_BUILD_ROOT=/tmp/buildroot; do
+		deps_without_tools $env -- --no-install --tools test
+		[ -z "$env" ] || deps_without_tools $env -- --tools test
+		expect_rc 0
+		[ ! -s "$T/apt.log" ] || fail "${env:---no-install}: apt-get ran: $(cat "$T/apt.log")"
+		expect_err "the tests that need jq"
+		expect_err "skip"
+	done
+	deps_without_tools RPM_BUILD_ROOT=/tmp/buildroot -- test
+	expect_rc 1
+	[ ! -s "$T/apt.log" ] || fail "apt-get ran for the build dependencies: $(cat "$T/apt.log")"
+	expect_err "not installing anything here"
+}
+
+# A user missing build and test dependencies hears of all of them at
+# once, as the packages to install, in one sentence (packager review F11).
+test_deps_names_every_missing_package_at_once_to_a_user() {
+	deps_without_tools -- test
+	printf '#!/bin/sh\necho 1000\n' >"$T/bin/id"
+	: >"$T/apt.log"
+	run env -i PATH="$T/bin" /bin/sh "$TOP/tools/deps.sh" test
+	expect_rc 1
+	[ ! -s "$T/apt.log" ] || fail "apt-get ran for a user"
+	[ "$(grep -c . <<<"$err")" = 1 ] || fail "not one line: $err"
+	expect_err "deps: packages are missing; install them as root with: apt-get install -y "
+	local p
+	for p in libcap-dev libsmartcols-dev jq zsh; do
+		grep -qw -- "$p" <<<"$err" || fail "$p not named: $err"
+	done
+}
+
+# make rpm on a system whose package database is not rpm's (Debian's rpm)
+# runs rpmbuild --nodeps: tools/rpm.sh checks every BuildRequires itself
+# first, and fails on those missing (packager review F7). Here all but
+# rpmspec, pkg-config and what lives in sbin are missing.
+test_rpm_build_checks_every_buildrequires_where_rpm_cannot() {
+	require_cmd rpmspec "Debian: rpm"
+	mkdir -p "$T/bin"
+	local c
+	for c in rpmspec pkg-config dirname; do
+		ln -s "$(command -v $c)" "$T/bin/$c"
+	done
+	run env -i PATH="$T/bin" /bin/sh "$TOP/tools/rpm.sh" --buildrequires
+	expect_rc 1
+	expect_err "BuildRequires missing here: "
+	for c in gcc gcc-c++ jq zsh fish strace perl-interpreter python3 scdoc busybox; do
+		grep -qw -- "$c" <<<"$err" || fail "$c is not named missing: $err"
+	done
+	! grep -q 'pkgconfig(' <<<"$err" || fail "pkg-config modules named missing: $err"
+	run "$TOP/tools/rpm.sh" --buildrequires
+	[ "$rc" = 0 ] || [ -n "$err" ] || fail "exit $rc without a word"
+}
+
+# make dist is reproducible across clones: a clone made under umask 002
+# gave group-writable members and another tarball (packager review F13).
+test_the_release_tarball_does_not_depend_on_the_umask() {
+	git -C "$TOP" rev-parse -q --verify HEAD >/dev/null 2>&1 || skip "not a git checkout with a commit"
+	(umask 022 && git clone -q "$TOP" "$T/a") || fail "git clone failed"
+	(umask 002 && git clone -q "$TOP" "$T/b") || fail "git clone failed"
+	[ "$(stat -c %a "$T/b/Makefile")" = 664 ] || fail "umask 002 made $(stat -c %a "$T/b/Makefile"): the test is wrong"
+	make -s -C "$T/a" dist >/dev/null && make -s -C "$T/b" dist >/dev/null || fail "make dist failed"
+	cmp -s "$T/a/slctl-$(cat "$TOP/VERSION").tar.gz" "$T/b/slctl-$(cat "$TOP/VERSION").tar.gz" ||
+		fail "two tarballs: $(tar -tvzf "$T/b/slctl-$(cat "$TOP/VERSION").tar.gz" | grep -m3 rw-rw)"
+}
+
 test_header_dependencies_come_from_the_compiler() {
 	# -W: as if the header had just changed. Only its includers rebuild.
-	run make -C "$TOP" -n B="$BUILD_DIR" -W lib/linereader.h all
+	# BINDIR as built: the Makefile rewrites its installed-path stamp as it
+	# reads itself, -n or not, and the next make would rebuild the helper.
+	local built
+	built=$(built_for)
+	run make -C "$TOP" -n B="$BUILD_DIR" BINDIR="${built%/slctl}" -W lib/linereader.h all
 	expect_rc 0
 	local includer
 	includer=$(grep -l '#include "linereader.h"' "$TOP"/lib/*.c | head -n 1)

@@ -1,5 +1,6 @@
 # slctl mitigate: runtime value, the sysctl.d drop-in, precedence, refusals.
 source "$(dirname "$0")/../lib.sh"
+file_requires_cmd jq "it reads the --json output"
 
 DROPIN=etc/sysctl.d/zz-slctl.conf
 

@@ -4,6 +4,7 @@
 # STUBS (tests/stubs/): they record their arguments and edit the fake root the
 # way the real tools edit theirs. rEFInd needs no tool.
 . "$(dirname "$0")/../lib.sh"
+file_requires_cmd jq "it reads the --json output"
 
 test_grubby_fedora() {
 	copy_fixture mode/fedora-bls

@@ -195,7 +195,7 @@ test_no_backend_prints_manual_steps() {
 
 test_missing_privilege_on_real_root() {
 	require_root "capsh to drop one capability"
-	command -v capsh >/dev/null || fail "capsh missing"
+	require_cmd capsh "libcap2-bin"
 	# Dropped from the bounding set: slctl must stop before reading or
 	# writing anything of the real system.
 	run capsh --drop=cap_sys_admin -- -c "\"$SLCTL\" mode warn --persist"

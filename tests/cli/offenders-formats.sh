@@ -3,6 +3,7 @@
 # written by the real tools (tests/fixtures/offenders/formats/generate.sh)
 # give one report, and detector text that is not read is never silent.
 . "$(dirname "$0")/../lib.sh"
+file_requires_cmd jq "it reads the --json output"
 
 F=$FIXTURES/offenders/formats
 export TZ=UTC

@@ -3,6 +3,7 @@
 # terminal the same way through every output, and no two series or groups
 # that are different things come out as one.
 . "$(dirname "$0")/../lib.sh"
+file_requires_cmd jq "it reads the --json output"
 
 P="x86/split lock detection: "
 
@@ -193,7 +194,7 @@ test_cut_cells_are_marked_and_never_pass_for_whole_ones() {
 	grep -qxF 0xffffffff81000000 <<<"$whole" || fail "addresses: $whole"
 	for loc in C.UTF-8 C; do
 		marker=...
-		[ $loc = C ] || marker=$'\u2026'
+		[ $loc = C ] || marker=$'\xe2\x80\xa6'
 		cut=0
 		for cols in 30 40 60; do
 			out=$(LC_ALL=$loc script -qec "stty cols $cols; '$SLCTL' --root '$R' offenders -o COMM,PID,IPS" /dev/null | tr -d '\r')
@@ -235,7 +236,7 @@ test_cut_cells_are_marked_and_never_pass_for_whole_ones() {
 	done
 	# A list keeps the addresses that fit whole.
 	out=$(LC_ALL=C.UTF-8 script -qec "stty cols 40; '$SLCTL' --root '$R' offenders -o COMM,PID,IPS" /dev/null | tr -d '\r')
-	grep -qF $'GoW.exe+0x3d2d1 \u2026' <<<"$out" || fail "the list of two: $out"
+	grep -qF $'GoW.exe+0x3d2d1 \xe2\x80\xa6' <<<"$out" || fail "the list of two: $out"
 	# A pipe gets every byte, unmarked.
 	run "$SLCTL" --root "$R" offenders -o COMM,PID,IPS
 	grep -qF "GoW.exe+0x3d2d1 GoW.exe+0xaa2cf3" <<<"$out" || fail "a pipe got a cut table: $out"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # slctl offenders against saved logs in every format and a fake live root.
 . "$(dirname "$0")/../lib.sh"
+file_requires_cmd jq "it reads the --json output"
 
 LOGS=$FIXTURES/offenders
 ROOT=$LOGS/root

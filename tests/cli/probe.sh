@@ -2,6 +2,7 @@
 # MSRs through fake /dev/cpu/N/msr files, libkmod's lookup of the msr module
 # in fake module trees made by the real depmod, and the refusals.
 source "$(dirname "$0")/../lib.sh"
+file_requires_cmd jq "it reads the --json output"
 
 REL=6.1.0-probe-test
 MODDIR=lib/modules/$REL
@@ -29,6 +30,7 @@ cpu_regs() {
 
 # fake_module: a msr.ko in the root's module tree, indexed by the real depmod.
 fake_module() {
+	require_cmd depmod kmod
 	mkdir -p "$T/root/$MODDIR/kernel/arch/x86/kernel"
 	cc -c -o "$T/root/$MODDIR/kernel/arch/x86/kernel/msr.ko" "$FIXTURES/probe-msr/fake-msr.c" ||
 		fail "cannot build the fake module"
@@ -102,7 +104,7 @@ test_text_report_says_what_happened_and_what_it_cost() {
 
 test_the_child_is_named_and_pinned() {
 	# The kernel logs the comm the probe set; strace shows the calls.
-	command -v strace >/dev/null || fail "strace is missing; make deps installs it"
+	require_cmd strace
 	# LeakSanitizer cannot run under ptrace: no leak check for this run.
 	run env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 		strace -f -e trace=prctl,sched_setaffinity "$SLCTL" probe

@@ -2,6 +2,7 @@
 # of the root, insecure directories. slctl ends with exit 0 or 1, never a
 # signal, within a memory and time bound, and keeps its JSON valid.
 source "$(dirname "$0")/../lib.sh"
+file_requires_cmd jq "it reads the --json output"
 
 HOSTILE_LOG=${HOSTILE_LOG:-/dev/null}
 
@@ -199,8 +200,8 @@ metadata() {
 }
 
 test_replaced_file_keeps_mode_owner_acl_and_xattrs() {
-	command -v setfacl >/dev/null && command -v setfattr >/dev/null ||
-		fail "setfacl and setfattr are needed (apt-get install acl attr)"
+	require_cmd setfacl acl
+	require_cmd setfattr attr
 	require_root "chown to another user, security.* xattrs"
 	copy_fixture mode/debian-grub
 	local f=$T/root/etc/default/grub before

@@ -21,6 +21,17 @@ test_a_unit_binary_that_crashes_after_one_ok_fails_the_run() {
 		fail "last line: $(tail -n1 <<<"$out")"
 }
 
+# Re-running one test by name: a typo ran nothing and passed (1..0, exit
+# 0), in a CLI script as in a unit binary (packager review F12).
+test_a_test_name_that_matches_nothing_fails() {
+	run bash "$TOP/tests/cli/usage.sh" nosuchname
+	expect_rc 1
+	expect_err "no test named 'nosuchname'"
+	run "$TOP/$BUILD_DIR/tests/test-path" nosuchname
+	expect_rc 1
+	expect_err "no test named 'nosuchname'"
+}
+
 test_make_check_fails_on_a_crashing_test_binary() {
 	# The whole chain a developer runs: make check's runner over a build
 	# directory whose test binaries include one that crashes.

@@ -1,5 +1,6 @@
 # Command-line contract: usage errors exit 2, help and version exit 0.
 source "$(dirname "$0")/../lib.sh"
+file_requires_cmd jq "it reads the --json output"
 
 test_no_command_is_a_usage_error() {
 	run "$SLCTL"

@@ -84,6 +84,12 @@ int main(int argc, char **argv)
 
 	for (t = tests_first; t; t = t->next)
 		planned += !only || strcmp(only, t->name) == 0;
+	/* A name that matches no test (a typo) is a failure, not 1..0. */
+	if (only && !planned) {
+		fprintf(stderr, "%s: no test named '%s'\n", argv[0], only);
+		printf("1..0\n");
+		return 1;
+	}
 	printf("1..%d\n", planned);
 	fflush(stdout);
 	for (t = tests_first; t; t = t->next) {
