@@ -148,7 +148,7 @@ F=$FIXTURES/offenders/formats
 lines_fit() { # COLS LABEL
 	local line
 	while IFS= read -r line; do
-		line=${line//$'\u2026'/.}
+		line=${line//$'\xe2\x80\xa6'/.}
 		[ ${#line} -le "$1" ] || fail "$2: ${#line} columns at $1: $line"
 		[[ $line == *' ' ]] && fail "$2: a trailing space: '$line'"
 	done <<<"$out"
