@@ -115,9 +115,8 @@ int slctl_option_error(const char *cmd, char *const argv[], const char *optstrin
 
 void slctl_lookup_stalled(void)
 {
-	slctl_error("a lookup under /proc/sys or /sys has waited %d seconds on a directory's "
-		    "lock that another process holds; nothing was changed, and nothing is shown.",
-		    5);
+	slctl_error("a lookup in a directory that every user can read was not made within "
+		    "%d seconds (see above); nothing was changed, and nothing is shown.", 5);
 }
 
 int slctl_exit_for(int err)

@@ -305,7 +305,8 @@ static int recv_fd(int sock)
 
 /*
  * The walk in a child, which hands the descriptor back: the child may wait
- * for ever, we wait SL_LOOKUP_TIMEOUT_MS. After a timeout every later
+ * for ever, we wait SL_LOOKUP_TIMEOUT_MS; -ETIMEDOUT then, or where no
+ * child can be started. After a timeout every later
  * bounded lookup of this context answers -ETIMEDOUT at once (the same
  * directory is still held). The child stays, unkillable, until the user
  * lets go; it then ends by itself (SIGKILL is pending).
@@ -320,13 +321,22 @@ static int open_bounded(const struct splitlock_ctx *ctx, const char *path, int f
 
 	if (ctx->lookup_stalled)
 		return -ETIMEDOUT;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return open_walk(ctx, path, flags, mode);
+	/*
+	 * Without a child the walk is not made here, where it would wait
+	 * without a bound: a user can use up the PIDs or tasks on purpose
+	 * (ninth review). -ETIMEDOUT too: not answered within the bound.
+	 */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		sl_err(ctx, "cannot look up %s: no socket for a bounded lookup (%m)", path);
+		return -ETIMEDOUT;
+	}
 	pid = fork();
 	if (pid < 0) {
+		sl_err(ctx, "cannot look up %s: no process can be started to look it up "
+		       "with a bound (%m)", path);
 		close(sv[0]);
 		close(sv[1]);
-		return open_walk(ctx, path, flags, mode);
+		return -ETIMEDOUT;
 	}
 	if (pid == 0) {
 		/* Only system calls here: the parent may have threads. */

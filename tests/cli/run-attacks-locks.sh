@@ -593,6 +593,37 @@ test_roots_mitigate_does_not_wait_on_proc_sys_held() {
 	done
 }
 
+# No process can be started for the bounded lookup (a user used up the
+# PIDs or the tasks; here a pids cgroup of one): the lookup was made
+# in-process then, without a bound, and waited unkillably (ninth review,
+# attack 23). It fails now, with a sentence.
+test_roots_status_without_a_free_pid_does_not_wait_on_proc_sys_held() {
+	set_up_a_held_proc_sys without
+	local base cg pid rc
+	if [ -f /sys/fs/cgroup/pids/cgroup.procs ]; then
+		base=/sys/fs/cgroup/pids
+	elif grep -qw pids /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+		base=/sys/fs/cgroup
+	else
+		skip "no pids cgroup controller"
+	fi
+	cg=$base/slctl-attack-$$-nopid
+	mkdir "$cg" || skip "cannot make a pids cgroup"
+	trap 'end_helpers; [ -z "${writer:-}" ] || kill -KILL "$writer" 2>/dev/null; hangfs_down; sleep 0.3; umount -l "$T/root/proc/sys/kernel" 2>/dev/null; rmdir "'"$cg"'" 2>/dev/null; true' EXIT
+	echo 1 >"$cg/pids.max"
+	hold_run_with_a_queued_writer "$T/root/proc/sys/kernel"
+	# shellcheck disable=SC2016
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" --root "$3" status' sh "$cg" "$SLCTL" \
+		"$T/root" >"$T/out" 2>"$T/err" &
+	pid=$!
+	expect_it_ends "$pid" 15 "root's status without a free PID"
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 1 ] || fail "status: exit $rc, not 1: $(cat "$T/err")"
+	grep -q "no process can be started" "$T/err" || fail "stderr: $(cat "$T/err")"
+	[ ! -s "$T/out" ] || fail "half a report: $(cat "$T/out")"
+}
+
 test_zz_the_machines_own_sysctl_is_untouched() {
 	[ "$(cat /proc/sys/kernel/split_lock_mitigate 2>/dev/null || echo none)" = "$REAL_MITIGATE" ] ||
 		fail "the real kernel.split_lock_mitigate changed"
