@@ -52,6 +52,15 @@ int sl_lstat(const struct splitlock_ctx *ctx, const char *path,
 	     struct stat *st);
 int sl_readlink(const struct splitlock_ctx *ctx, const char *path, char *buf,
 		size_t size);
+/*
+ * mkdirat(@dir, @name) with @mode whatever the umask, in a child waited
+ * for SL_LOOKUP_TIMEOUT_MS: the new directory's descriptor, or a negative
+ * errno (-EEXIST; -ETIMEDOUT after the bound, or where no child can be
+ * started).
+ * @path names it in messages.
+ */
+int sl_mkdirat_bounded(const struct splitlock_ctx *ctx, int dir, const char *name,
+		       mode_t mode, const char *path);
 
 /* fileio.c */
 /* A regular file opened to read (no symlink unless @follow, never blocking):
@@ -122,7 +131,7 @@ int sl_flock_wait(int fd, unsigned timeout_ms);
 /* How long a lock of slctl's may be waited for: its holders keep it for a
  * few file operations. */
 #define SL_LOCK_TIMEOUT_MS 10000
-/* A lookup under /proc/sys or /sys, made in a child (path.c). */
+/* A lookup under /proc/sys, /sys or /run/slctl, made in a child (path.c). */
 #define SL_LOOKUP_TIMEOUT_MS 5000
 
 /* kernel.c: the interfaces of the patched kernel's run-time control. */

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -134,6 +135,23 @@ static int open_in_root_by_hand(int root_fd, const char *path, int flags,
 	}
 }
 
+/*
+ * /run/slctl or a path under it. Where it exists, it is in the dentry
+ * cache (tmpfs) and found without a lock; where it is missing (a boot
+ * without tmpfiles.d, an install that did not run systemd-tmpfiles, an
+ * admin who removed it) its lookup takes /run's lock, which any user can
+ * hold with a mkdir() queued behind it: root's status, mitigate and
+ * mode --persist waited there unkillably (ninth review). So it is looked
+ * up from the cache where that answers, else in a bounded child; a
+ * missing answer is never guessed (seventh review, lockable_top()).
+ */
+static bool state_path(const char *path)
+{
+	while (*path == '/')
+		path++;
+	return strncmp(path, "run/slctl", 9) == 0 && (path[9] == '/' || path[9] == '\0');
+}
+
 /* "run" or "proc" for a path under /run or /proc, else NULL. */
 static const char *lockable_top(const char *path)
 {
@@ -149,7 +167,7 @@ static const char *lockable_top(const char *path)
 	 * ordinary lookup of a name that exists takes no lock of /run's.
 	 * What is guessed here is read for display or configuration only.
 	 */
-	if (strncmp(path, "run/slctl", 9) == 0 && (path[9] == '/' || path[9] == '\0'))
+	if (state_path(path))
 		return NULL;
 	if (strncmp(path, "run/", 4) == 0)
 		return "run";
@@ -251,12 +269,15 @@ static int open_walk(const struct splitlock_ctx *ctx, const char *path, int flag
  * 5.7-6.1 keeps no entry for a missing name such as
  * split_lock_mitigate), under /sys once an entry was evicted. Root's
  * status and mitigate waited there (eighth review).
+ *
+ * /run/slctl too, slctl's own state (see state_path()).
  */
 static bool user_lockable(const char *path)
 {
 	while (*path == '/')
 		path++;
-	return strncmp(path, "proc/sys/", 9) == 0 || strncmp(path, "sys/", 4) == 0;
+	return strncmp(path, "proc/sys/", 9) == 0 || strncmp(path, "sys/", 4) == 0 ||
+	       state_path(path);
 }
 
 static int send_fd(int sock, int fd)
@@ -303,65 +324,197 @@ static int recv_fd(int sock)
 	return err > 0 ? -err : -EIO;
 }
 
-/*
- * The walk in a child, which hands the descriptor back: the child may wait
- * for ever, we wait SL_LOOKUP_TIMEOUT_MS; -ETIMEDOUT then, or where no
- * child can be started. After a timeout every later
- * bounded lookup of this context answers -ETIMEDOUT at once (the same
- * directory is still held). The child stays, unkillable, until the user
- * lets go; it then ends by itself (SIGKILL is pending).
- */
-static int open_bounded(const struct splitlock_ctx *ctx, const char *path, int flags,
-			mode_t mode)
+/* Milliseconds left until @deadline (CLOCK_MONOTONIC), 0 once past. */
+static int ms_left(const struct timespec *deadline)
 {
-	struct splitlock_ctx *c = (struct splitlock_ctx *)ctx;
-	int sv[2], fd, n;
-	struct pollfd p;
-	pid_t pid;
+	struct timespec now;
+	int64_t ms;
 
-	if (ctx->lookup_stalled)
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (int64_t)(deadline->tv_sec - now.tv_sec) * 1000 +
+	     (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms < 0 ? 0 : ms > INT32_MAX ? INT32_MAX : (int)ms;
+}
+
+/*
+ * A child that does @work (a lookup, a mkdir) and answers on
+ * its end of a socket pair: the child may wait for ever, we wait
+ * SL_LOOKUP_TIMEOUT_MS in all (bounded_wait()). A stalled child is
+ * killed and left: unkillable until the user lets go, it then ends by
+ * itself (SIGKILL is pending). After a stall every later bounded lookup
+ * of this context but those of slctl's own state answers -ETIMEDOUT at
+ * once (the same directory is still held).
+ *
+ * Where no child can be started (PIDs or tasks used up, which a user may
+ * do on purpose) the work is not done in-process, where it would wait
+ * without a bound: -ETIMEDOUT too, not answered within the bound (ninth
+ * review, attack 23). One exception, the lookup of slctl's own state:
+ * where it exists it takes no lock, and a drop that failed there would
+ * leave the penalty off.
+ */
+static void open_work(const struct splitlock_ctx *ctx, void *arg, int sock);
+
+struct bounded {
+	pid_t pid;
+	int sock;
+	struct timespec deadline;
+};
+
+static int bounded_start(const struct splitlock_ctx *ctx, const char *what,
+			 void (*work)(const struct splitlock_ctx *ctx, void *arg, int sock),
+			 void *arg, struct bounded *b)
+{
+	int sv[2];
+
+	if (ctx->lookup_stalled && !state_path(what))
 		return -ETIMEDOUT;
-	/*
-	 * Without a child the walk is not made here, where it would wait
-	 * without a bound: a user can use up the PIDs or tasks on purpose
-	 * (ninth review). -ETIMEDOUT too: not answered within the bound.
-	 */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		sl_err(ctx, "cannot look up %s: no socket for a bounded lookup (%m)", path);
-		return -ETIMEDOUT;
+		sl_err(ctx, "cannot look up %s: no socket for a bounded lookup (%m)", what);
+		return -EAGAIN;
 	}
-	pid = fork();
-	if (pid < 0) {
-		sl_err(ctx, "cannot look up %s: no process can be started to look it up "
-		       "with a bound (%m)", path);
+	clock_gettime(CLOCK_MONOTONIC, &b->deadline);
+	b->deadline.tv_sec += SL_LOOKUP_TIMEOUT_MS / 1000;
+	b->pid = fork();
+	if (b->pid < 0) {
+		if (!state_path(what) || work != open_work)
+			sl_err(ctx, "cannot look up %s: no process can be started to look it "
+			       "up with a bound (%m)", what);
 		close(sv[0]);
 		close(sv[1]);
-		return -ETIMEDOUT;
+		return -EAGAIN;
 	}
-	if (pid == 0) {
+	if (b->pid == 0) {
 		/* Only system calls here: the parent may have threads. */
 		close(sv[0]);
-		send_fd(sv[1], open_walk(ctx, path, flags, mode));
+		work(ctx, arg, sv[1]);
 		_exit(0);
 	}
 	close(sv[1]);
-	p = (struct pollfd){ .fd = sv[0], .events = POLLIN };
+	b->sock = sv[0];
+	return 0;
+}
+
+/* Until the child's next message is there: 0, or -ETIMEDOUT after a stall. */
+static int bounded_wait(const struct splitlock_ctx *ctx, const char *what, struct bounded *b)
+{
+	struct pollfd p = { .fd = b->sock, .events = POLLIN };
+	int n;
+
 	do
-		n = poll(&p, 1, SL_LOOKUP_TIMEOUT_MS);
+		n = poll(&p, 1, ms_left(&b->deadline));
 	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		return 0;
+	kill(b->pid, SIGKILL);
+	close(b->sock);
+	b->sock = -1;
+	((struct splitlock_ctx *)ctx)->lookup_stalled = true;
+	sl_err(ctx, "the lookup of %s has waited %u seconds on a directory's lock "
+	       "that another process holds", what, SL_LOOKUP_TIMEOUT_MS / 1000);
+	return -ETIMEDOUT;
+}
+
+/*
+ * The child answered: reaped once it has closed its end. One that stops
+ * answering half-way (a listing the user held between two buffers) is
+ * killed and left, as at a stall: waitpid() would wait with it.
+ */
+static void bounded_end(const struct splitlock_ctx *ctx, const char *what, struct bounded *b)
+{
+	struct pollfd p = { .fd = b->sock, .events = 0 };
+	int n;
+
+	if (b->sock < 0)
+		return;
+	do
+		n = poll(&p, 1, ms_left(&b->deadline));
+	while ((n < 0 && errno == EINTR) || (n > 0 && !(p.revents & (POLLHUP | POLLERR))));
+	close(b->sock);
+	b->sock = -1;
 	if (n <= 0) {
-		kill(pid, SIGKILL);
-		close(sv[0]);
-		c->lookup_stalled = true;
-		sl_err(ctx, "the lookup of %s has waited %u seconds on a directory's lock "
-		       "that another process holds", path, SL_LOOKUP_TIMEOUT_MS / 1000);
-		return -ETIMEDOUT;
+		kill(b->pid, SIGKILL);
+		((struct splitlock_ctx *)ctx)->lookup_stalled = true;
+		sl_dbg(ctx, "the child that looked up %s has not ended", what);
+		return;
 	}
-	fd = recv_fd(sv[0]);
-	close(sv[0]);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	while (waitpid(b->pid, NULL, 0) < 0 && errno == EINTR)
 		;
+}
+
+/* One descriptor (or error) from the child, then its end. */
+static int bounded_fd(const struct splitlock_ctx *ctx, const char *what, struct bounded *b)
+{
+	int fd = bounded_wait(ctx, what, b);
+
+	if (fd < 0)
+		return fd;
+	fd = recv_fd(b->sock);
+	bounded_end(ctx, what, b);
 	return fd;
+}
+
+struct open_args {
+	const char *path;
+	int flags;
+	mode_t mode;
+};
+
+static void open_work(const struct splitlock_ctx *ctx, void *arg, int sock)
+{
+	struct open_args *a = arg;
+
+	send_fd(sock, open_walk(ctx, a->path, a->flags, a->mode));
+}
+
+/* The walk in a child, which hands the descriptor back. */
+static int open_bounded(const struct splitlock_ctx *ctx, const char *path, int flags,
+			mode_t mode)
+{
+	struct open_args a = { path, flags, mode };
+	struct bounded b;
+	int r = bounded_start(ctx, path, open_work, &a, &b);
+
+	if (r == -EAGAIN && state_path(path))
+		return open_walk(ctx, path, flags, mode);
+	if (r == -EAGAIN)
+		return -ETIMEDOUT;
+	return r < 0 ? r : bounded_fd(ctx, path, &b);
+}
+
+struct mkdir_args {
+	int dir;
+	const char *name;
+	mode_t mode;
+};
+
+static void mkdir_work(const struct splitlock_ctx *ctx, void *arg, int sock)
+{
+	struct mkdir_args *a = arg;
+	int fd;
+
+	(void)ctx;
+	if (mkdirat(a->dir, a->name, a->mode) < 0) {
+		send_fd(sock, -errno);
+		return;
+	}
+	fd = openat(a->dir, a->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fchmod(fd, a->mode) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	send_fd(sock, fd < 0 ? -errno : fd);
+}
+
+int sl_mkdirat_bounded(const struct splitlock_ctx *ctx, int dir, const char *name,
+		       mode_t mode, const char *path)
+{
+	struct mkdir_args a = { dir, name, mode };
+	struct bounded b;
+	int r = bounded_start(ctx, path, mkdir_work, &a, &b);
+
+	if (r == -EAGAIN)
+		return -ETIMEDOUT;
+	return r < 0 ? r : bounded_fd(ctx, path, &b);
 }
 
 int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
@@ -369,6 +522,8 @@ int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
 {
 	int fd;
 
+	if (ctx->lookup_stalled && user_lockable(path) && !state_path(path))
+		return -ETIMEDOUT;
 	fd = open_run_cached(ctx, path, flags);
 	if (fd != -EAGAIN)
 		return fd;
