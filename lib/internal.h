@@ -61,6 +61,13 @@ int sl_readlink(const struct splitlock_ctx *ctx, const char *path, char *buf,
  */
 int sl_mkdirat_bounded(const struct splitlock_ctx *ctx, int dir, const char *name,
 		       mode_t mode, const char *path);
+/*
+ * dir_list() of the directory open at @dir (consumed), @path, made in a
+ * child waited for SL_LOOKUP_TIMEOUT_MS where another user could hold its
+ * lock: the count, or a negative errno (-ETIMEDOUT as for a lookup).
+ */
+int sl_dir_list_bounded(const struct splitlock_ctx *ctx, const char *path, int dir,
+			bool (*keep)(const char *name, void *data), void *data, char ***names);
 
 /* fileio.c */
 /* A regular file opened to read (no symlink unless @follow, never blocking):
@@ -131,7 +138,8 @@ int sl_flock_wait(int fd, unsigned timeout_ms);
 /* How long a lock of slctl's may be waited for: its holders keep it for a
  * few file operations. */
 #define SL_LOCK_TIMEOUT_MS 10000
-/* A lookup under /proc/sys, /sys or /run/slctl, made in a child (path.c). */
+/* A lookup under /proc/sys, /sys or /run/slctl, or a listing, made in a
+ * child (path.c). */
 #define SL_LOOKUP_TIMEOUT_MS 5000
 
 /* kernel.c: the interfaces of the patched kernel's run-time control. */

@@ -24,6 +24,7 @@
 #include <sys/vfs.h>
 #include <time.h>
 
+#include "dir-list.h"
 #include "internal.h"
 
 static bool real_root(const struct splitlock_ctx *ctx)
@@ -337,7 +338,7 @@ static int ms_left(const struct timespec *deadline)
 }
 
 /*
- * A child that does @work (a lookup, a mkdir) and answers on
+ * A child that does @work (a lookup, a mkdir, a listing) and answers on
  * its end of a socket pair: the child may wait for ever, we wait
  * SL_LOOKUP_TIMEOUT_MS in all (bounded_wait()). A stalled child is
  * killed and left: unkillable until the user lets go, it then ends by
@@ -353,10 +354,12 @@ static int ms_left(const struct timespec *deadline)
  * leave the penalty off.
  */
 static void open_work(const struct splitlock_ctx *ctx, void *arg, int sock);
+static void list_work(const struct splitlock_ctx *ctx, void *arg, int sock);
 
 struct bounded {
 	pid_t pid;
 	int sock;
+	bool listing;
 	struct timespec deadline;
 };
 
@@ -374,6 +377,7 @@ static int bounded_start(const struct splitlock_ctx *ctx, const char *what,
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b->deadline);
 	b->deadline.tv_sec += SL_LOOKUP_TIMEOUT_MS / 1000;
+	b->listing = work == list_work;
 	b->pid = fork();
 	if (b->pid < 0) {
 		if (!state_path(what) || work != open_work)
@@ -409,8 +413,9 @@ static int bounded_wait(const struct splitlock_ctx *ctx, const char *what, struc
 	close(b->sock);
 	b->sock = -1;
 	((struct splitlock_ctx *)ctx)->lookup_stalled = true;
-	sl_err(ctx, "the lookup of %s has waited %u seconds on a directory's lock "
-	       "that another process holds", what, SL_LOOKUP_TIMEOUT_MS / 1000);
+	sl_err(ctx, "the %s of %s has waited %u seconds on a directory's lock "
+	       "that another process holds", b->listing ? "listing" : "lookup", what,
+	       SL_LOOKUP_TIMEOUT_MS / 1000);
 	return -ETIMEDOUT;
 }
 
@@ -517,6 +522,153 @@ int sl_mkdirat_bounded(const struct splitlock_ctx *ctx, int dir, const char *nam
 	return r < 0 ? r : bounded_fd(ctx, path, &b);
 }
 
+/*
+ * A listing: getdents64() in the child, whose records come back as they
+ * are, a buffer a message, each after a header: 0 (more to come), 1 (the
+ * end) or a negative errno.
+ */
+#define LIST_HEADER 8
+#define LIST_BUFFER (32 * 1024)
+
+static void list_work(const struct splitlock_ctx *ctx, void *arg, int sock)
+{
+	char buf[LIST_BUFFER] __attribute__((aligned(8)));
+	int dir = *(int *)arg;
+
+	(void)ctx;
+	for (;;) {
+		long n = syscall(SYS_getdents64, dir, buf + LIST_HEADER, sizeof(buf) - LIST_HEADER);
+		int64_t status = n < 0 ? -errno : n == 0 ? 1 : 0;
+
+		memcpy(buf, &status, sizeof(status));
+		if (send(sock, buf, LIST_HEADER + (size_t)(n > 0 ? n : 0), MSG_NOSIGNAL) < 0 ||
+		    status)
+			return;
+	}
+}
+
+static int add_name(char ***list, size_t *n, size_t *cap, const char *name)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 16;
+		char **grown = realloc(*list, ncap * sizeof(**list));
+
+		if (!grown)
+			return -ENOMEM;
+		*list = grown;
+		*cap = ncap;
+	}
+	(*list)[*n] = strdup(name);
+	if (!(*list)[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/*
+ * getdents64() takes the directory's lock shared, always (no cache), and
+ * any user who can read the directory can hold it, with a mkdir() queued
+ * behind it: root's status, mitigate and mode waited in the listings of
+ * /etc/sysctl.d, /usr/lib/sysctl.d, /etc/default/grub.d and
+ * /boot/loader/entries (ninth review). A directory that only its owner,
+ * we, can read is listed here; any other in a bounded child.
+ */
+int sl_dir_list_bounded(const struct splitlock_ctx *ctx, const char *path, int dir,
+			bool (*keep)(const char *name, void *data), void *data, char ***names)
+{
+	struct bounded b;
+	char **list = NULL, *buf;
+	size_t n = 0, cap = 0;
+	struct stat st;
+	int r;
+
+	*names = NULL;
+	if (fstat(dir, &st) == 0 && st.st_uid == geteuid() && !(st.st_mode & (S_IRGRP | S_IROTH)))
+		return dir_list(dir, keep, data, names);
+	buf = malloc(LIST_BUFFER);
+	if (!buf) {
+		close(dir);
+		return -ENOMEM;
+	}
+	r = bounded_start(ctx, path, list_work, &dir, &b);
+	close(dir); /* the child has its own */
+	if (r < 0) {
+		free(buf);
+		return r == -EAGAIN ? -ETIMEDOUT : r;
+	}
+	for (;;) {
+		int64_t status;
+		ssize_t len;
+
+		r = bounded_wait(ctx, path, &b);
+		if (r < 0)
+			break;
+		len = recv(b.sock, buf, LIST_BUFFER, 0);
+		if (len < LIST_HEADER) {
+			r = len < 0 ? -errno : -EIO;
+			break;
+		}
+		memcpy(&status, buf, sizeof(status));
+		if (status < 0) {
+			r = (int)status;
+			break;
+		}
+		for (ssize_t off = LIST_HEADER; r == 0 && off + 19 < len;) {
+			unsigned short reclen;
+			const char *name = buf + off + 19;
+
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			if (reclen < 20 || off + reclen > len || !memchr(name, '\0', reclen - 19)) {
+				r = -EIO;
+				break;
+			}
+			off += reclen;
+			if (streq(name, ".") || streq(name, "..") || (keep && !keep(name, data)))
+				continue;
+			r = add_name(&list, &n, &cap, name);
+		}
+		if (r < 0 || status == 1)
+			break;
+	}
+	bounded_end(ctx, path, &b);
+	free(buf);
+	if (r == 0 && n > (size_t)INT32_MAX)
+		r = -EOVERFLOW;
+	if (r < 0) {
+		dir_list_free(list, n);
+		return r;
+	}
+	if (n)
+		qsort(list, n, sizeof(*list), dir_list_cmp);
+	*names = list;
+	return (int)n;
+}
+
+/* From the dentry cache where it answers; else in a bounded child. */
+static int open_cached_or_bounded(const struct splitlock_ctx *ctx, const char *path, int flags,
+				  mode_t mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_CACHED | (real_root(ctx) ? 0 : RESOLVE_IN_ROOT),
+	};
+	const char *rel = path;
+	int fd;
+
+	if (!real_root(ctx))
+		while (*rel == '/')
+			rel++;
+	if (!ctx->no_openat2 && *rel) {
+		fd = (int)syscall(SYS_openat2, real_root(ctx) ? AT_FDCWD : ctx->root_fd, rel,
+				  &how, sizeof(how));
+		if (fd >= 0)
+			return fd;
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EACCES)
+			return -errno;
+	}
+	return open_bounded(ctx, path, flags, mode);
+}
+
 int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
 	    mode_t mode)
 {
@@ -527,27 +679,8 @@ int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
 	fd = open_run_cached(ctx, path, flags);
 	if (fd != -EAGAIN)
 		return fd;
-	if (user_lockable(path) && !(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE) {
-		/* From the dentry cache where it answers; else bounded. */
-		struct open_how how = {
-			.flags = (uint64_t)(flags | O_CLOEXEC),
-			.resolve = RESOLVE_CACHED | (real_root(ctx) ? 0 : RESOLVE_IN_ROOT),
-		};
-		const char *rel = path;
-
-		if (!real_root(ctx))
-			while (*rel == '/')
-				rel++;
-		if (!ctx->no_openat2 && *rel) {
-			fd = (int)syscall(SYS_openat2, real_root(ctx) ? AT_FDCWD : ctx->root_fd, rel,
-					  &how, sizeof(how));
-			if (fd >= 0)
-				return fd;
-			if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EACCES)
-				return -errno;
-		}
-		return open_bounded(ctx, path, flags, mode);
-	}
+	if (user_lockable(path) && !(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE)
+		return open_cached_or_bounded(ctx, path, flags, mode);
 	return open_walk(ctx, path, flags, mode);
 }
 

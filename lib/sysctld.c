@@ -95,8 +95,9 @@ static int list_conf_files(struct splitlock_ctx *ctx, struct conf_file **out,
 		if (fd < 0)
 			continue;
 		/* An unreadable directory is skipped, as systemd-sysctl does. */
-		m = dir_list(fd, is_conf_name, NULL, &names);
-		if (m == -ENOMEM)
+		m = sl_dir_list_bounded(ctx, sysctld_dirs[d], fd, is_conf_name, NULL, &names);
+		/* Not skipped: what a held directory holds may decide. */
+		if (m == -ENOMEM || m == -ETIMEDOUT || m == -EAGAIN)
 			r = m;
 		for (int k = 0; k < m && r >= 0; k++) {
 			bool seen = false;
