@@ -62,6 +62,26 @@ test_slctl_v_run_with_a_held_stderr_file_does_not_keep_the_lease() {
 	expect_the_penalty_back_and_the_lock_free
 }
 
+# Root ends a run the hard way (SIGKILL of the helper) while the user
+# keeps the relay's write wedged: the relay was a thread, which SIGKILL
+# cannot end there, and the process's descriptors, the lease file and its
+# lock, stayed open: the lease stayed live, and every later run's
+# reconcile kept the penalty off (ninth review, attack 12).
+test_sigkill_of_a_helper_with_a_wedged_relay_leaves_a_dead_lease() {
+	set_up_a_held_stderr_file
+	start_caller 'sleep 600 | pkexec "$SLCTL" __helper lease -v --root "$ROOT" 2>>"$T/flags/err" | cat'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid
+	pid=$(helper_pid)
+	sleep 0.5
+	kill -KILL "$pid"
+	sleep 1
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	"$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- true >/dev/null 2>&1
+	value_becomes 1 3 || fail "helper $pid SIGKILLed (threads: $(ls "/proc/$pid/task" 2>/dev/null | tr '\n' ' ')), its caller gone, another run taken and dropped: the penalty is still off; leases: $(ls "$T/root/run/slctl/leases")"
+}
+
 # stdout, the pipe the helper writes "ready" to, whose mutex another
 # process of the user's holds: the helper's write waited uninterruptibly
 # with the lease taken.
