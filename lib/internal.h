@@ -68,6 +68,15 @@ int sl_mkdirat_bounded(const struct splitlock_ctx *ctx, int dir, const char *nam
  */
 int sl_dir_list_bounded(const struct splitlock_ctx *ctx, const char *path, int dir,
 			bool (*keep)(const char *name, void *data), void *data, char ***names);
+/*
+ * The same for @n_dirs directories at once (one child): @dirs (negative
+ * errnos for those that could not be opened) are consumed; names[i] and
+ * counts[i] (a count or a negative errno) for each. 0, or a negative
+ * errno for all (-ETIMEDOUT, -ENOMEM).
+ */
+int sl_dir_lists_bounded(const struct splitlock_ctx *ctx, const char *const *paths, int *dirs,
+			 size_t n_dirs, bool (*keep)(const char *name, void *data), void *data,
+			 char ***names, int *counts);
 
 /* fileio.c */
 /* A regular file opened to read (no symlink unless @follow, never blocking):

@@ -530,20 +530,40 @@ int sl_mkdirat_bounded(const struct splitlock_ctx *ctx, int dir, const char *nam
 #define LIST_HEADER 8
 #define LIST_BUFFER (32 * 1024)
 
+struct list_args {
+	const int *dirs;
+	size_t n;
+};
+
+/*
+ * The listings: getdents64() of each directory in the child, whose
+ * records come back as they are, a buffer a message, each after a
+ * header: the directory's index, and 0 (more to come), 1 (its end) or a
+ * negative errno. One child for all: a child is most of the cost.
+ */
 static void list_work(const struct splitlock_ctx *ctx, void *arg, int sock)
 {
 	char buf[LIST_BUFFER] __attribute__((aligned(8)));
-	int dir = *(int *)arg;
+	const struct list_args *a = arg;
 
 	(void)ctx;
-	for (;;) {
-		long n = syscall(SYS_getdents64, dir, buf + LIST_HEADER, sizeof(buf) - LIST_HEADER);
-		int64_t status = n < 0 ? -errno : n == 0 ? 1 : 0;
+	for (size_t i = 0; i < a->n; i++) {
+		int32_t index = (int32_t)i;
 
-		memcpy(buf, &status, sizeof(status));
-		if (send(sock, buf, LIST_HEADER + (size_t)(n > 0 ? n : 0), MSG_NOSIGNAL) < 0 ||
-		    status)
-			return;
+		if (a->dirs[i] < 0)
+			continue;
+		memcpy(buf + 4, &index, sizeof(index));
+		for (;;) {
+			long n = syscall(SYS_getdents64, a->dirs[i], buf + LIST_HEADER,
+					 sizeof(buf) - LIST_HEADER);
+			int32_t status = n < 0 ? -errno : n == 0 ? 1 : 0;
+
+			memcpy(buf, &status, sizeof(status));
+			if (send(sock, buf, LIST_HEADER + (size_t)(n > 0 ? n : 0), MSG_NOSIGNAL) < 0)
+				return;
+			if (status)
+				break;
+		}
 	}
 }
 
@@ -565,42 +585,90 @@ static int add_name(char ***list, size_t *n, size_t *cap, const char *name)
 	return 0;
 }
 
+/* The names of one buffer of linux_dirent64 records that @keep accepts. */
+static int add_records(const char *buf, ssize_t len, bool (*keep)(const char *name, void *data),
+		       void *data, char ***list, size_t *n, size_t *cap)
+{
+	int r = 0;
+
+	for (ssize_t off = 0; r == 0 && off + 19 < len;) {
+		unsigned short reclen;
+		const char *name = buf + off + 19;
+
+		memcpy(&reclen, buf + off + 16, sizeof(reclen));
+		if (reclen < 20 || off + reclen > len || !memchr(name, '\0', reclen - 19U))
+			return -EIO;
+		off += reclen;
+		if (streq(name, ".") || streq(name, "..") || (keep && !keep(name, data)))
+			continue;
+		r = add_name(list, n, cap, name);
+	}
+	return r;
+}
+
+struct listing {
+	char **list;
+	size_t n, cap;
+	int r;           /* 0, or a negative errno */
+	bool done;
+};
+
 /*
  * getdents64() takes the directory's lock shared, always (no cache), and
  * any user who can read the directory can hold it, with a mkdir() queued
  * behind it: root's status, mitigate and mode waited in the listings of
  * /etc/sysctl.d, /usr/lib/sysctl.d, /etc/default/grub.d and
  * /boot/loader/entries (ninth review). A directory that only its owner,
- * we, can read is listed here; any other in a bounded child.
+ * we, can read is listed here; the others in one bounded child.
  */
-int sl_dir_list_bounded(const struct splitlock_ctx *ctx, const char *path, int dir,
-			bool (*keep)(const char *name, void *data), void *data, char ***names)
+int sl_dir_lists_bounded(const struct splitlock_ctx *ctx, const char *const *paths, int *dirs,
+			 size_t n_dirs, bool (*keep)(const char *name, void *data), void *data,
+			 char ***names, int *counts)
 {
+	struct listing *l = calloc(n_dirs ? n_dirs : 1, sizeof(*l));
+	struct list_args a = { dirs, n_dirs };
 	struct bounded b;
-	char **list = NULL, *buf;
-	size_t n = 0, cap = 0;
-	struct stat st;
-	int r;
+	size_t left = 0;
+	char *buf = NULL;
+	bool started = false;
+	int r = 0;
 
-	*names = NULL;
-	if (fstat(dir, &st) == 0 && st.st_uid == geteuid() && !(st.st_mode & (S_IRGRP | S_IROTH)))
-		return dir_list(dir, keep, data, names);
-	buf = malloc(LIST_BUFFER);
-	if (!buf) {
-		close(dir);
-		return -ENOMEM;
+	if (!l)
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < n_dirs; i++) {
+		struct stat st;
+
+		names[i] = NULL;
+		if (dirs[i] < 0) {
+			l[i].done = true;
+			l[i].r = dirs[i];
+		} else if (fstat(dirs[i], &st) == 0 && st.st_uid == geteuid() &&
+			   !(st.st_mode & (S_IRGRP | S_IROTH))) {
+			int m = dir_list(dirs[i], keep, data, &l[i].list);
+
+			dirs[i] = -1;
+			l[i].done = true;
+			l[i].r = m < 0 ? m : 0;
+			l[i].n = m < 0 ? 0 : (size_t)m;
+		} else {
+			left++;
+		}
 	}
-	r = bounded_start(ctx, path, list_work, &dir, &b);
-	close(dir); /* the child has its own */
-	if (r < 0) {
-		free(buf);
-		return r == -EAGAIN ? -ETIMEDOUT : r;
+	if (r == 0 && left) {
+		buf = malloc(LIST_BUFFER);
+		r = buf ? bounded_start(ctx, paths[0], list_work, &a, &b) : -ENOMEM;
+		started = r == 0;
+		if (r == -EAGAIN)
+			r = -ETIMEDOUT;
 	}
-	for (;;) {
-		int64_t status;
+	while (r == 0 && left) {
+		int32_t status, index;
+		size_t cur = 0;
 		ssize_t len;
 
-		r = bounded_wait(ctx, path, &b);
+		while (l[cur].done)
+			cur++;
+		r = bounded_wait(ctx, paths[cur], &b);
 		if (r < 0)
 			break;
 		len = recv(b.sock, buf, LIST_BUFFER, 0);
@@ -609,39 +677,58 @@ int sl_dir_list_bounded(const struct splitlock_ctx *ctx, const char *path, int d
 			break;
 		}
 		memcpy(&status, buf, sizeof(status));
-		if (status < 0) {
-			r = (int)status;
+		memcpy(&index, buf + 4, sizeof(index));
+		if (index < 0 || (size_t)index >= n_dirs || l[index].done) {
+			r = -EIO;
 			break;
 		}
-		for (ssize_t off = LIST_HEADER; r == 0 && off + 19 < len;) {
-			unsigned short reclen;
-			const char *name = buf + off + 19;
+		if (status < 0) {
+			l[index].r = status;
+		} else {
+			int e = add_records(buf + LIST_HEADER, len - LIST_HEADER, keep, data,
+					    &l[index].list, &l[index].n, &l[index].cap);
 
-			memcpy(&reclen, buf + off + 16, sizeof(reclen));
-			if (reclen < 20 || off + reclen > len || !memchr(name, '\0', reclen - 19)) {
-				r = -EIO;
+			if (e == -ENOMEM) {
+				r = e;
 				break;
 			}
-			off += reclen;
-			if (streq(name, ".") || streq(name, "..") || (keep && !keep(name, data)))
-				continue;
-			r = add_name(&list, &n, &cap, name);
+			if (e < 0)
+				l[index].r = e;
 		}
-		if (r < 0 || status == 1)
-			break;
+		if (status != 0) {
+			l[index].done = true;
+			left--;
+		}
 	}
-	bounded_end(ctx, path, &b);
+	if (started)
+		bounded_end(ctx, paths[0], &b);
 	free(buf);
-	if (r == 0 && n > (size_t)INT32_MAX)
-		r = -EOVERFLOW;
-	if (r < 0) {
-		dir_list_free(list, n);
-		return r;
+	for (size_t i = 0; i < n_dirs; i++) {
+		if (dirs[i] >= 0)
+			close(dirs[i]);
+		dirs[i] = -1;
 	}
-	if (n)
-		qsort(list, n, sizeof(*list), dir_list_cmp);
-	*names = list;
-	return (int)n;
+	for (size_t i = 0; l && i < n_dirs; i++) {
+		if (r < 0 || l[i].r < 0 || l[i].n > (size_t)INT32_MAX) {
+			dir_list_free(l[i].list, l[i].n);
+			counts[i] = r < 0 ? r : l[i].r < 0 ? l[i].r : -EOVERFLOW;
+			continue;
+		}
+		if (l[i].n)
+			qsort(l[i].list, l[i].n, sizeof(*l[i].list), dir_list_cmp);
+		names[i] = l[i].list;
+		counts[i] = (int)l[i].n;
+	}
+	free(l);
+	return r;
+}
+
+int sl_dir_list_bounded(const struct splitlock_ctx *ctx, const char *path, int dir,
+			bool (*keep)(const char *name, void *data), void *data, char ***names)
+{
+	int count, r = sl_dir_lists_bounded(ctx, &path, &dir, 1, keep, data, names, &count);
+
+	return r < 0 ? r : count;
 }
 
 /* From the dentry cache where it answers; else in a bounded child. */
