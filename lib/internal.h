@@ -52,6 +52,9 @@ int sl_lstat(const struct splitlock_ctx *ctx, const char *path,
 	     struct stat *st);
 int sl_readlink(const struct splitlock_ctx *ctx, const char *path, char *buf,
 		size_t size);
+/* sl_open() of @path from the dentry cache where it answers, else in a
+ * child waited for SL_LOOKUP_TIMEOUT_MS (-ETIMEDOUT), whatever the path. */
+int sl_open_bounded(const struct splitlock_ctx *ctx, const char *path, int flags);
 /*
  * mkdirat(@dir, @name) with @mode whatever the umask, in a child waited
  * for SL_LOOKUP_TIMEOUT_MS: the new directory's descriptor, or a negative
@@ -166,6 +169,9 @@ const char *sl_find_key(const char *text, const char *key);
 int sl_proc_start_time(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start);
 /* The same and field 3, the state: 'Z' (zombie) and 'X' (dead) have ended. */
 int sl_proc_stat(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start, char *state);
+/* The start time, with /proc/PID looked up in a bounded child where the
+ * cache does not answer (-ETIMEDOUT; -ESRCH: no such process). */
+int sl_proc_start_time_bounded(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start);
 /* This boot's id (/proc/sys/kernel/random/boot_id; "" where the root has
  * none): a PID and start time name a process within one boot only. */
 int sl_boot_id(struct splitlock_ctx *ctx, char *id, size_t size);

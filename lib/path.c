@@ -756,6 +756,13 @@ static int open_cached_or_bounded(const struct splitlock_ctx *ctx, const char *p
 	return open_bounded(ctx, path, flags, mode);
 }
 
+int sl_open_bounded(const struct splitlock_ctx *ctx, const char *path, int flags)
+{
+	if (ctx->lookup_stalled)
+		return -ETIMEDOUT;
+	return open_cached_or_bounded(ctx, path, flags, 0);
+}
+
 int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
 	    mode_t mode)
 {
