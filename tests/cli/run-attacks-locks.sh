@@ -333,8 +333,9 @@ test_a_drop_gives_the_penalty_back_with_run_held_and_a_writer_queued() {
 
 # The first run of a boot where systemd-tmpfiles made /run/slctl
 # (tmpfiles.d/slctl.conf): the take creates nothing in /run, and so takes
-# no lock of /run's. (Without tmpfiles.d the first take's mkdir still
-# waits for the lock, before any lease: no penalty is lifted.)
+# no lock of /run's. (Without tmpfiles.d the first take's lookup and
+# mkdir are made in a bounded child: with /run held it fails after 5 s,
+# before any lease.)
 test_the_first_take_of_a_boot_does_not_wait_on_run() {
 	set_up_a_tmpfs_run "the setuid pkexec stand-in, a FUSE mount and a tmpfs"
 	rmdir "$T/root/run/slctl/leases"
