@@ -363,9 +363,41 @@ struct bounded {
 	struct timespec deadline;
 };
 
+/*
+ * In the child: every descriptor closed but 0-2 and @keep. A child that
+ * waits for ever must not keep what the caller holds: a flock is the
+ * open file's, and a child that inherited leases.lock (a reconcile's
+ * lookup under /proc) or a lease file would hold the lock, or keep the
+ * lease live, for as long as the user holds the directory.
+ */
+static void close_all_but(int *keep, size_t n)
+{
+	unsigned lo = 3;
+
+	/* Few of them: sorted by insertion. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	for (size_t i = 0; i < n; i++) {
+		if (keep[i] < 0 || (unsigned)keep[i] < lo)
+			continue;
+		if ((unsigned)keep[i] > lo)
+			syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0U);
+		lo = (unsigned)keep[i] + 1;
+	}
+	syscall(SYS_close_range, lo, ~0U, 0U);
+}
+
+#define BOUNDED_MAX_FDS 8
+
+/* @fds: the descriptors @work uses (negative ones are skipped). */
 static int bounded_start(const struct splitlock_ctx *ctx, const char *what,
 			 void (*work)(const struct splitlock_ctx *ctx, void *arg, int sock),
-			 void *arg, struct bounded *b)
+			 void *arg, const int *fds, size_t n_fds, struct bounded *b)
 {
 	int sv[2];
 
@@ -389,7 +421,14 @@ static int bounded_start(const struct splitlock_ctx *ctx, const char *what,
 	}
 	if (b->pid == 0) {
 		/* Only system calls here: the parent may have threads. */
-		close(sv[0]);
+		int keep[BOUNDED_MAX_FDS + 2];
+		size_t n = 0;
+
+		keep[n++] = sv[1];
+		keep[n++] = ctx->root_fd;
+		for (size_t i = 0; i < n_fds && i < BOUNDED_MAX_FDS; i++)
+			keep[n++] = fds[i];
+		close_all_but(keep, n);
 		work(ctx, arg, sv[1]);
 		_exit(0);
 	}
@@ -477,7 +516,7 @@ static int open_bounded(const struct splitlock_ctx *ctx, const char *path, int f
 {
 	struct open_args a = { path, flags, mode };
 	struct bounded b;
-	int r = bounded_start(ctx, path, open_work, &a, &b);
+	int r = bounded_start(ctx, path, open_work, &a, NULL, 0, &b);
 
 	if (r == -EAGAIN && state_path(path))
 		return open_walk(ctx, path, flags, mode);
@@ -515,7 +554,7 @@ int sl_mkdirat_bounded(const struct splitlock_ctx *ctx, int dir, const char *nam
 {
 	struct mkdir_args a = { dir, name, mode };
 	struct bounded b;
-	int r = bounded_start(ctx, path, mkdir_work, &a, &b);
+	int r = bounded_start(ctx, path, mkdir_work, &a, &dir, 1, &b);
 
 	if (r == -EAGAIN)
 		return -ETIMEDOUT;
@@ -656,7 +695,8 @@ int sl_dir_lists_bounded(const struct splitlock_ctx *ctx, const char *const *pat
 	}
 	if (r == 0 && left) {
 		buf = malloc(LIST_BUFFER);
-		r = buf ? bounded_start(ctx, paths[0], list_work, &a, &b) : -ENOMEM;
+		r = !buf ? -ENOMEM : n_dirs > BOUNDED_MAX_FDS ? -E2BIG :
+		    bounded_start(ctx, paths[0], list_work, &a, dirs, n_dirs, &b);
 		started = r == 0;
 		if (r == -EAGAIN)
 			r = -ETIMEDOUT;
