@@ -51,11 +51,15 @@ static const struct sl_needle needles[] = {
 
 /*
  * journalctl writes a MESSAGE that is not printable UTF-8 as an array of
- * byte values, which hides the text: a line with any array is parsed.
+ * byte values, which hides the text: a line with any array is parsed,
+ * whatever the spacing around its colon (journalctl writes none, Python's
+ * json.dumps one after it, json-pretty one on each side).
  */
 static const struct sl_needle journal_needles[] = {
 	DETECTOR_NEEDLES,
 	{ "\":[", 3, 2 },
+	{ "\": [", 4, 3 },
+	{ "\" :[", 4, 3 },
 	{ "\" : [", 5, 4 },
 };
 #define N_JOURNAL_NEEDLES (sizeof(journal_needles) / sizeof(journal_needles[0]))

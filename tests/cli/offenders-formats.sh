@@ -273,6 +273,21 @@ test_json_pretty_records_span_lines() {
 	expect_json '.offenders[0].pid' 9
 }
 
+# journalctl -o json writes "MESSAGE":[...] for a name with a control
+# byte; a script that rewrites the journal (Python's json.dumps) writes
+# "MESSAGE": [...]: every spacing around the colon is read, none is lost.
+test_byte_array_message_in_every_spacing() {
+	local sep bytes
+	bytes=$(printf 'x86/split lock detection: #AC: \033X/201 took a split_lock trap at address: 0x10' |
+		od -An -tu1 -v | tr -s ' \n' ' ' | sed 's/^ //; s/ $//; s/ /, /g')
+	for sep in ':' ': ' ' :' ' : '; do
+		printf '{"_TRANSPORT": "kernel", "SYSLOG_FACILITY": "0", "PRIORITY": "4", "MESSAGE"%s[%s]}\n' "$sep" "$bytes" >"$T/a.json"
+		run "$SLCTL" offenders --input "$T/a.json" --input-format journal --json
+		expect_json .events 1
+		expect_json '.offenders[0].pid' 201
+	done
+}
+
 test_logs_from_a_real_kvm_guest_give_one_report() {
 	# Captured on an Emerald Rapids host's KVM guest (see its README): the
 	# #DB path warns for every trap, 3 per probe, among 360 boot lines.
