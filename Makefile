@@ -309,6 +309,13 @@ install: all
 	install -Dm644 completions/slctl.fish $(DESTDIR)$(FISHCOMPDIR)/slctl.fish
 	install -Dm644 $(B)/org.slctl.run.policy $(DESTDIR)$(POLKITACTIONDIR)/org.slctl.run.policy
 	install -Dm644 tmpfiles.d/slctl.conf $(DESTDIR)$(TMPFILESDIR)/slctl.conf
+	@# On the running system (no DESTDIR): /run/slctl now, not at the next
+	@# boot; missing, its lookup and creation wait on /run's lock, which any
+	@# user can hold (slctl bounds them and fails: tests/SECURITY.md, 42).
+	@if [ -z "$(DESTDIR)" ] && command -v systemd-tmpfiles >/dev/null 2>&1; then \
+		echo "systemd-tmpfiles --create $(TMPFILESDIR)/slctl.conf"; \
+		systemd-tmpfiles --create $(TMPFILESDIR)/slctl.conf || true; \
+	fi
 
 # Exactly the files install writes, under the same variables (zsh's both
 # candidate directories: the zsh that chose one may be gone by now);

@@ -14,20 +14,29 @@
  *
  * So descriptors 1 and 2 become the write ends of two pipes of ours,
  * non-blocking (a full pipe drops a message rather than wait), and a relay
- * thread copies what comes out of them to the caller's descriptors. If the
+ * copies what comes out of them to the caller's descriptors. If the
  * caller wedges those, only the relay waits: the helper goes on, watches
  * its caller and gives the lease back. At exit the relay gets a bounded
  * time to pass on the last messages (an error, a refusal).
+ *
+ * The relay is a process, forked before any lease is taken, not a thread:
+ * a thread parked in such a write cannot end, SIGKILL or not, and the
+ * process with it, whose descriptors, the lease file and its lock among
+ * them, then stayed open. Root's SIGKILL of a helper left its lease live
+ * for as long as the user kept the relay wedged (ninth review). A relay
+ * process shares no descriptor table: it holds nothing of the lease, and
+ * dies with the helper (PR_SET_PDEATHSIG) once the user lets go.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "slctl.h"
@@ -39,12 +48,13 @@
 #define RELAY_WRITE_WAIT_MS 1000
 #define RELAY_FINISH_WAIT_MS 100
 
-static atomic_bool finishing;
+/* In the relay: the helper has closed its ends (it is ending). */
+static bool finishing;
 
 struct relay {
 	int from[2]; /* read ends of our pipes, for fd 1 and fd 2 */
 	int to[2];   /* the caller's descriptors 1 and 2 */
-	pthread_t thread;
+	pid_t pid;
 	bool running;
 };
 
@@ -61,7 +71,7 @@ static void pass_on(int fd, const char *buf, size_t len)
 {
 	while (len > 0) {
 		struct pollfd p = { .fd = fd, .events = POLLOUT };
-		int wait_ms = atomic_load(&finishing) ? RELAY_FINISH_WAIT_MS : RELAY_WRITE_WAIT_MS;
+		int wait_ms = finishing ? RELAY_FINISH_WAIT_MS : RELAY_WRITE_WAIT_MS;
 		ssize_t n;
 
 		if (poll(&p, 1, wait_ms) <= 0 || (p.revents & (POLLERR | POLLNVAL | POLLHUP)))
@@ -76,13 +86,12 @@ static void pass_on(int fd, const char *buf, size_t len)
 	}
 }
 
-static void *relay_main(void *unused)
+static void relay_main(void)
 {
 	struct pollfd fds[2];
 	char buf[4096];
 	int open_ends = 2;
 
-	(void)unused;
 	for (int i = 0; i < 2; i++)
 		fds[i] = (struct pollfd){ .fd = relay.from[i], .events = POLLIN };
 	while (open_ends > 0) {
@@ -96,34 +105,35 @@ static void *relay_main(void *unused)
 
 			if (!fds[i].revents)
 				continue;
+			/* Every write end closed: the helper ends; what is left
+			 * is its last words, passed on without long waits. */
+			if (fds[i].revents & POLLHUP)
+				finishing = true;
 			n = read(fds[i].fd, buf, sizeof(buf));
 			if (n > 0) {
 				pass_on(relay.to[i], buf, (size_t)n);
 			} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-				/* Every write end closed: nothing more to pass on. */
 				fds[i].fd = -1;
 				open_ends--;
 			}
 		}
 	}
-	return NULL;
 }
 
 /*
  * At exit (after the lease is given back): flush stdio into our pipes,
  * close their write ends and let the relay drain them, for a bounded time.
- * A relay wedged by its caller is left behind; the process then ends when
- * the caller lets it.
+ * A relay wedged by its caller is killed and left behind; it ends when
+ * the caller lets it (SIGKILL is pending), and holds nothing meanwhile.
  */
 static void relay_finish(void)
 {
-	struct timespec until;
-	int null;
+	struct pollfd p;
+	int null, pidfd, n;
 
 	if (!relay.running)
 		return;
 	relay.running = false;
-	atomic_store(&finishing, true);
 	fflush(NULL);
 	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (null >= 0) {
@@ -132,9 +142,20 @@ static void relay_finish(void)
 		dup2(null, STDERR_FILENO);
 		close(null);
 	}
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += RELAY_EXIT_WAIT_SECONDS;
-	pthread_timedjoin_np(relay.thread, NULL, &until);
+	pidfd = (int)syscall(SYS_pidfd_open, relay.pid, 0);
+	if (pidfd < 0) {
+		kill(relay.pid, SIGKILL);
+		return;
+	}
+	p = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+	do
+		n = poll(&p, 1, RELAY_EXIT_WAIT_SECONDS * 1000);
+	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		waitpid(relay.pid, NULL, WNOHANG);
+	else
+		kill(relay.pid, SIGKILL);
+	close(pidfd);
 }
 
 int helper_caller_fd(int std_fd)
@@ -146,7 +167,7 @@ int helper_caller_fd(int std_fd)
 
 int helper_relay_start(void)
 {
-	sigset_t all, old;
+	pid_t helper = getpid();
 	int fd[2][2] = { { -1, -1 }, { -1, -1 } };
 	int r = 0;
 
@@ -163,17 +184,43 @@ int helper_relay_start(void)
 		goto fail;
 	for (int i = 0; i < 2; i++)
 		relay.from[i] = fd[i][0];
-	/*
-	 * The relay takes no signal: SIGTERM, SIGINT and SIGHUP are the
-	 * lease's to read from its signalfd, and a signal the relay thread
-	 * took would act on the whole process.
-	 */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = -pthread_create(&relay.thread, NULL, relay_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r < 0)
+	fflush(NULL); /* nothing buffered is written twice */
+	relay.pid = fork();
+	if (relay.pid < 0) {
+		r = -errno;
 		goto fail;
+	}
+	if (relay.pid == 0) {
+		/*
+		 * Only what it relays: the pipes' read ends and the caller's
+		 * descriptors. SIGTERM, SIGINT and SIGHUP are the lease's (the
+		 * helper's, read from its signalfd): a relay that root's
+		 * SIGTERM of the process group ended would lose the helper's
+		 * last words. It dies with the helper.
+		 */
+		sigset_t stops;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != helper)
+			_exit(0);
+		signal(SIGPIPE, SIG_IGN);
+		sigemptyset(&stops);
+		sigaddset(&stops, SIGTERM);
+		sigaddset(&stops, SIGINT);
+		sigaddset(&stops, SIGHUP);
+		sigprocmask(SIG_BLOCK, &stops, NULL);
+		for (int i = 0; i < 2; i++)
+			close(fd[i][1]);
+		for (int i = 0; i < 2; i++)
+			relay.from[i] = fd[i][0];
+		close(STDIN_FILENO);
+		relay_main();
+		_exit(0);
+	}
+	for (int i = 0; i < 2; i++) {
+		close(fd[i][0]);
+		fd[i][0] = -1;
+	}
 	if (dup2(fd[0][1], STDOUT_FILENO) < 0 || dup2(fd[1][1], STDERR_FILENO) < 0) {
 		/* The relay runs, with nothing to pass on yet: stop it the usual way. */
 		r = -errno;

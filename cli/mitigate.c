@@ -49,6 +49,10 @@ static int show(struct splitlock_ctx *ctx, const struct slctl_globals *g)
 	if (r < 0)
 		return read_failed(r);
 	found = splitlock_mitigate_get_persisted(ctx, &persisted, &file, &override);
+	if (found == -ETIMEDOUT || slctl_stalled(ctx)) {
+		slctl_lookup_stalled();
+		return EXIT_FAIL;
+	}
 	if (g->json) {
 		struct json j;
 

@@ -59,6 +59,11 @@ static int show(struct splitlock_ctx *ctx, const struct slctl_globals *g)
 		return EXIT_FAIL;
 	}
 	n = splitlock_mode_next_boot(ctx, &next, &next_rate, &next_source);
+	if (n == -ETIMEDOUT || slctl_stalled(ctx)) {
+		slctl_lookup_stalled();
+		splitlock_mode_info_free(info);
+		return EXIT_FAIL;
+	}
 	if (g->json) {
 		struct json j;
 

@@ -70,6 +70,7 @@ int slctl_option_error(const char *cmd, char *const argv[], const char *optstrin
 /* Exit status for a negative errno from the library. */
 /* -ETIMEDOUT of a lookup under /proc/sys or /sys: the sentence (exit 1). */
 void slctl_lookup_stalled(void);
+bool slctl_stalled(struct splitlock_ctx *ctx);
 int slctl_exit_for(int err);
 /*
  * --persist and --dry-run, which mode and mitigate take alike: both plan a

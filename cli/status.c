@@ -78,7 +78,7 @@ static void gather(struct splitlock_ctx *ctx, struct status *s)
 		if (splitlock_have_capability(wanted[i]) <= 0)
 			s->missing[s->n_missing++] = splitlock_capability_name(wanted[i]);
 	s->leases_r = splitlock_leases_read(ctx, &s->leases);
-	if (s->leases_r == -ETIMEDOUT)
+	if (s->leases_r == -ETIMEDOUT && !slctl_stalled(ctx))
 		slctl_warning("the leases are not shown: another process has held "
 			      "/run/slctl/leases.lock for 10 seconds.");
 }
@@ -457,7 +457,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	 * and answers -ETIMEDOUT to every later one of this context, the
 	 * read of the sysctl below included. Half a report would mislead.
 	 */
-	if (s.mitigate_r == -ETIMEDOUT || splitlock_mitigate_get(ctx, &c) == -ETIMEDOUT) {
+	if (s.mitigate_r == -ETIMEDOUT || slctl_stalled(ctx)) {
 		slctl_lookup_stalled();
 		s.mitigate_r = -ETIMEDOUT;
 	} else if (g->json) {

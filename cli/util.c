@@ -115,9 +115,22 @@ int slctl_option_error(const char *cmd, char *const argv[], const char *optstrin
 
 void slctl_lookup_stalled(void)
 {
-	slctl_error("a lookup under /proc/sys or /sys has waited %d seconds on a directory's "
-		    "lock that another process holds; nothing was changed, and nothing is shown.",
-		    5);
+	slctl_error("a lookup or listing in a directory that every user can read was not "
+		    "made within %d seconds (see above); nothing was changed, and nothing is "
+		    "shown.", 5);
+}
+
+/*
+ * Whether a bounded lookup or listing of @ctx stalled: the library then
+ * answers -ETIMEDOUT to every later one, the sysctl's read included,
+ * while a caller of a listing (a boot back end) may have gone on without
+ * it. Half a report would mislead.
+ */
+bool slctl_stalled(struct splitlock_ctx *ctx)
+{
+	int value;
+
+	return splitlock_mitigate_get(ctx, &value) == -ETIMEDOUT;
 }
 
 int slctl_exit_for(int err)

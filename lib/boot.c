@@ -160,7 +160,7 @@ int sl_list_dir(struct splitlock_ctx *ctx, const char *dir, const char *suffix,
 
 	*names = NULL;
 	if (fd >= 0)
-		n = dir_list(fd, has_suffix, (void *)(suffix ? suffix : ""), &v);
+		n = sl_dir_list_bounded(ctx, dir, fd, has_suffix, (void *)(suffix ? suffix : ""), &v);
 	else if (fd != -ENOENT && fd != -ENOTDIR)
 		return fd;
 	if (n < 0)

@@ -52,6 +52,34 @@ int sl_lstat(const struct splitlock_ctx *ctx, const char *path,
 	     struct stat *st);
 int sl_readlink(const struct splitlock_ctx *ctx, const char *path, char *buf,
 		size_t size);
+/* sl_open() of @path from the dentry cache where it answers, else in a
+ * child waited for SL_LOOKUP_TIMEOUT_MS (-ETIMEDOUT), whatever the path. */
+int sl_open_bounded(const struct splitlock_ctx *ctx, const char *path, int flags);
+/*
+ * mkdirat(@dir, @name) with @mode whatever the umask, in a child waited
+ * for SL_LOOKUP_TIMEOUT_MS: the new directory's descriptor, or a negative
+ * errno (-EEXIST; -ETIMEDOUT after the bound, or where no child can be
+ * started).
+ * @path names it in messages.
+ */
+int sl_mkdirat_bounded(const struct splitlock_ctx *ctx, int dir, const char *name,
+		       mode_t mode, const char *path);
+/*
+ * dir_list() of the directory open at @dir (consumed), @path, made in a
+ * child waited for SL_LOOKUP_TIMEOUT_MS where another user could hold its
+ * lock: the count, or a negative errno (-ETIMEDOUT as for a lookup).
+ */
+int sl_dir_list_bounded(const struct splitlock_ctx *ctx, const char *path, int dir,
+			bool (*keep)(const char *name, void *data), void *data, char ***names);
+/*
+ * The same for @n_dirs directories at once (one child): @dirs (negative
+ * errnos for those that could not be opened) are consumed; names[i] and
+ * counts[i] (a count or a negative errno) for each. 0, or a negative
+ * errno for all (-ETIMEDOUT, -ENOMEM).
+ */
+int sl_dir_lists_bounded(const struct splitlock_ctx *ctx, const char *const *paths, int *dirs,
+			 size_t n_dirs, bool (*keep)(const char *name, void *data), void *data,
+			 char ***names, int *counts);
 
 /* fileio.c */
 /* A regular file opened to read (no symlink unless @follow, never blocking):
@@ -122,7 +150,8 @@ int sl_flock_wait(int fd, unsigned timeout_ms);
 /* How long a lock of slctl's may be waited for: its holders keep it for a
  * few file operations. */
 #define SL_LOCK_TIMEOUT_MS 10000
-/* A lookup under /proc/sys or /sys, made in a child (path.c). */
+/* A lookup under /proc/sys, /sys or /run/slctl, or a listing, made in a
+ * child (path.c). */
 #define SL_LOOKUP_TIMEOUT_MS 5000
 
 /* kernel.c: the interfaces of the patched kernel's run-time control. */
@@ -140,6 +169,9 @@ const char *sl_find_key(const char *text, const char *key);
 int sl_proc_start_time(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start);
 /* The same and field 3, the state: 'Z' (zombie) and 'X' (dead) have ended. */
 int sl_proc_stat(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start, char *state);
+/* The start time, with /proc/PID looked up in a bounded child where the
+ * cache does not answer (-ETIMEDOUT; -ESRCH: no such process). */
+int sl_proc_start_time_bounded(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start);
 /* This boot's id (/proc/sys/kernel/random/boot_id; "" where the root has
  * none): a PID and start time name a process within one boot only. */
 int sl_boot_id(struct splitlock_ctx *ctx, char *id, size_t size);

@@ -44,8 +44,10 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/magic.h>
+#include <poll.h>
 #include <sys/file.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <time.h>
 
@@ -298,10 +300,36 @@ static bool holder_alive(int dir, const char *name)
 }
 
 /*
+ * Whether the run, the process @e->run started at @e->run_start, has
+ * ended: reaped (pidfd_open() answers ESRCH), exited and not reaped (a
+ * zombie: its pidfd polls readable), or its PID now another process's
+ * (another start time). The first two without a lookup; the start time
+ * from /proc/PID/stat, read while the pidfd pins the process, from the
+ * cache or in a bounded child (a user may hold /proc's lock: sixth
+ * review). What cannot be judged is not ended. A run left a zombie, or
+ * whose PID was reused, kept its lease live while its holder lingered
+ * (ninth review, attack 26).
+ */
+static bool run_ended(struct splitlock_ctx *ctx, const struct lease_entry *e)
+{
+	_cleanup_close_ int fd = (int)syscall(SYS_pidfd_open, (pid_t)e->run, 0U);
+	struct pollfd p;
+	uint64_t start;
+	int r;
+
+	if (fd < 0)
+		return errno == ESRCH;
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (poll(&p, 1, 0) > 0)
+		return true;
+	r = sl_proc_start_time_bounded(ctx, e->run, &start);
+	return r == -ESRCH || (r == 0 && start != e->run_start);
+}
+
+/*
  * A lease lives in its own boot, while its holder keeps its file locked
- * and its run is not reaped. The run's end is its holder's to see (the
- * helper polls a pidfd); a run reaped while its holder lingers is found
- * dead by pidfd_open() alone, without a lookup.
+ * and its run has not ended. The run's end is its holder's to see (the
+ * helper polls a pidfd); this is for a holder that lingers.
  */
 static bool lease_alive(struct splitlock_ctx *ctx, int dir, const char *name,
 			const struct lease_entry *e, const char *boot)
@@ -311,7 +339,7 @@ static bool lease_alive(struct splitlock_ctx *ctx, int dir, const char *name,
 	if (!holder_alive(dir, name))
 		return false;
 	return e->run_start == 0 || e->run == e->holder || !sl_proc_is_procfs(ctx) ||
-	       !sl_pid_reaped(e->run);
+	       !run_ended(ctx, e);
 }
 
 /* A small file of the lease directory, terminated; links are not followed. */

@@ -59,8 +59,6 @@ int sl_open_state_dir(struct splitlock_ctx *ctx, char **why)
 	struct stat st;
 	int fd, r;
 
-	bool created = false;
-
 	r = sl_mkdir_p(ctx, "/run", 0755);
 	if (r < 0)
 		return refuse(why, r, "cannot create /run: %s", strerror(-r));
@@ -73,27 +71,25 @@ int sl_open_state_dir(struct splitlock_ctx *ctx, char **why)
 	 * that lock, shared, for as long as it likes (a getdents64() of /run
 	 * into a buffer of its own FUSE file system that never answers):
 	 * the drop of a lease waited there, unkillably, with the penalty
-	 * off. A lookup of a name that exists takes no lock at all
-	 * (sl_lstat() under /run); the first mkdir of a boot still does,
-	 * and tmpfiles.d makes the directory at boot instead.
+	 * off. A lookup of a name that exists takes no lock at all; the
+	 * lookup of a missing one, and the mkdir, do, and are made in a
+	 * bounded child (path.c; ninth review). tmpfiles.d makes the
+	 * directory at boot.
 	 */
 	r = sl_lstat(ctx, SL_STATE_DIR, &st);
-	if (r == 0)
-		created = false;
-	else if (r == -ENOENT && mkdirat(fd, "slctl", 0700) == 0)
-		created = true;
-	else if (r != -ENOENT || errno != EEXIST) {
-		r = r != -ENOENT ? r : -errno;
-		close(fd);
-		return refuse(why, r, "cannot create " SL_STATE_DIR ": %s", strerror(-r));
+	if (r == -ENOENT) {
+		r = sl_mkdirat_bounded(ctx, fd, "slctl", 0700, SL_STATE_DIR);
+		if (r >= 0)
+			close(r);
+		r = r == -EEXIST ? 0 : r;
 	}
-	if (created) {
-		r = fix_created_mode(fd, "slctl", 0700);
-		if (r < 0) {
-			close(fd);
-			return refuse(why, r, "cannot set the mode of " SL_STATE_DIR ": %s",
-				      strerror(-r));
-		}
+	if (r < 0) {
+		close(fd);
+		if (r == -ETIMEDOUT)
+			return refuse(why, r, "the lookup of " SL_STATE_DIR " has waited %d "
+				      "seconds on the lock of /run, which another process holds",
+				      SL_LOOKUP_TIMEOUT_MS / 1000);
+		return refuse(why, r, "cannot create " SL_STATE_DIR ": %s", strerror(-r));
 	}
 	r = fstatat(fd, "slctl", &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 	if (r == 0 && S_ISLNK(st.st_mode))

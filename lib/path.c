@@ -22,7 +22,9 @@
 #include <sys/wait.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
+#include <time.h>
 
+#include "dir-list.h"
 #include "internal.h"
 
 static bool real_root(const struct splitlock_ctx *ctx)
@@ -134,6 +136,23 @@ static int open_in_root_by_hand(int root_fd, const char *path, int flags,
 	}
 }
 
+/*
+ * /run/slctl or a path under it. Where it exists, it is in the dentry
+ * cache (tmpfs) and found without a lock; where it is missing (a boot
+ * without tmpfiles.d, an install that did not run systemd-tmpfiles, an
+ * admin who removed it) its lookup takes /run's lock, which any user can
+ * hold with a mkdir() queued behind it: root's status, mitigate and
+ * mode --persist waited there unkillably (ninth review). So it is looked
+ * up from the cache where that answers, else in a bounded child; a
+ * missing answer is never guessed (seventh review, lockable_top()).
+ */
+static bool state_path(const char *path)
+{
+	while (*path == '/')
+		path++;
+	return strncmp(path, "run/slctl", 9) == 0 && (path[9] == '/' || path[9] == '\0');
+}
+
 /* "run" or "proc" for a path under /run or /proc, else NULL. */
 static const char *lockable_top(const char *path)
 {
@@ -149,7 +168,7 @@ static const char *lockable_top(const char *path)
 	 * ordinary lookup of a name that exists takes no lock of /run's.
 	 * What is guessed here is read for display or configuration only.
 	 */
-	if (strncmp(path, "run/slctl", 9) == 0 && (path[9] == '/' || path[9] == '\0'))
+	if (state_path(path))
 		return NULL;
 	if (strncmp(path, "run/", 4) == 0)
 		return "run";
@@ -251,12 +270,15 @@ static int open_walk(const struct splitlock_ctx *ctx, const char *path, int flag
  * 5.7-6.1 keeps no entry for a missing name such as
  * split_lock_mitigate), under /sys once an entry was evicted. Root's
  * status and mitigate waited there (eighth review).
+ *
+ * /run/slctl too, slctl's own state (see state_path()).
  */
 static bool user_lockable(const char *path)
 {
 	while (*path == '/')
 		path++;
-	return strncmp(path, "proc/sys/", 9) == 0 || strncmp(path, "sys/", 4) == 0;
+	return strncmp(path, "proc/sys/", 9) == 0 || strncmp(path, "sys/", 4) == 0 ||
+	       state_path(path);
 }
 
 static int send_fd(int sock, int fd)
@@ -303,55 +325,482 @@ static int recv_fd(int sock)
 	return err > 0 ? -err : -EIO;
 }
 
-/*
- * The walk in a child, which hands the descriptor back: the child may wait
- * for ever, we wait SL_LOOKUP_TIMEOUT_MS. After a timeout every later
- * bounded lookup of this context answers -ETIMEDOUT at once (the same
- * directory is still held). The child stays, unkillable, until the user
- * lets go; it then ends by itself (SIGKILL is pending).
- */
-static int open_bounded(const struct splitlock_ctx *ctx, const char *path, int flags,
-			mode_t mode)
+/* Milliseconds left until @deadline (CLOCK_MONOTONIC), 0 once past. */
+static int ms_left(const struct timespec *deadline)
 {
-	struct splitlock_ctx *c = (struct splitlock_ctx *)ctx;
-	int sv[2], fd, n;
-	struct pollfd p;
-	pid_t pid;
+	struct timespec now;
+	int64_t ms;
 
-	if (ctx->lookup_stalled)
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (int64_t)(deadline->tv_sec - now.tv_sec) * 1000 +
+	     (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms < 0 ? 0 : ms > INT32_MAX ? INT32_MAX : (int)ms;
+}
+
+/*
+ * A child that does @work (a lookup, a mkdir, a listing) and answers on
+ * its end of a socket pair: the child may wait for ever, we wait
+ * SL_LOOKUP_TIMEOUT_MS in all (bounded_wait()). A stalled child is
+ * killed and left: unkillable until the user lets go, it then ends by
+ * itself (SIGKILL is pending). After a stall every later bounded lookup
+ * of this context but those of slctl's own state answers -ETIMEDOUT at
+ * once (the same directory is still held).
+ *
+ * Where no child can be started (PIDs or tasks used up, which a user may
+ * do on purpose) the work is not done in-process, where it would wait
+ * without a bound: -ETIMEDOUT too, not answered within the bound (ninth
+ * review, attack 23). One exception, the lookup of slctl's own state:
+ * where it exists it takes no lock, and a drop that failed there would
+ * leave the penalty off.
+ */
+static void open_work(const struct splitlock_ctx *ctx, void *arg, int sock);
+static void list_work(const struct splitlock_ctx *ctx, void *arg, int sock);
+
+struct bounded {
+	pid_t pid;
+	int sock;
+	bool listing;
+	struct timespec deadline;
+};
+
+/*
+ * In the child: every descriptor closed but 0-2 and @keep. A child that
+ * waits for ever must not keep what the caller holds: a flock is the
+ * open file's, and a child that inherited leases.lock (a reconcile's
+ * lookup under /proc) or a lease file would hold the lock, or keep the
+ * lease live, for as long as the user holds the directory.
+ */
+static void close_all_but(int *keep, size_t n)
+{
+	unsigned lo = 3;
+
+	/* Few of them: sorted by insertion. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	for (size_t i = 0; i < n; i++) {
+		if (keep[i] < 0 || (unsigned)keep[i] < lo)
+			continue;
+		if ((unsigned)keep[i] > lo)
+			syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0U);
+		lo = (unsigned)keep[i] + 1;
+	}
+	syscall(SYS_close_range, lo, ~0U, 0U);
+}
+
+#define BOUNDED_MAX_FDS 8
+
+/* @fds: the descriptors @work uses (negative ones are skipped). */
+static int bounded_start(const struct splitlock_ctx *ctx, const char *what,
+			 void (*work)(const struct splitlock_ctx *ctx, void *arg, int sock),
+			 void *arg, const int *fds, size_t n_fds, struct bounded *b)
+{
+	int sv[2];
+
+	if (ctx->lookup_stalled && !state_path(what))
 		return -ETIMEDOUT;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return open_walk(ctx, path, flags, mode);
-	pid = fork();
-	if (pid < 0) {
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		sl_err(ctx, "cannot look up %s: no socket for a bounded lookup (%m)", what);
+		return -EAGAIN;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b->deadline);
+	b->deadline.tv_sec += SL_LOOKUP_TIMEOUT_MS / 1000;
+	b->listing = work == list_work;
+	b->pid = fork();
+	if (b->pid < 0) {
+		if (!state_path(what) || work != open_work)
+			sl_err(ctx, "cannot look up %s: no process can be started to look it "
+			       "up with a bound (%m)", what);
 		close(sv[0]);
 		close(sv[1]);
-		return open_walk(ctx, path, flags, mode);
+		return -EAGAIN;
 	}
-	if (pid == 0) {
+	if (b->pid == 0) {
 		/* Only system calls here: the parent may have threads. */
-		close(sv[0]);
-		send_fd(sv[1], open_walk(ctx, path, flags, mode));
+		int keep[BOUNDED_MAX_FDS + 2];
+		size_t n = 0;
+
+		keep[n++] = sv[1];
+		keep[n++] = ctx->root_fd;
+		for (size_t i = 0; i < n_fds && i < BOUNDED_MAX_FDS; i++)
+			keep[n++] = fds[i];
+		close_all_but(keep, n);
+		work(ctx, arg, sv[1]);
 		_exit(0);
 	}
 	close(sv[1]);
-	p = (struct pollfd){ .fd = sv[0], .events = POLLIN };
+	b->sock = sv[0];
+	return 0;
+}
+
+/* Until the child's next message is there: 0, or -ETIMEDOUT after a stall. */
+static int bounded_wait(const struct splitlock_ctx *ctx, const char *what, struct bounded *b)
+{
+	struct pollfd p = { .fd = b->sock, .events = POLLIN };
+	int n;
+
 	do
-		n = poll(&p, 1, SL_LOOKUP_TIMEOUT_MS);
+		n = poll(&p, 1, ms_left(&b->deadline));
 	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		return 0;
+	kill(b->pid, SIGKILL);
+	close(b->sock);
+	b->sock = -1;
+	((struct splitlock_ctx *)ctx)->lookup_stalled = true;
+	sl_err(ctx, "the %s of %s has waited %u seconds on a directory's lock "
+	       "that another process holds", b->listing ? "listing" : "lookup", what,
+	       SL_LOOKUP_TIMEOUT_MS / 1000);
+	return -ETIMEDOUT;
+}
+
+/*
+ * The child answered: reaped once it has closed its end. One that stops
+ * answering half-way (a listing the user held between two buffers) is
+ * killed and left, as at a stall: waitpid() would wait with it.
+ */
+static void bounded_end(const struct splitlock_ctx *ctx, const char *what, struct bounded *b)
+{
+	struct pollfd p = { .fd = b->sock, .events = 0 };
+	int n;
+
+	if (b->sock < 0)
+		return;
+	do
+		n = poll(&p, 1, ms_left(&b->deadline));
+	while ((n < 0 && errno == EINTR) || (n > 0 && !(p.revents & (POLLHUP | POLLERR))));
+	close(b->sock);
+	b->sock = -1;
 	if (n <= 0) {
-		kill(pid, SIGKILL);
-		close(sv[0]);
-		c->lookup_stalled = true;
-		sl_err(ctx, "the lookup of %s has waited %u seconds on a directory's lock "
-		       "that another process holds", path, SL_LOOKUP_TIMEOUT_MS / 1000);
-		return -ETIMEDOUT;
+		kill(b->pid, SIGKILL);
+		((struct splitlock_ctx *)ctx)->lookup_stalled = true;
+		sl_dbg(ctx, "the child that looked up %s has not ended", what);
+		return;
 	}
-	fd = recv_fd(sv[0]);
-	close(sv[0]);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	while (waitpid(b->pid, NULL, 0) < 0 && errno == EINTR)
 		;
+}
+
+/* One descriptor (or error) from the child, then its end. */
+static int bounded_fd(const struct splitlock_ctx *ctx, const char *what, struct bounded *b)
+{
+	int fd = bounded_wait(ctx, what, b);
+
+	if (fd < 0)
+		return fd;
+	fd = recv_fd(b->sock);
+	bounded_end(ctx, what, b);
 	return fd;
+}
+
+struct open_args {
+	const char *path;
+	int flags;
+	mode_t mode;
+};
+
+static void open_work(const struct splitlock_ctx *ctx, void *arg, int sock)
+{
+	struct open_args *a = arg;
+
+	send_fd(sock, open_walk(ctx, a->path, a->flags, a->mode));
+}
+
+/* The walk in a child, which hands the descriptor back. */
+static int open_bounded(const struct splitlock_ctx *ctx, const char *path, int flags,
+			mode_t mode)
+{
+	struct open_args a = { path, flags, mode };
+	struct bounded b;
+	int r = bounded_start(ctx, path, open_work, &a, NULL, 0, &b);
+
+	if (r == -EAGAIN && state_path(path))
+		return open_walk(ctx, path, flags, mode);
+	if (r == -EAGAIN)
+		return -ETIMEDOUT;
+	return r < 0 ? r : bounded_fd(ctx, path, &b);
+}
+
+struct mkdir_args {
+	int dir;
+	const char *name;
+	mode_t mode;
+};
+
+static void mkdir_work(const struct splitlock_ctx *ctx, void *arg, int sock)
+{
+	struct mkdir_args *a = arg;
+	int fd;
+
+	(void)ctx;
+	if (mkdirat(a->dir, a->name, a->mode) < 0) {
+		send_fd(sock, -errno);
+		return;
+	}
+	fd = openat(a->dir, a->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fchmod(fd, a->mode) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	send_fd(sock, fd < 0 ? -errno : fd);
+}
+
+int sl_mkdirat_bounded(const struct splitlock_ctx *ctx, int dir, const char *name,
+		       mode_t mode, const char *path)
+{
+	struct mkdir_args a = { dir, name, mode };
+	struct bounded b;
+	int r = bounded_start(ctx, path, mkdir_work, &a, &dir, 1, &b);
+
+	if (r == -EAGAIN)
+		return -ETIMEDOUT;
+	return r < 0 ? r : bounded_fd(ctx, path, &b);
+}
+
+/*
+ * A listing: getdents64() in the child, whose records come back as they
+ * are, a buffer a message, each after a header: 0 (more to come), 1 (the
+ * end) or a negative errno.
+ */
+#define LIST_HEADER 8
+#define LIST_BUFFER (32 * 1024)
+
+struct list_args {
+	const int *dirs;
+	size_t n;
+};
+
+/*
+ * The listings: getdents64() of each directory in the child, whose
+ * records come back as they are, a buffer a message, each after a
+ * header: the directory's index, and 0 (more to come), 1 (its end) or a
+ * negative errno. One child for all: a child is most of the cost.
+ */
+static void list_work(const struct splitlock_ctx *ctx, void *arg, int sock)
+{
+	char buf[LIST_BUFFER] __attribute__((aligned(8)));
+	const struct list_args *a = arg;
+
+	(void)ctx;
+	for (size_t i = 0; i < a->n; i++) {
+		int32_t index = (int32_t)i;
+
+		if (a->dirs[i] < 0)
+			continue;
+		memcpy(buf + 4, &index, sizeof(index));
+		for (;;) {
+			long n = syscall(SYS_getdents64, a->dirs[i], buf + LIST_HEADER,
+					 sizeof(buf) - LIST_HEADER);
+			int32_t status = n < 0 ? -errno : n == 0 ? 1 : 0;
+
+			memcpy(buf, &status, sizeof(status));
+			if (send(sock, buf, LIST_HEADER + (size_t)(n > 0 ? n : 0), MSG_NOSIGNAL) < 0)
+				return;
+			if (status)
+				break;
+		}
+	}
+}
+
+static int add_name(char ***list, size_t *n, size_t *cap, const char *name)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 16;
+		char **grown = realloc(*list, ncap * sizeof(**list));
+
+		if (!grown)
+			return -ENOMEM;
+		*list = grown;
+		*cap = ncap;
+	}
+	(*list)[*n] = strdup(name);
+	if (!(*list)[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/* The names of one buffer of linux_dirent64 records that @keep accepts. */
+static int add_records(const char *buf, ssize_t len, bool (*keep)(const char *name, void *data),
+		       void *data, char ***list, size_t *n, size_t *cap)
+{
+	int r = 0;
+
+	for (ssize_t off = 0; r == 0 && off + 19 < len;) {
+		unsigned short reclen;
+		const char *name = buf + off + 19;
+
+		memcpy(&reclen, buf + off + 16, sizeof(reclen));
+		if (reclen < 20 || off + reclen > len || !memchr(name, '\0', reclen - 19U))
+			return -EIO;
+		off += reclen;
+		if (streq(name, ".") || streq(name, "..") || (keep && !keep(name, data)))
+			continue;
+		r = add_name(list, n, cap, name);
+	}
+	return r;
+}
+
+struct listing {
+	char **list;
+	size_t n, cap;
+	int r;           /* 0, or a negative errno */
+	bool done;
+};
+
+/*
+ * getdents64() takes the directory's lock shared, always (no cache), and
+ * any user who can read the directory can hold it, with a mkdir() queued
+ * behind it: root's status, mitigate and mode waited in the listings of
+ * /etc/sysctl.d, /usr/lib/sysctl.d, /etc/default/grub.d and
+ * /boot/loader/entries (ninth review). A directory that only its owner,
+ * we, can read is listed here; the others in one bounded child.
+ */
+int sl_dir_lists_bounded(const struct splitlock_ctx *ctx, const char *const *paths, int *dirs,
+			 size_t n_dirs, bool (*keep)(const char *name, void *data), void *data,
+			 char ***names, int *counts)
+{
+	struct listing *l = calloc(n_dirs ? n_dirs : 1, sizeof(*l));
+	struct list_args a = { dirs, n_dirs };
+	struct bounded b;
+	size_t left = 0;
+	char *buf = NULL;
+	bool started = false;
+	int r = 0;
+
+	if (!l)
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < n_dirs; i++) {
+		struct stat st;
+
+		names[i] = NULL;
+		if (dirs[i] < 0) {
+			l[i].done = true;
+			l[i].r = dirs[i];
+		} else if (fstat(dirs[i], &st) == 0 && st.st_uid == geteuid() &&
+			   !(st.st_mode & (S_IRGRP | S_IROTH))) {
+			int m = dir_list(dirs[i], keep, data, &l[i].list);
+
+			dirs[i] = -1;
+			l[i].done = true;
+			l[i].r = m < 0 ? m : 0;
+			l[i].n = m < 0 ? 0 : (size_t)m;
+		} else {
+			left++;
+		}
+	}
+	if (r == 0 && left) {
+		buf = malloc(LIST_BUFFER);
+		r = !buf ? -ENOMEM : n_dirs > BOUNDED_MAX_FDS ? -E2BIG :
+		    bounded_start(ctx, paths[0], list_work, &a, dirs, n_dirs, &b);
+		started = r == 0;
+		if (r == -EAGAIN)
+			r = -ETIMEDOUT;
+	}
+	while (r == 0 && left) {
+		int32_t status, index;
+		size_t cur = 0;
+		ssize_t len;
+
+		while (l[cur].done)
+			cur++;
+		r = bounded_wait(ctx, paths[cur], &b);
+		if (r < 0)
+			break;
+		len = recv(b.sock, buf, LIST_BUFFER, 0);
+		if (len < LIST_HEADER) {
+			r = len < 0 ? -errno : -EIO;
+			break;
+		}
+		memcpy(&status, buf, sizeof(status));
+		memcpy(&index, buf + 4, sizeof(index));
+		if (index < 0 || (size_t)index >= n_dirs || l[index].done) {
+			r = -EIO;
+			break;
+		}
+		if (status < 0) {
+			l[index].r = status;
+		} else {
+			int e = add_records(buf + LIST_HEADER, len - LIST_HEADER, keep, data,
+					    &l[index].list, &l[index].n, &l[index].cap);
+
+			if (e == -ENOMEM) {
+				r = e;
+				break;
+			}
+			if (e < 0)
+				l[index].r = e;
+		}
+		if (status != 0) {
+			l[index].done = true;
+			left--;
+		}
+	}
+	if (started)
+		bounded_end(ctx, paths[0], &b);
+	free(buf);
+	for (size_t i = 0; i < n_dirs; i++) {
+		if (dirs[i] >= 0)
+			close(dirs[i]);
+		dirs[i] = -1;
+	}
+	for (size_t i = 0; l && i < n_dirs; i++) {
+		if (r < 0 || l[i].r < 0 || l[i].n > (size_t)INT32_MAX) {
+			dir_list_free(l[i].list, l[i].n);
+			counts[i] = r < 0 ? r : l[i].r < 0 ? l[i].r : -EOVERFLOW;
+			continue;
+		}
+		if (l[i].n)
+			qsort(l[i].list, l[i].n, sizeof(*l[i].list), dir_list_cmp);
+		names[i] = l[i].list;
+		counts[i] = (int)l[i].n;
+	}
+	free(l);
+	return r;
+}
+
+int sl_dir_list_bounded(const struct splitlock_ctx *ctx, const char *path, int dir,
+			bool (*keep)(const char *name, void *data), void *data, char ***names)
+{
+	int count, r = sl_dir_lists_bounded(ctx, &path, &dir, 1, keep, data, names, &count);
+
+	return r < 0 ? r : count;
+}
+
+/* From the dentry cache where it answers; else in a bounded child. */
+static int open_cached_or_bounded(const struct splitlock_ctx *ctx, const char *path, int flags,
+				  mode_t mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_CACHED | (real_root(ctx) ? 0 : RESOLVE_IN_ROOT),
+	};
+	const char *rel = path;
+	int fd;
+
+	if (!real_root(ctx))
+		while (*rel == '/')
+			rel++;
+	if (!ctx->no_openat2 && *rel) {
+		fd = (int)syscall(SYS_openat2, real_root(ctx) ? AT_FDCWD : ctx->root_fd, rel,
+				  &how, sizeof(how));
+		if (fd >= 0)
+			return fd;
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EACCES)
+			return -errno;
+	}
+	return open_bounded(ctx, path, flags, mode);
+}
+
+int sl_open_bounded(const struct splitlock_ctx *ctx, const char *path, int flags)
+{
+	if (ctx->lookup_stalled)
+		return -ETIMEDOUT;
+	return open_cached_or_bounded(ctx, path, flags, 0);
 }
 
 int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
@@ -359,30 +808,13 @@ int sl_open(const struct splitlock_ctx *ctx, const char *path, int flags,
 {
 	int fd;
 
+	if (ctx->lookup_stalled && user_lockable(path) && !state_path(path))
+		return -ETIMEDOUT;
 	fd = open_run_cached(ctx, path, flags);
 	if (fd != -EAGAIN)
 		return fd;
-	if (user_lockable(path) && !(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE) {
-		/* From the dentry cache where it answers; else bounded. */
-		struct open_how how = {
-			.flags = (uint64_t)(flags | O_CLOEXEC),
-			.resolve = RESOLVE_CACHED | (real_root(ctx) ? 0 : RESOLVE_IN_ROOT),
-		};
-		const char *rel = path;
-
-		if (!real_root(ctx))
-			while (*rel == '/')
-				rel++;
-		if (!ctx->no_openat2 && *rel) {
-			fd = (int)syscall(SYS_openat2, real_root(ctx) ? AT_FDCWD : ctx->root_fd, rel,
-					  &how, sizeof(how));
-			if (fd >= 0)
-				return fd;
-			if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EACCES)
-				return -errno;
-		}
-		return open_bounded(ctx, path, flags, mode);
-	}
+	if (user_lockable(path) && !(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE)
+		return open_cached_or_bounded(ctx, path, flags, mode);
 	return open_walk(ctx, path, flags, mode);
 }
 

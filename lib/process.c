@@ -6,6 +6,7 @@
  * is not.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 
 #include <sys/vfs.h>
@@ -53,20 +54,15 @@ int sl_proc_start_time(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start)
 	return r;
 }
 
-int sl_proc_stat(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start, char *state)
+/*
+ * "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses, so
+ * the fields are counted from the last ')'. starttime is field 22, the
+ * 20th after COMM.
+ */
+static int parse_stat(const char *text, uint64_t *start, char *state)
 {
-	_cleanup_free_ char *text = NULL;
-	const char *p;
-	int r = read_proc(ctx, pid, "stat", &text);
+	const char *p = strrchr(text, ')');
 
-	if (r < 0)
-		return r;
-	/*
-	 * "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses,
-	 * so the fields are counted from the last ')'. starttime is field 22,
-	 * the 20th after COMM.
-	 */
-	p = strrchr(text, ')');
 	if (!p || p[1] != ' ' || !p[2])
 		return -EBADMSG;
 	*state = p[2];
@@ -81,6 +77,29 @@ int sl_proc_stat(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start, char 
 	if (!parse_number(p, &p, UINT64_MAX, start) || (*p != ' ' && *p != '\n' && *p))
 		return -EBADMSG;
 	return 0;
+}
+
+int sl_proc_stat(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start, char *state)
+{
+	_cleanup_free_ char *text = NULL;
+	int r = read_proc(ctx, pid, "stat", &text);
+
+	return r < 0 ? r : parse_stat(text, start, state);
+}
+
+int sl_proc_start_time_bounded(struct splitlock_ctx *ctx, uint32_t pid, uint64_t *start)
+{
+	_cleanup_free_ char *text = NULL;
+	char path[64], state;
+	int fd, r;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", pid);
+	fd = sl_open_bounded(ctx, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return fd == -ENOENT ? -ESRCH : fd;
+	r = sl_read_fd(fd, 64 * 1024, &text, NULL);
+	close(fd);
+	return r < 0 ? r : parse_stat(text, start, &state);
 }
 
 bool sl_proc_is_procfs(struct splitlock_ctx *ctx)

@@ -83,21 +83,30 @@ static bool is_conf_name(const char *name, void *data)
 static int list_conf_files(struct splitlock_ctx *ctx, struct conf_file **out,
 			   size_t *count)
 {
+	int dirs[ARRAY_SIZE(sysctld_dirs)], counts[ARRAY_SIZE(sysctld_dirs)];
+	char **listed[ARRAY_SIZE(sysctld_dirs)];
 	struct conf_file *files = NULL;
 	size_t n = 0, cap = 0;
-	int r = 0;
+	int r;
 
-	for (size_t d = 0; d < ARRAY_SIZE(sysctld_dirs) && r >= 0; d++) {
-		int fd = sl_open_dir(ctx, sysctld_dirs[d]);
-		char **names = NULL;
-		int m;
+	/* All listed at once, in one bounded child where it takes one. */
+	for (size_t d = 0; d < ARRAY_SIZE(sysctld_dirs); d++)
+		dirs[d] = sl_open_dir(ctx, sysctld_dirs[d]);
+	r = sl_dir_lists_bounded(ctx, sysctld_dirs, dirs, ARRAY_SIZE(sysctld_dirs), is_conf_name,
+				 NULL, listed, counts);
+	if (r < 0)
+		return r;
+	for (size_t d = 0; d < ARRAY_SIZE(sysctld_dirs); d++) {
+		char **names = listed[d];
+		int m = counts[d];
 
-		if (fd < 0)
-			continue;
 		/* An unreadable directory is skipped, as systemd-sysctl does. */
-		m = dir_list(fd, is_conf_name, NULL, &names);
 		if (m == -ENOMEM)
 			r = m;
+		if (r < 0 || m < 0) {
+			dir_list_free(names, m > 0 ? (size_t)m : 0);
+			continue;
+		}
 		for (int k = 0; k < m && r >= 0; k++) {
 			bool seen = false;
 			char *path;

@@ -17,58 +17,7 @@
 # reads or writes the real /proc/sys.
 source "$(dirname "$0")/../lib.sh"
 source "$TOP/tests/attack-helper.sh"
-
-HANGFS=$TOP/$BUILD_DIR/tests/hangfs
-
-# hangfs mounted on $T/mnt for nobody and served as nobody.
-hangfs_up() {
-	[ -c /dev/fuse ] || skip "no /dev/fuse"
-	[ -x "$HANGFS" ] || fail "$HANGFS is not built (make tests)"
-	mkdir -p "$T/mnt"
-	chmod 755 "$T" "$T/mnt"
-	"$HANGFS" serve "$T/mnt" "$NOBODY" "$(id -g nobody)" 2>>"$T/hangfs.log" &
-	hangfs_server=$!
-	disown "$hangfs_server" # killed at the end: no "Killed" notice
-	local i
-	for ((i = 0; i < 100; i++)); do
-		grep -q " $T/mnt " /proc/self/mountinfo && return 0
-		sleep 0.05
-	done
-	fail "hangfs did not mount: $(cat "$T/hangfs.log")"
-}
-
-hangfs_down() {
-	[ -z "${holder:-}" ] || kill -KILL "$holder" 2>/dev/null
-	[ -z "${hangfs_server:-}" ] || kill -KILL "$hangfs_server" 2>/dev/null
-	umount -l "$T/mnt" 2>/dev/null
-	true
-}
-
-# A thread of nobody's parked in a FUSE fault while it holds FILE's lock.
-hold_lock_of() { # FILE
-	"${AS_NOBODY[@]}" "$HANGFS" hold "$1" "$T/mnt/f" 2>>"$T/hangfs.log" &
-	holder=$!
-	disown "$holder"
-	wait_for_the_holder "$holder"
-}
-
-wait_for_the_holder() { # PID
-	local i
-	for ((i = 0; i < 100; i++)); do
-		grep -q "READ from pid $1" "$T/hangfs.log" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	fail "the holder did not reach the FUSE read: $(cat "$T/hangfs.log")"
-}
-
-# A process of nobody's in getdents64(DIR) into a FUSE-backed buffer:
-# DIR's lock held shared for as long as the user likes.
-hold_dir() { # DIR
-	"${AS_NOBODY[@]}" "$HANGFS" holddir "$1" "$T/mnt/f" 2>>"$T/hangfs.log" &
-	holder=$!
-	disown "$holder"
-	wait_for_the_holder "$holder"
-}
+source "$TOP/tests/attack-hold.sh"
 
 # The caller dies; the penalty must come back, and root's status must not
 # wait on a lock.
@@ -111,6 +60,26 @@ test_slctl_v_run_with_a_held_stderr_file_does_not_keep_the_lease() {
 	value_becomes 0 || fail "no lease taken: $(value)"
 	sleep 0.5
 	expect_the_penalty_back_and_the_lock_free
+}
+
+# Root ends a run the hard way (SIGKILL of the helper) while the user
+# keeps the relay's write wedged: the relay was a thread, which SIGKILL
+# cannot end there, and the process's descriptors, the lease file and its
+# lock, stayed open: the lease stayed live, and every later run's
+# reconcile kept the penalty off (ninth review, attack 12).
+test_sigkill_of_a_helper_with_a_wedged_relay_leaves_a_dead_lease() {
+	set_up_a_held_stderr_file
+	start_caller 'sleep 600 | pkexec "$SLCTL" __helper lease -v --root "$ROOT" 2>>"$T/flags/err" | cat'
+	value_becomes 0 || fail "no lease taken: $(value)"
+	local pid
+	pid=$(helper_pid)
+	sleep 0.5
+	kill -KILL "$pid"
+	sleep 1
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	"$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- true >/dev/null 2>&1
+	value_becomes 1 3 || fail "helper $pid SIGKILLed (threads: $(ls "/proc/$pid/task" 2>/dev/null | tr '\n' ' ')), its caller gone, another run taken and dropped: the penalty is still off; leases: $(ls "$T/root/run/slctl/leases")"
 }
 
 # stdout, the pipe the helper writes "ready" to, whose mutex another
@@ -253,68 +222,6 @@ test_an_unauthorized_user_holding_run_does_not_keep_roots_lease() {
 # on a fresh boot) waited there, unkillably. slctl now looks up names
 # under /run from the dentry cache alone (RESOLVE_CACHED).
 
-cleanup() {
-	end_helpers
-	[ -z "${writer:-}" ] || kill -KILL "$writer" 2>/dev/null
-	hangfs_down
-	sleep 0.3
-	umount -l "$T/root/run" 2>/dev/null
-	true
-}
-
-# /run as on a running system: a tmpfs (negative dentries are not kept,
-# so every lookup of a missing name takes the directory's lock shared).
-# FRESH: no /run/slctl yet (a boot where slctl has not run).
-tmpfs_run() { # [fresh]
-	mount -t tmpfs -o mode=755 rev5 "$T/root/run" || skip "cannot mount a tmpfs"
-	[ "${1:-}" = fresh ] || install -d -m 0700 "$T/root/run/slctl" "$T/root/run/slctl/leases"
-}
-
-# The user's two moves, no authorization needed: /run's lock held shared
-# (getdents64 into a FUSE-backed buffer), then a mkdir in /run, which
-# takes the lock exclusively before it checks permissions and so waits,
-# queued: from then on every reader of /run's lock waits too.
-hold_run_with_a_queued_writer() { # [DIR, default ROOT/run]
-	local dir=${1:-$T/root/run} i
-	"${AS_NOBODY[@]}" "$HANGFS" holddir "$dir" "$T/mnt/f" 2>>"$T/hangfs.log" &
-	holder=$!
-	disown "$holder"
-	wait_for_the_holder "$holder"
-	"${AS_NOBODY[@]}" mkdir "$dir/queued-writer" 2>/dev/null &
-	writer=$!
-	disown "$writer"
-	for ((i = 0; i < 40; i++)); do
-		[ "$(awk '{print $3}' "/proc/$writer/stat" 2>/dev/null)" = D ] && return 0
-		sleep 0.05
-	done
-	fail "the user's mkdir is not queued on the lock of $dir"
-}
-
-# The attack's setting with ROOT/run on a tmpfs, as on a running system.
-set_up_a_tmpfs_run() { # WHY-ROOT-IS-NEEDED
-	require_root "$1"
-	copy_fixture stock-ac
-	unprivileged_env
-	trap cleanup EXIT
-	hangfs_up
-	tmpfs_run
-}
-
-# PID must end within SECONDS (SIGKILL after that; a D-state wait outlives it).
-expect_it_ends() { # PID SECONDS WHAT
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ -d "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ] || return 0
-		sleep 0.1
-	done
-	local st wchan
-	kill -KILL "$1" 2>/dev/null
-	sleep 0.5
-	st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)
-	wchan=$(cat "/proc/$1/wchan" 2>/dev/null)
-	fail "$3 still waits after $2 s; after SIGKILL: state $st, in $wchan"
-}
-
 # Root's `slctl status` looks up /run/sysctl.d (missing on most systems):
 # a lookup of a missing name on tmpfs takes /run's lock shared, and waits
 # behind the user's queued mkdir. No authorization at all.
@@ -344,6 +251,74 @@ test_roots_mitigate_persist_does_not_wait_on_run() {
 	expect_it_ends $! 12 "root's mitigate on --persist"
 }
 
+# ---- /run/slctl missing (ninth review; attack 42 again) ------------------------
+#
+# A boot without tmpfiles.d's /run/slctl: `make install` runs no
+# systemd-tmpfiles, a system may have none, an admin may have removed it.
+# The lookup of the missing name takes /run's lock, held by the user with
+# a mkdir queued: root's status, mitigate and mode --persist waited there
+# unkillably. slctl now looks /run/slctl up, and creates it, in a bounded
+# child: each ends with one sentence and exit 1.
+
+# Root's `ARGS` on a fresh /run with a user's hold: exit 1 and a sentence.
+expect_a_sentence_without_run_slctl() { # ARGS...
+	local pid rc
+	hold_run_with_a_queued_writer
+	"$SLCTL" --root "$T/root" "$@" >"$T/out" 2>"$T/err" &
+	pid=$!
+	expect_it_ends "$pid" 12 "root's $*"
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 1 ] || fail "root's $*: exit $rc, not 1: $(cat "$T/err")"
+	grep -q "has waited 5 seconds on" "$T/err" || fail "root's $*: stderr: $(cat "$T/err")"
+}
+
+test_roots_status_of_a_boot_without_run_slctl_does_not_wait_on_run() {
+	set_up_a_tmpfs_run "a FUSE mount and a tmpfs"
+	umount "$T/root/run"
+	tmpfs_run fresh
+	expect_a_sentence_without_run_slctl status
+}
+
+# SECURITY.md's attack 42.
+test_roots_mitigate_on_of_a_fresh_boot_does_not_wait_on_run() {
+	set_up_a_tmpfs_run "a FUSE mount and a tmpfs"
+	umount "$T/root/run"
+	tmpfs_run fresh
+	expect_a_sentence_without_run_slctl mitigate on
+}
+
+test_roots_mitigate_persist_of_a_fresh_boot_does_not_wait_on_run() {
+	set_up_a_tmpfs_run "a FUSE mount and a tmpfs"
+	umount "$T/root/run"
+	tmpfs_run fresh
+	expect_a_sentence_without_run_slctl mitigate on --persist
+}
+
+# mode --persist takes /run/slctl/lock, and creates /run/slctl for it.
+test_roots_mode_persist_of_a_fresh_boot_does_not_wait_on_run() {
+	require_root "a FUSE mount and a tmpfs"
+	copy_fixture mode/debian-grub
+	unprivileged_env
+	trap cleanup EXIT
+	hangfs_up
+	tmpfs_run fresh
+	expect_a_sentence_without_run_slctl mode ratelimit:10 --persist
+}
+
+# Without the hold the same commands make /run/slctl, root's and 0700,
+# whatever the umask.
+test_a_fresh_boots_first_take_makes_run_slctl_mode_0700() {
+	set_up_a_tmpfs_run "the setuid pkexec stand-in and a tmpfs"
+	umount "$T/root/run"
+	tmpfs_run fresh
+	(umask 0777 && "$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- true) ||
+		fail "root's run: exit $?"
+	[ "$(stat -c %a:%u "$T/root/run/slctl")" = 700:0 ] ||
+		fail "/run/slctl: $(stat -c %a:%u "$T/root/run/slctl")"
+	value_becomes 1 3 || fail "the penalty is off after the run"
+}
+
 # The helper's drop of a lease (the penalty is off) with /run held and a
 # writer queued: must give the penalty back.
 test_a_drop_gives_the_penalty_back_with_run_held_and_a_writer_queued() {
@@ -358,8 +333,9 @@ test_a_drop_gives_the_penalty_back_with_run_held_and_a_writer_queued() {
 
 # The first run of a boot where systemd-tmpfiles made /run/slctl
 # (tmpfiles.d/slctl.conf): the take creates nothing in /run, and so takes
-# no lock of /run's. (Without tmpfiles.d the first take's mkdir still
-# waits for the lock, before any lease: no penalty is lifted.)
+# no lock of /run's. (Without tmpfiles.d the first take's lookup and
+# mkdir are made in a bounded child: with /run held it fails after 5 s,
+# before any lease.)
 test_the_first_take_of_a_boot_does_not_wait_on_run() {
 	set_up_a_tmpfs_run "the setuid pkexec stand-in, a FUSE mount and a tmpfs"
 	rmdir "$T/root/run/slctl/leases"
@@ -591,6 +567,37 @@ test_roots_mitigate_does_not_wait_on_proc_sys_held() {
 		[ "$rc" = 1 ] || fail "$args: exit $rc, not 1: $(cat "$T/err")"
 		grep -q "has waited 5 seconds" "$T/err" || fail "$args: stderr: $(cat "$T/err")"
 	done
+}
+
+# No process can be started for the bounded lookup (a user used up the
+# PIDs or the tasks; here a pids cgroup of one): the lookup was made
+# in-process then, without a bound, and waited unkillably (ninth review,
+# attack 23). It fails now, with a sentence.
+test_roots_status_without_a_free_pid_does_not_wait_on_proc_sys_held() {
+	set_up_a_held_proc_sys without
+	local base cg pid rc
+	if [ -f /sys/fs/cgroup/pids/cgroup.procs ]; then
+		base=/sys/fs/cgroup/pids
+	elif grep -qw pids /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+		base=/sys/fs/cgroup
+	else
+		skip "no pids cgroup controller"
+	fi
+	cg=$base/slctl-attack-$$-nopid
+	mkdir "$cg" || skip "cannot make a pids cgroup"
+	trap 'end_helpers; [ -z "${writer:-}" ] || kill -KILL "$writer" 2>/dev/null; hangfs_down; sleep 0.3; umount -l "$T/root/proc/sys/kernel" 2>/dev/null; rmdir "'"$cg"'" 2>/dev/null; true' EXIT
+	echo 1 >"$cg/pids.max"
+	hold_run_with_a_queued_writer "$T/root/proc/sys/kernel"
+	# shellcheck disable=SC2016
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" --root "$3" status' sh "$cg" "$SLCTL" \
+		"$T/root" >"$T/out" 2>"$T/err" &
+	pid=$!
+	expect_it_ends "$pid" 15 "root's status without a free PID"
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 1 ] || fail "status: exit $rc, not 1: $(cat "$T/err")"
+	grep -q "no process can be started" "$T/err" || fail "stderr: $(cat "$T/err")"
+	[ ! -s "$T/out" ] || fail "half a report: $(cat "$T/out")"
 }
 
 test_zz_the_machines_own_sysctl_is_untouched() {

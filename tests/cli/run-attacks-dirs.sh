@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Root's status, mitigate and mode against a user who holds the lock of a
+# directory they list (ninth hostile review, issue 24).
+#
+# getdents64() takes the directory's lock shared, always: no cache spares
+# it. Every directory of the configuration slctl reads (/etc/sysctl.d,
+# /usr/lib/sysctl.d, /etc/default/grub.d, /boot/loader/entries, ...) is
+# readable by every user, who can hold that lock shared (a getdents64()
+# into a buffer of its own FUSE file system that never answers) and queue
+# a mkdir there, which takes it exclusively before it checks permissions.
+# Root's plain `slctl status` then waited behind it until the user let go.
+# No authorization is needed and no penalty is lifted: the commands must
+# end, within the bound of a lookup, with one sentence and exit 1.
+#
+# Nothing here reads or writes the real /proc/sys.
+source "$(dirname "$0")/../lib.sh"
+source "$TOP/tests/attack-helper.sh"
+source "$TOP/tests/attack-hold.sh"
+
+set_up_a_fake_root() { # FIXTURE
+	require_root "a FUSE mount"
+	copy_fixture "$1"
+	unprivileged_env
+	trap cleanup EXIT
+	hangfs_up
+	install -d -m 0700 "$T/root/run/slctl/leases"
+}
+
+# Root's `ARGS` with DIR held and a mkdir queued: ends with exit 1 and
+# the sentence, within the lookup's bound, and prints no half report.
+expect_roots_command_to_end() { # DIR ARGS...
+	local dir=$1 pid rc
+	shift
+	run timeout 20 "$SLCTL" --root "$T/root" "$@"
+	[ "$rc" = 0 ] || fail "root's $* fails without the hold: exit $rc: $err"
+	hold_run_with_a_queued_writer "$T/root/$dir"
+	"$SLCTL" --root "$T/root" "$@" >"$T/out" 2>"$T/err" &
+	pid=$!
+	expect_it_ends "$pid" 12 "root's $* with $dir held"
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 1 ] || fail "root's $*: exit $rc, not 1: $(cat "$T/err")"
+	grep -q "has waited 5 seconds on a directory's lock" "$T/err" || fail "stderr: $(cat "$T/err")"
+	[ ! -s "$T/out" ] || fail "half a report: $(cat "$T/out")"
+}
+
+test_roots_status_does_not_wait_on_a_held_etc_sysctl_d() {
+	set_up_a_fake_root stock-ac
+	expect_roots_command_to_end etc/sysctl.d status
+}
+
+test_roots_status_does_not_wait_on_a_held_usr_lib_sysctl_d() {
+	set_up_a_fake_root stock-ac
+	expect_roots_command_to_end usr/lib/sysctl.d status
+}
+
+test_roots_json_status_does_not_wait_on_a_held_etc_sysctl_d() {
+	set_up_a_fake_root stock-ac
+	expect_roots_command_to_end etc/sysctl.d --json status
+}
+
+test_roots_mitigate_does_not_wait_on_a_held_etc_sysctl_d() {
+	set_up_a_fake_root stock-ac
+	expect_roots_command_to_end etc/sysctl.d mitigate
+}
+
+test_roots_mitigate_does_not_wait_on_a_held_usr_lib_sysctl_d() {
+	set_up_a_fake_root stock-ac
+	expect_roots_command_to_end usr/lib/sysctl.d mitigate
+}
+
+test_roots_mode_does_not_wait_on_a_held_grub_d() {
+	set_up_a_fake_root mode/debian-grub
+	expect_roots_command_to_end etc/default/grub.d mode
+}
+
+test_roots_mode_does_not_wait_on_a_held_loader_entries() {
+	set_up_a_fake_root mode/fedora-bls
+	expect_roots_command_to_end boot/loader/entries mode
+}
+
+# `mitigate on` lists nothing: it sets the value, and ends at once.
+test_roots_mitigate_on_with_etc_sysctl_d_held_sets_the_value() {
+	set_up_a_fake_root stock-ac
+	echo 0 >"$T/root/proc/sys/kernel/split_lock_mitigate"
+	hold_run_with_a_queued_writer "$T/root/etc/sysctl.d"
+	run timeout 20 "$SLCTL" --root "$T/root" mitigate on
+	[ "$rc" = 0 ] || fail "mitigate on: exit $rc: $err"
+	[ "$(cat "$T/root/proc/sys/kernel/split_lock_mitigate")" = 1 ] || fail "the value was not set"
+}
+
+# Without a hold, a listing made in a child reads what is there: the
+# drop-in that decides is still found.
+test_a_bounded_listing_finds_the_deciding_file() {
+	set_up_a_fake_root stock-ac
+	printf 'kernel.split_lock_mitigate = 0\n' >"$T/root/etc/sysctl.d/zz-games.conf"
+	run "$SLCTL" --root "$T/root" --json status
+	[ "$rc" = 0 ] || fail "status: exit $rc: $err"
+	grep -q '"persisted_in": *"/etc/sysctl.d/zz-games.conf"' <<<"$out" || fail "not found: $out"
+}
+
+test_zz_the_machines_own_sysctl_is_untouched() {
+	[ "$(cat /proc/sys/kernel/split_lock_mitigate 2>/dev/null || echo none)" = "$REAL_MITIGATE" ] ||
+		fail "the real kernel.split_lock_mitigate changed"
+}
+
+run_tests
