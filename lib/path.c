@@ -349,9 +349,11 @@ static int ms_left(const struct timespec *deadline)
  * Where no child can be started (PIDs or tasks used up, which a user may
  * do on purpose) the work is not done in-process, where it would wait
  * without a bound: -ETIMEDOUT too, not answered within the bound (ninth
- * review, attack 23). One exception, the lookup of slctl's own state:
- * where it exists it takes no lock, and a drop that failed there would
- * leave the penalty off.
+ * review, attack 23), and every later one of this context answers so at
+ * once, as after a stall: the commands then say that nothing was shown
+ * or changed, once, instead of half a report. One exception, the lookup
+ * of slctl's own state: where it exists it takes no lock, and a drop
+ * that failed there would leave the penalty off.
  */
 static void open_work(const struct splitlock_ctx *ctx, void *arg, int sock);
 static void list_work(const struct splitlock_ctx *ctx, void *arg, int sock);
@@ -394,6 +396,22 @@ static void close_all_but(int *keep, size_t n)
 
 #define BOUNDED_MAX_FDS 8
 
+/*
+ * A kernel built without AF_UNIX (CONFIG_UNIX=n, or no networking at all:
+ * the test VMs' tinyconfig) cannot hand a descriptor back from a child,
+ * so bounded_start() answers -EAFNOSUPPORT and its callers do the work
+ * in this process, unbounded, as before the ninth review. That is a
+ * choice of the kernel's build, not something a user can bring about,
+ * and no unprivileged user reaches the helper there: pkexec asks polkitd
+ * over D-Bus, a UNIX socket. Running out of descriptors is not this case
+ * (EMFILE, ENFILE): those stay errors.
+ */
+static bool no_unix_sockets(int err)
+{
+	return err == EAFNOSUPPORT || err == ENOSYS || err == EPROTONOSUPPORT ||
+	       err == ESOCKTNOSUPPORT;
+}
+
 /* @fds: the descriptors @work uses (negative ones are skipped). */
 static int bounded_start(const struct splitlock_ctx *ctx, const char *what,
 			 void (*work)(const struct splitlock_ctx *ctx, void *arg, int sock),
@@ -404,7 +422,13 @@ static int bounded_start(const struct splitlock_ctx *ctx, const char *what,
 	if (ctx->lookup_stalled && !state_path(what))
 		return -ETIMEDOUT;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		if (no_unix_sockets(errno)) {
+			sl_dbg(ctx, "%s: this kernel has no UNIX sockets, so no bounded "
+			       "lookup (%m): done in this process", what);
+			return -EAFNOSUPPORT;
+		}
 		sl_err(ctx, "cannot look up %s: no socket for a bounded lookup (%m)", what);
+		((struct splitlock_ctx *)ctx)->lookup_stalled = true;
 		return -EAGAIN;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b->deadline);
@@ -417,6 +441,7 @@ static int bounded_start(const struct splitlock_ctx *ctx, const char *what,
 			       "up with a bound (%m)", what);
 		close(sv[0]);
 		close(sv[1]);
+		((struct splitlock_ctx *)ctx)->lookup_stalled = true;
 		return -EAGAIN;
 	}
 	if (b->pid == 0) {
@@ -518,7 +543,7 @@ static int open_bounded(const struct splitlock_ctx *ctx, const char *path, int f
 	struct bounded b;
 	int r = bounded_start(ctx, path, open_work, &a, NULL, 0, &b);
 
-	if (r == -EAGAIN && state_path(path))
+	if ((r == -EAGAIN && state_path(path)) || r == -EAFNOSUPPORT)
 		return open_walk(ctx, path, flags, mode);
 	if (r == -EAGAIN)
 		return -ETIMEDOUT;
@@ -531,22 +556,25 @@ struct mkdir_args {
 	mode_t mode;
 };
 
-static void mkdir_work(const struct splitlock_ctx *ctx, void *arg, int sock)
+/* The new directory, opened, with exactly @a->mode, or a negative errno. */
+static int mkdir_open(const struct mkdir_args *a)
 {
-	struct mkdir_args *a = arg;
 	int fd;
 
-	(void)ctx;
-	if (mkdirat(a->dir, a->name, a->mode) < 0) {
-		send_fd(sock, -errno);
-		return;
-	}
+	if (mkdirat(a->dir, a->name, a->mode) < 0)
+		return -errno;
 	fd = openat(a->dir, a->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && fchmod(fd, a->mode) < 0) {
 		close(fd);
 		fd = -1;
 	}
-	send_fd(sock, fd < 0 ? -errno : fd);
+	return fd < 0 ? -errno : fd;
+}
+
+static void mkdir_work(const struct splitlock_ctx *ctx, void *arg, int sock)
+{
+	(void)ctx;
+	send_fd(sock, mkdir_open(arg));
 }
 
 int sl_mkdirat_bounded(const struct splitlock_ctx *ctx, int dir, const char *name,
@@ -556,6 +584,8 @@ int sl_mkdirat_bounded(const struct splitlock_ctx *ctx, int dir, const char *nam
 	struct bounded b;
 	int r = bounded_start(ctx, path, mkdir_work, &a, &dir, 1, &b);
 
+	if (r == -EAFNOSUPPORT)
+		return mkdir_open(&a);
 	if (r == -EAGAIN)
 		return -ETIMEDOUT;
 	return r < 0 ? r : bounded_fd(ctx, path, &b);
@@ -700,6 +730,19 @@ int sl_dir_lists_bounded(const struct splitlock_ctx *ctx, const char *const *pat
 		started = r == 0;
 		if (r == -EAGAIN)
 			r = -ETIMEDOUT;
+	}
+	for (size_t i = 0; r == -EAFNOSUPPORT && i < n_dirs; i++) {
+		int m;
+
+		if (l[i].done)
+			continue;
+		m = dir_list(dirs[i], keep, data, &l[i].list);
+		dirs[i] = -1;
+		l[i].done = true;
+		l[i].r = m < 0 ? m : 0;
+		l[i].n = m < 0 ? 0 : (size_t)m;
+		if (--left == 0)
+			r = 0;
 	}
 	while (r == 0 && left) {
 		int32_t status, index;

@@ -3,10 +3,11 @@
  * LD_PRELOAD shim for the fault-injection tests. It fails (or kills the
  * process at) the FAULT_NTH call of one operation on a path below
  * FAULT_PREFIX:
- *   FAULT_OP      write | fsync | rename | creat
+ *   FAULT_OP      write | fsync | rename | creat | socketpair (of AF_UNIX;
+ *                 no FAULT_PREFIX needed)
  *   FAULT_NTH     1-based call number
  *   FAULT_REPEAT  1: fail that call and every later one (a disk that stays full)
- *   FAULT_ERRNO   ENOSPC | EIO (default EIO)
+ *   FAULT_ERRNO   ENOSPC | EIO (default) | ENOSYS | EAFNOSUPPORT | EMFILE
  *   FAULT_ACTION  fail (default) | kill (SIGKILL before the call runs)
  *   FAULT_LOG     file to which each injected fault is appended
  * Only the test suite uses it; slctl itself knows nothing of it.
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 static int calls;
@@ -64,7 +66,10 @@ static bool strike(const char *op, bool relevant)
 	}
 	if (action && strcmp(action, "kill") == 0)
 		raise(SIGKILL);
-	errno = err && strcmp(err, "ENOSPC") == 0 ? ENOSPC : EIO;
+	errno = !err ? EIO : strcmp(err, "ENOSPC") == 0 ? ENOSPC :
+		strcmp(err, "ENOSYS") == 0 ? ENOSYS :
+		strcmp(err, "EAFNOSUPPORT") == 0 ? EAFNOSUPPORT :
+		strcmp(err, "EMFILE") == 0 ? EMFILE : EIO;
 	return true;
 }
 
@@ -120,4 +125,14 @@ int openat(int dirfd, const char *path, int flags, ...)
 			return -1;
 	}
 	return real_openat(dirfd, path, flags, mode);
+}
+
+/* A kernel without UNIX sockets (CONFIG_UNIX=n: ENOSYS or EAFNOSUPPORT),
+ * or a process out of descriptors (EMFILE). */
+int socketpair(int domain, int type, int protocol, int sv[2])
+{
+	REAL(socketpair, int, int, int, int, int *);
+	if (strike("socketpair", domain == AF_UNIX))
+		return -1;
+	return real_socketpair(domain, type, protocol, sv);
 }
