@@ -158,6 +158,8 @@ int sl_flock_wait(int fd, unsigned timeout_ms);
 #define SL_SYSFS_MODE "/sys/kernel/split_lock/mode"
 bool sl_mode_file_writable(struct splitlock_ctx *ctx);
 bool sl_has_misery_exempt(struct splitlock_ctx *ctx);
+/* /proc/self/split_lock has per-process counts (v1, v2; not v3). */
+bool sl_has_proc_counters(struct splitlock_ctx *ctx);
 bool sl_release_before(struct splitlock_ctx *ctx, unsigned major, unsigned minor);
 /*
  * The value of the "KEY VALUE" line of @text (the part after the blanks,

@@ -33,7 +33,6 @@ _public_ int splitlock_kernel_interfaces(struct splitlock_ctx *ctx,
 		{ "/proc/sys/kernel/split_lock_mitigate",
 		  SPLITLOCK_KERNEL_MITIGATE_SYSCTL },
 		{ SL_SYSFS_MODE, SPLITLOCK_KERNEL_SYSFS },
-		{ "/proc/self/split_lock", SPLITLOCK_KERNEL_PROC_COUNTERS },
 		{ "/sys/kernel/debug/split_lock/inject",
 		  SPLITLOCK_KERNEL_INJECT },
 	};
@@ -52,8 +51,23 @@ _public_ int splitlock_kernel_interfaces(struct splitlock_ctx *ctx,
 		bits |= SPLITLOCK_KERNEL_MODE_WRITABLE;
 	if (sl_has_misery_exempt(ctx))
 		bits |= SPLITLOCK_KERNEL_MISERY_EXEMPT;
+	if (sl_has_proc_counters(ctx))
+		bits |= SPLITLOCK_KERNEL_PROC_COUNTERS;
 	*ifaces = bits;
 	return 0;
+}
+
+bool sl_has_proc_counters(struct splitlock_ctx *ctx)
+{
+	_cleanup_free_ char *text = NULL;
+
+	/*
+	 * v1 and v2 of the series count per process in /proc/PID/split_lock;
+	 * v3 leaves that to the tracepoint and keeps only the exemption there.
+	 */
+	if (sl_read_file(ctx, "/proc/self/split_lock", 64 * 1024, &text, NULL) < 0)
+		return false;
+	return sl_find_key(text, "ac_traps") != NULL;
 }
 
 bool sl_mode_file_writable(struct splitlock_ctx *ctx)

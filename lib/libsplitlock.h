@@ -169,7 +169,7 @@ enum {
 	SPLITLOCK_KERNEL_SYSFS           = 1u << 1,
 	/* /dev/kmsg can be opened for reading */
 	SPLITLOCK_KERNEL_KMSG            = 1u << 2,
-	/* /proc/PID/split_lock per-process counters (patched kernel) */
+	/* /proc/PID/split_lock has per-process counters (series v1, v2) */
 	SPLITLOCK_KERNEL_PROC_COUNTERS   = 1u << 3,
 	/* /sys/kernel/debug/split_lock/inject (patched, test-only) */
 	SPLITLOCK_KERNEL_INJECT          = 1u << 4,

@@ -193,10 +193,25 @@ _public_ int splitlock_mode_switch_apply(struct splitlock_mode_switch *sw)
 	snprintf(line, sizeof(line), "%s\n", want);
 	r = write_word(sw->ctx, line);
 	if (r == -EPERM) {
-		/* Planned before another writer put the kernel into seq. */
-		if (set_error(sw, "the kernel refused to switch to %s: it runs in seq mode now, "
-			      "or this process lacks CAP_SYS_ADMIN", want) < 0)
+		bool arms_ac = sw->mode == SPLITLOCK_MODE_WARN || sw->mode == SPLITLOCK_MODE_SEQ ||
+			       sw->mode == SPLITLOCK_MODE_FATAL;
+		bool ac_off = sw->previous == SPLITLOCK_MODE_OFF ||
+			      sw->previous == SPLITLOCK_MODE_RATELIMIT;
+
+		/*
+		 * Series v3 arms split lock #AC at run time only where the boot
+		 * mode armed it; otherwise: planned before another writer put
+		 * the kernel into seq, or no CAP_SYS_ADMIN.
+		 */
+		if (arms_ac && ac_off) {
+			if (set_error(sw, "the kernel refused to switch to %s: it does not arm "
+				      "split lock detection at run time where the boot mode did "
+				      "not; boot with split_lock_detect=%s instead", want, want) < 0)
+				return -ENOMEM;
+		} else if (set_error(sw, "the kernel refused to switch to %s: it runs in seq mode "
+				     "now, or this process lacks CAP_SYS_ADMIN", want) < 0) {
 			return -ENOMEM;
+		}
 		return r;
 	}
 	if (r < 0) {

@@ -23,12 +23,18 @@ run() {
 show_mitigate() { say "mitigate $(cat /proc/sys/kernel/split_lock_mitigate)"; }
 
 scenario=$(sed -n 's/.*slctl_scenario=\([^ ]*\).*/\1/p' /proc/cmdline)
+# Series v3 (slctl_v3 on the command line): "ac" is an #AC that arrives
+# whoever armed it, "split" a split lock that traps only where detection
+# is armed; the per-process counts are the trace events of the process.
+v3=
+case " $(cat /proc/cmdline) " in *" slctl_v3 "*) v3=1 ;; esac
 tracing=/sys/kernel/tracing
 say "begin $scenario"
 say "mode [$(cat /sys/kernel/split_lock/mode)]"
 say "features [$(cat /sys/kernel/split_lock/features)]"
 show_mitigate
 if [ -d $tracing/events/split_lock/split_lock_trap ]; then
+	[ -n "$v3" ] && echo 1 > $tracing/options/record-tgid
 	echo 1 > $tracing/events/split_lock/split_lock_trap/enable && say "trace on"
 fi
 
@@ -52,12 +58,113 @@ fatal)
 	run slinject db 1
 	;;
 off)
-	run slinject ac 5
+	# v3: a split lock in "off" is not trapped; "ac" is the foreign-ac
+	# scenario.
+	kind=ac
+	[ -n "$v3" ] && kind=split
+	run slinject $kind 5
 	run slinject db 5
 	;;
 ratelimit)
 	run slinject db 25
+	if [ -n "$v3" ]; then
+		# An #AC that ratelimit did not arm: SIGBUS, not a silent retry.
+		run slinject ac 1
+	else
+		run slinject ac 3
+	fi
+	;;
+split)
+	# N split locks of one task: fewer traps in warn (detection off on the
+	# core for 2 jiffies after each), N in seq (off for one instruction).
+	run slinject split 20
+	run slinject write /sys/kernel/split_lock/mode fatal
+	run slinject write /sys/kernel/split_lock/mode warn
+	run slinject write /sys/kernel/split_lock/mode seq
+	run slinject split 20
+	run slinject -t 3 split 5
+	;;
+foreign-ac)
+	# "off": an #AC armed by someone else (a hypervisor) is delivered.
 	run slinject ac 3
+	run slinject split 5
+	;;
+runtime-arm)
+	# Booted "off": #AC is not armed at run time; #DB is.
+	run slinject write /sys/kernel/split_lock/mode warn
+	run slinject write /sys/kernel/split_lock/mode seq
+	run slinject write /sys/kernel/split_lock/mode fatal
+	run slinject write /sys/kernel/split_lock/mode off
+	run slinject write /sys/kernel/split_lock/mode ratelimit:10
+	run slinject write /sys/kernel/split_lock/mode ratelimit:10
+	say "mode-now [$(cat /sys/kernel/split_lock/mode)]"
+	run slinject write /sys/kernel/split_lock/mode off
+	say "mode-now [$(cat /sys/kernel/split_lock/mode)]"
+	;;
+exempt)
+	# Kept across an exec, dropped by a setuid exec.
+	run sh -c 'echo "misery_exempt 1" > /proc/$$/split_lock && exec slinject asuser 1000 /bin/slinject proc'
+	run sh -c 'echo "misery_exempt 1" > /proc/$$/split_lock && exec slinject asuser 1000 /bin/slinject-suid proc'
+	# Revoked through the process it was granted to, for its child too.
+	mkfifo /tmp/go
+	sh -c 'echo "misery_exempt 1" > /proc/$$/split_lock; sh -c "read x < /tmp/go; exec slinject ac 20"; true' \
+		>/tmp/tree.out 2>&1 &
+	tree=$!
+	sleep 1
+	run slinject write /proc/$tree/split_lock "misery_exempt 0"
+	echo go > /tmp/go
+	wait
+	say "run tree"
+	cat /tmp/tree.out
+	say "exit 0"
+	;;
+release)
+	# Throttled tasks are released by a change of the mode...
+	run slinject write /sys/kernel/split_lock/mode ratelimit:1
+	slinject -t 6 db 2 >/tmp/mode.out 2>&1 &
+	sleep 2
+	run slinject write /sys/kernel/split_lock/mode warn
+	wait
+	say "run mode-released"
+	cat /tmp/mode.out
+	say "exit 0"
+	# ... and by an exemption of their process.
+	run slinject write /sys/kernel/split_lock/mode ratelimit:1
+	slinject -t 6 db 2 >/tmp/exempt.out 2>&1 &
+	throttled=$!
+	sleep 2
+	run slinject write /proc/$throttled/split_lock "misery_exempt 1"
+	wait
+	say "run exempt-released"
+	cat /tmp/exempt.out
+	say "exit 0"
+	;;
+step)
+	# v4: the single step of "seq" over a split lock. An #AC taken again
+	# during the step (the SMT sibling re-armed the core) must not leave
+	# the kernel's TF to the task, which would die of SIGTRAP.
+	run slinject retrap 10
+	# A uprobe on the instruction the step runs: uprobes steps it out of
+	# line and must not take the step's TF for the task's (SIGTRAP).
+	off=$(slinject probe-offset)
+	if [ -n "$off" ] &&
+	   echo "p:slstep /bin/slinject:$off" > $tracing/uprobe_events &&
+	   echo 1 > $tracing/events/uprobes/slstep/enable; then
+		say "uprobe at $off"
+		run slinject probed 10
+		echo 0 > $tracing/events/uprobes/slstep/enable
+		say "uprobe hits $(grep -c ' slstep: ' $tracing/trace)"
+	fi
+	# Whatever came before, split locks still trap one by one.
+	run slinject split 10
+	;;
+step-v5)
+	# v5, the review of v4. H1: the stepped instruction is rt_sigreturn,
+	# whose frame returns to the same address with TF clear; the split
+	# lock made there must trap. M2: the stepped instruction page-faults
+	# first; the step goes on and ends at its own trap.
+	run slinject sigreturn 10
+	run slinject fault 10
 	;;
 kconfig-mitigate-default-n)
 	run slinject ac 30
@@ -67,7 +174,11 @@ runtime)
 	run slinject ac 10
 	run slinject write /sys/kernel/split_lock/mode off
 	say "mode-now [$(cat /sys/kernel/split_lock/mode)]"
-	run slinject ac 10
+	# v3: split locks, which "off" does not trap ("ac", an #AC that
+	# arrives anyway, gets SIGBUS there: the foreign-ac scenario).
+	kind=ac
+	[ -n "$v3" ] && kind=split
+	run slinject $kind 10
 	run slinject write /sys/kernel/split_lock/mode warn
 	say "mode-now [$(cat /sys/kernel/split_lock/mode)]"
 	run slinject ac 10
@@ -135,7 +246,11 @@ else
 fi
 if [ -d $tracing/events/split_lock/split_lock_trap ]; then
 	say "trace_events $(grep -c 'split_lock_trap:' $tracing/trace)"
-	grep 'split_lock_trap:' $tracing/trace | head -3 | sed 's/^/@@@ trace /'
+	if [ -n "$v3" ]; then
+		grep 'split_lock_trap:' $tracing/trace | sed 's/^/@@@ trace /'
+	else
+		grep 'split_lock_trap:' $tracing/trace | head -3 | sed 's/^/@@@ trace /'
+	fi
 fi
 if [ -x /usr/bin/slctl ]; then
 	say "slctl-status-begin"

@@ -253,5 +253,26 @@ TEST(interfaces_of_run_time_control)
 	CHECK_INT(splitlock_kernel_interfaces(ctx, &ifaces), 0);
 	CHECK(!(ifaces & SPLITLOCK_KERNEL_MODE_WRITABLE));
 	CHECK(!(ifaces & SPLITLOCK_KERNEL_MISERY_EXEMPT));
+	CHECK(ifaces & SPLITLOCK_KERNEL_PROC_COUNTERS);
+	done(ctx);
+}
+
+/* v3 of the series: the file only has the exemption, counts are traced. */
+TEST(interfaces_of_v3_exemption_without_counters)
+{
+	struct splitlock_ctx *ctx = machine("split_lock_detect", "7.3.4", "warn", true, false);
+	unsigned ifaces = 0;
+	char path[256];
+
+	put("/proc/self/split_lock", "misery_exempt 0\n");
+	CHECK_INT(splitlock_kernel_interfaces(ctx, &ifaces), 0);
+	CHECK(ifaces & SPLITLOCK_KERNEL_MISERY_EXEMPT);
+	CHECK(!(ifaces & SPLITLOCK_KERNEL_PROC_COUNTERS));
+	/* A kernel without the exemption option has no file at all. */
+	snprintf(path, sizeof(path), "%s/proc/self/split_lock", root);
+	unlink(path);
+	CHECK_INT(splitlock_kernel_interfaces(ctx, &ifaces), 0);
+	CHECK(!(ifaces & SPLITLOCK_KERNEL_MISERY_EXEMPT));
+	CHECK(!(ifaces & SPLITLOCK_KERNEL_PROC_COUNTERS));
 	done(ctx);
 }
