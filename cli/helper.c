@@ -364,7 +364,7 @@ static int lease(struct splitlock_ctx *ctx, uint32_t user, uint32_t caller, int 
 
 	/* EOF on a pipe is how the run's end reaches us; a terminal never ends. */
 	if (fstat(STDIN_FILENO, &in) < 0 || !S_ISFIFO(in.st_mode) ||
-	    fstat(helper_caller_fd(STDOUT_FILENO), &out) < 0 || !S_ISFIFO(out.st_mode))
+	    helper_caller_fstat(STDOUT_FILENO, &out) < 0 || !S_ISFIFO(out.st_mode))
 		return refuse("standard input and output must be pipes from 'slctl run'");
 	r = check_way(ctx, SPLITLOCK_LIFT_LEASE);
 	if (r)

@@ -210,10 +210,23 @@ static int release_child(struct child *c)
 	return n == sizeof(e) ? e : 0;
 }
 
+/*
+ * CMD's end, waited for without reaping it first: SIGTERM and SIGHUP are
+ * passed on to child_pid, and once reaped that PID is free for any
+ * process of any user (tenth review, attack 5: root's run relayed a
+ * SIGTERM during the lease's drop to a PID it had reaped). While CMD is
+ * a zombie the PID is still its own; it is forgotten, then reaped.
+ */
 static int wait_for(pid_t pid)
 {
+	siginfo_t info;
 	int status;
 
+	while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0)
+		if (errno != EINTR)
+			break;
+	if (child_pid == pid)
+		child_pid = 0;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return EXIT_FAIL;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,12 +110,13 @@ int helper_leave_cgroups(char **why);
 
 /*
  * helper-relay.c: descriptors 1 and 2 become pipes of the helper's own,
- * passed on to the caller's by a thread, so that no lock the caller can
+ * passed on to the caller's by a process, so that no lock the caller can
  * hold on its pipe or file stops the helper. 0 or a negative errno.
- * helper_caller_fd(): the caller's own descriptor behind 1 or 2, to check.
+ * helper_caller_fstat(): what the caller's own descriptor behind 1 or 2
+ * was (the helper keeps no copy of it), to check.
  */
 int helper_relay_start(void);
-int helper_caller_fd(int std_fd);
+int helper_caller_fstat(int std_fd, struct stat *st);
 
 /* Point each closed descriptor 0-2 at /dev/null; call first in main(). */
 void slctl_ensure_std_fds(void);

@@ -81,6 +81,22 @@ int sl_dir_lists_bounded(const struct splitlock_ctx *ctx, const char *const *pat
 			 size_t n_dirs, bool (*keep)(const char *name, void *data), void *data,
 			 char ***names, int *counts);
 
+/*
+ * @fn in a child waited for SL_LOOKUP_TIMEOUT_MS without a message, for
+ * work that lists or looks up in directories other users can read and
+ * hold (libkmod, a tree scan). What @fn gives sl_emit() reaches @take in
+ * this process, in order; the result is @fn's (an int), or -ETIMEDOUT
+ * with a sentence naming @action and @what after a stall, or where no
+ * child can be started. Without UNIX sockets @fn runs in this process.
+ * @fn may not print through the context's log function (the child's
+ * messages do not come back), only return errnos.
+ */
+struct sl_emitter;
+int sl_emit(struct sl_emitter *e, const void *msg, size_t len);
+int sl_run_bounded(struct splitlock_ctx *ctx, const char *what, const char *action,
+		   int (*fn)(struct splitlock_ctx *ctx, void *arg, struct sl_emitter *e),
+		   void *arg, int (*take)(void *data, const void *msg, size_t len), void *data);
+
 /* fileio.c */
 /* A regular file opened to read (no symlink unless @follow, never blocking):
  * -ELOOP, -EISDIR, or -EBADFD with a logged sentence for FIFOs and devices. */

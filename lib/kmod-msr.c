@@ -10,6 +10,8 @@
  * under another root is for another kernel.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <libkmod.h>
 
 #include "internal.h"
@@ -154,29 +156,127 @@ static int find(struct splitlock_ctx *ctx, enum splitlock_msr_module *state,
 	return 0;
 }
 
+/*
+ * find() looks up /dev/cpu/0/msr, reads modules.builtin and has libkmod
+ * list every modprobe.d directory and read the module indexes: all in
+ * directories every user can read, and so can hold, with a mkdir queued
+ * behind (tenth review: root's probe --msr waited in libkmod's listing
+ * of /etc/modprobe.d until ^C). So it runs in a bounded child, whose
+ * answer is the state and the module's path.
+ */
+struct found {
+	bool got;
+	int32_t state;
+	char *path;
+};
+
+static int find_work(struct splitlock_ctx *ctx, void *arg, struct sl_emitter *e)
+{
+	bool want_path = *(const bool *)arg;
+	enum splitlock_msr_module state;
+	_cleanup_free_ char *path = NULL;
+	char msg[sizeof(int32_t) + PATH_MAX];
+	size_t len = sizeof(int32_t);
+	int32_t st;
+	int r = find(ctx, &state, want_path ? &path : NULL, NULL, NULL);
+
+	if (r < 0)
+		return r;
+	st = (int32_t)state;
+	memcpy(msg, &st, sizeof(st));
+	if (path) {
+		size_t n = strlen(path);
+
+		if (n >= PATH_MAX)
+			return -ENAMETOOLONG;
+		memcpy(msg + len, path, n);
+		len += n;
+	}
+	return sl_emit(e, msg, len);
+}
+
+static int take_found(void *data, const void *msg, size_t len)
+{
+	struct found *f = data;
+
+	if (f->got || len < sizeof(f->state))
+		return -EIO;
+	memcpy(&f->state, msg, sizeof(f->state));
+	if (len > sizeof(f->state)) {
+		f->path = strndup((const char *)msg + sizeof(f->state), len - sizeof(f->state));
+		if (!f->path)
+			return -ENOMEM;
+	}
+	f->got = true;
+	return 0;
+}
+
+static int find_bounded(struct splitlock_ctx *ctx, enum splitlock_msr_module *state,
+			char **path)
+{
+	bool want_path = path != NULL;
+	struct found f = { 0 };
+	int r = sl_run_bounded(ctx, "the msr driver", "lookup", find_work, &want_path,
+			       take_found, &f);
+
+	if (r == 0 && !f.got)
+		r = -EIO;
+	if (r < 0) {
+		free(f.path);
+		return r;
+	}
+	*state = (enum splitlock_msr_module)f.state;
+	if (path)
+		*path = f.path;
+	else
+		free(f.path);
+	return 0;
+}
+
 _public_ int splitlock_msr_module_find(struct splitlock_ctx *ctx,
 				       enum splitlock_msr_module *state,
 				       char **path)
 {
-	enum splitlock_msr_module s;
-	char *p = NULL;
-	int r = find(ctx, &s, path ? &p : NULL, NULL, NULL);
-
-	if (r < 0)
-		return r;
-	*state = s;
-	if (path)
-		*path = p;
-	return 0;
+	return find_bounded(ctx, state, path);
 }
 
-int sl_msr_module_load(struct splitlock_ctx *ctx)
+/* The insertion, in a bounded child too: libkmod looks up the module's
+ * dependencies and the file again. -EAGAIN where the module is no longer
+ * a loadable one (it was loaded, or removed, in between). */
+static int insert_work(struct splitlock_ctx *ctx, void *arg, struct sl_emitter *e)
 {
 	_cleanup_kmod_ struct kmod_ctx *k = NULL;
 	_cleanup_kmod_list_ struct kmod_list *list = NULL;
 	enum splitlock_msr_module state;
 	struct kmod_module *mod;
 	int r = find(ctx, &state, NULL, &k, &list);
+
+	(void)arg;
+	(void)e;
+	if (r < 0)
+		return r;
+	if (state == SPLITLOCK_MSR_MODULE_LOADED)
+		return 0;
+	if (state != SPLITLOCK_MSR_MODULE_LOADABLE)
+		return -EAGAIN;
+	mod = kmod_module_get_module(list);
+	r = kmod_module_probe_insert_module(mod, 0, NULL, NULL, NULL, NULL);
+	kmod_module_unref(mod);
+	return r;
+}
+
+static int take_nothing(void *data, const void *msg, size_t len)
+{
+	(void)data;
+	(void)msg;
+	(void)len;
+	return -EIO;
+}
+
+int sl_msr_module_load(struct splitlock_ctx *ctx)
+{
+	enum splitlock_msr_module state;
+	int r = find_bounded(ctx, &state, NULL);
 
 	if (r < 0)
 		return r;
@@ -202,11 +302,11 @@ int sl_msr_module_load(struct splitlock_ctx *ctx)
 		sl_info(ctx, "loading the msr module needs CAP_SYS_MODULE");
 		return -EPERM;
 	}
-	mod = kmod_module_get_module(list);
-	r = kmod_module_probe_insert_module(mod, 0, NULL, NULL, NULL, NULL);
-	kmod_module_unref(mod);
+	r = sl_run_bounded(ctx, "the msr module", "loading", insert_work, NULL, take_nothing,
+			   NULL);
 	if (r < 0) {
-		sl_info(ctx, "cannot load the msr module: %s", strerror(-r));
+		if (r != -ETIMEDOUT)
+			sl_info(ctx, "cannot load the msr module: %s", strerror(-r));
 		return r;
 	}
 	/* devtmpfs creates the node before the module's init returns. */

@@ -2500,8 +2500,11 @@ enum splitlock_msr_module {
  * Where the msr driver is, for the kernel release under the root
  * (/lib/modules/RELEASE, looked up with libkmod as modprobe does; built-in
  * modules from modules.builtin first). For LOADABLE, *@path (may be NULL)
- * is the module file, which the caller frees; NULL otherwise.
- * Errors: -ENOMEM, or what reading the release returns.
+ * is the module file, which the caller frees; NULL otherwise. The lookup
+ * is made in a child process (fork()) waited for 5 seconds: the
+ * directories it lists are readable, and so lockable, by every user.
+ * Errors: -ENOMEM, -ETIMEDOUT (the child stalled, or none could be
+ * started), or what reading the release returns.
  *
  * Since: LIBSPLITLOCK_1
  */

@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -357,11 +358,12 @@ static int ms_left(const struct timespec *deadline)
  */
 static void open_work(const struct splitlock_ctx *ctx, void *arg, int sock);
 static void list_work(const struct splitlock_ctx *ctx, void *arg, int sock);
+static void run_work(const struct splitlock_ctx *ctx, void *arg, int sock);
 
 struct bounded {
 	pid_t pid;
 	int sock;
-	bool listing;
+	const char *action; /* "lookup", "listing", ... for messages */
 	struct timespec deadline;
 };
 
@@ -433,7 +435,7 @@ static int bounded_start(const struct splitlock_ctx *ctx, const char *what,
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b->deadline);
 	b->deadline.tv_sec += SL_LOOKUP_TIMEOUT_MS / 1000;
-	b->listing = work == list_work;
+	b->action = work == list_work ? "listing" : work == run_work ? b->action : "lookup";
 	b->pid = fork();
 	if (b->pid < 0) {
 		if (!state_path(what) || work != open_work)
@@ -478,7 +480,7 @@ static int bounded_wait(const struct splitlock_ctx *ctx, const char *what, struc
 	b->sock = -1;
 	((struct splitlock_ctx *)ctx)->lookup_stalled = true;
 	sl_err(ctx, "the %s of %s has waited %u seconds on a directory's lock "
-	       "that another process holds", b->listing ? "listing" : "lookup", what,
+	       "that another process holds", b->action, what,
 	       SL_LOOKUP_TIMEOUT_MS / 1000);
 	return -ETIMEDOUT;
 }
@@ -837,6 +839,112 @@ static int open_cached_or_bounded(const struct splitlock_ctx *ctx, const char *p
 			return -errno;
 	}
 	return open_bounded(ctx, path, flags, mode);
+}
+
+/*
+ * Any work that reads directories every user can read, in a bounded
+ * child: libkmod's modprobe.d listings, the scan of /boot (tenth review).
+ * The child's messages come back one by one, each after a type byte:
+ * RUN_DATA for @take, RUN_END with the work's int32 result. The bound is
+ * SL_LOOKUP_TIMEOUT_MS without a message, not for the whole work: a
+ * large /boot is slow, a held one is silent.
+ */
+enum { RUN_DATA = 'd', RUN_END = 'e' };
+#define RUN_MESSAGE_MAX (64 * 1024)
+
+struct sl_emitter {
+	int sock; /* the child's end, or -1: in this process */
+	int (*take)(void *data, const void *msg, size_t len);
+	void *data;
+};
+
+int sl_emit(struct sl_emitter *e, const void *msg, size_t len)
+{
+	char type = RUN_DATA;
+	struct iovec iov[2] = { { &type, 1 }, { (void *)msg, len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+	if (len > RUN_MESSAGE_MAX - 1)
+		return -EMSGSIZE;
+	if (e->sock < 0)
+		return e->take(e->data, msg, len);
+	return sendmsg(e->sock, &mh, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+struct run_args {
+	int (*fn)(struct splitlock_ctx *ctx, void *arg, struct sl_emitter *e);
+	void *arg;
+};
+
+static void run_work(const struct splitlock_ctx *ctx, void *arg, int sock)
+{
+	struct run_args *a = arg;
+	struct sl_emitter e = { .sock = sock };
+	char end[1 + sizeof(int32_t)] = { RUN_END };
+	int32_t r = a->fn((struct splitlock_ctx *)ctx, a->arg, &e);
+
+	memcpy(end + 1, &r, sizeof(r));
+	send(sock, end, sizeof(end), MSG_NOSIGNAL);
+}
+
+int sl_run_bounded(struct splitlock_ctx *ctx, const char *what, const char *action,
+		   int (*fn)(struct splitlock_ctx *ctx, void *arg, struct sl_emitter *e),
+		   void *arg, int (*take)(void *data, const void *msg, size_t len), void *data)
+{
+	struct run_args a = { fn, arg };
+	_cleanup_free_ char *buf = NULL;
+	struct bounded b = { .action = action };
+	int r;
+
+	r = bounded_start(ctx, what, run_work, &a, NULL, 0, &b);
+	if (r == -EAFNOSUPPORT) {
+		struct sl_emitter e = { .sock = -1, .take = take, .data = data };
+
+		return fn(ctx, arg, &e);
+	}
+	if (r == -EAGAIN)
+		r = -ETIMEDOUT;
+	if (r < 0)
+		return r;
+	buf = malloc(RUN_MESSAGE_MAX);
+	if (!buf) {
+		kill(b.pid, SIGKILL);
+		bounded_end(ctx, what, &b);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t len;
+
+		r = bounded_wait(ctx, what, &b);
+		if (r < 0)
+			return r;
+		len = recv(b.sock, buf, RUN_MESSAGE_MAX, 0);
+		if (len <= 0) {
+			/* The child ended without its answer: it crashed. */
+			r = len < 0 ? -errno : -EIO;
+			break;
+		}
+		if (buf[0] == RUN_END && len == 1 + (ssize_t)sizeof(int32_t)) {
+			int32_t v;
+
+			memcpy(&v, buf + 1, sizeof(v));
+			r = v;
+			break;
+		}
+		if (buf[0] != RUN_DATA) {
+			r = -EIO;
+			break;
+		}
+		r = take(data, buf + 1, (size_t)len - 1);
+		if (r < 0)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &b.deadline);
+		b.deadline.tv_sec += SL_LOOKUP_TIMEOUT_MS / 1000;
+	}
+	if (r < 0 && r != -ETIMEDOUT)
+		kill(b.pid, SIGKILL);
+	bounded_end(ctx, what, &b);
+	return r;
 }
 
 int sl_open_bounded(const struct splitlock_ctx *ctx, const char *path, int flags)

@@ -9,6 +9,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "bootloader.h"
@@ -63,7 +65,52 @@ static int add(struct sl_tree_scan *s, const char *path, const struct stat *st)
 	return 0;
 }
 
-static int walk(struct sl_tree_scan *s, int dfd, const char *path, int depth)
+/* An entry as the child sends it: the identity, then the path. */
+struct wire_entry {
+	uint32_t type;
+	uint64_t dev, ino;
+	int64_t size, mtime_sec, mtime_nsec;
+};
+
+static int emit_entry(struct sl_emitter *e, const char *path, const struct stat *st)
+{
+	char msg[sizeof(struct wire_entry) + PATH_MAX];
+	struct wire_entry w = {
+		.type = st->st_mode & S_IFMT, .dev = st->st_dev, .ino = st->st_ino,
+		.size = st->st_size, .mtime_sec = st->st_mtim.tv_sec,
+		.mtime_nsec = st->st_mtim.tv_nsec,
+	};
+	size_t n = strlen(path);
+
+	if (n >= PATH_MAX)
+		return -ENAMETOOLONG;
+	memcpy(msg, &w, sizeof(w));
+	memcpy(msg + sizeof(w), path, n);
+	return sl_emit(e, msg, sizeof(w) + n);
+}
+
+static int take_entry(void *data, const void *msg, size_t len)
+{
+	_cleanup_free_ char *path = NULL;
+	struct wire_entry w;
+	struct stat st = { 0 };
+
+	if (len <= sizeof(w))
+		return -EIO;
+	memcpy(&w, msg, sizeof(w));
+	path = strndup((const char *)msg + sizeof(w), len - sizeof(w));
+	if (!path)
+		return -ENOMEM;
+	st.st_mode = w.type;
+	st.st_dev = w.dev;
+	st.st_ino = w.ino;
+	st.st_size = w.size;
+	st.st_mtim.tv_sec = w.mtime_sec;
+	st.st_mtim.tv_nsec = w.mtime_nsec;
+	return add(data, path, &st);
+}
+
+static int walk(struct sl_emitter *e, int dfd, const char *path, int depth)
 {
 	DIR *dir = fdopendir(dfd);
 	struct dirent *de;
@@ -85,13 +132,13 @@ static int walk(struct sl_tree_scan *s, int dfd, const char *path, int depth)
 			r = -ENOMEM;
 			break;
 		}
-		r = add(s, child, &st);
+		r = emit_entry(e, child, &st);
 		if (r == 0 && S_ISDIR(st.st_mode) && depth < SCAN_MAX_DEPTH) {
 			int sub = openat(dirfd(dir), de->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub >= 0)
-				r = walk(s, sub, child, depth + 1);
+				r = walk(e, sub, child, depth + 1);
 		}
 	}
 	closedir(dir);
@@ -104,20 +151,38 @@ static int cmp_entry(const void *a, const void *b)
 		      ((const struct scan_entry *)b)->path);
 }
 
-int sl_tree_scan(struct splitlock_ctx *ctx, const char *const *dirs,
-		 struct sl_tree_scan **out)
+static int scan_work(struct splitlock_ctx *ctx, void *arg, struct sl_emitter *e)
 {
-	struct sl_tree_scan *s = calloc(1, sizeof(*s));
+	const char *const *dirs = arg;
 	int r = 0;
 
-	if (!s)
-		return -ENOMEM;
 	for (size_t i = 0; r == 0 && dirs[i]; i++) {
 		int fd = sl_open_dir(ctx, dirs[i]);
 
 		if (fd >= 0)
-			r = walk(s, fd, dirs[i], 0);
+			r = walk(e, fd, dirs[i], 0);
 	}
+	return r;
+}
+
+/*
+ * The walk is made in a bounded child (tenth review): /boot/grub, the
+ * ESP and /etc/kernel's drop-in directories are readable by every user,
+ * who could hold one with a mkdir queued, and root's mode --persist
+ * waited there, its new configuration written and the tool not run,
+ * until ^C left it half-applied. A scan that stalls now fails, and the
+ * caller undoes what it wrote.
+ */
+int sl_tree_scan(struct splitlock_ctx *ctx, const char *const *dirs,
+		 struct sl_tree_scan **out)
+{
+	struct sl_tree_scan *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	r = sl_run_bounded(ctx, dirs[0] ? dirs[0] : "/", "scan", scan_work, (void *)dirs,
+			   take_entry, s);
 	if (r < 0) {
 		sl_tree_scan_free(s);
 		return r;

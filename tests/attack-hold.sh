@@ -5,12 +5,13 @@
 HANGFS=$TOP/$BUILD_DIR/tests/hangfs
 
 # hangfs mounted on $T/mnt for nobody and served as nobody.
-hangfs_up() {
+# With NOFLUSH_FLAG, FLUSH is no longer answered once that file exists.
+hangfs_up() { # [NOFLUSH_FLAG]
 	[ -c /dev/fuse ] || skip "no /dev/fuse"
 	[ -x "$HANGFS" ] || fail "$HANGFS is not built (make tests)"
 	mkdir -p "$T/mnt"
 	chmod 755 "$T" "$T/mnt"
-	"$HANGFS" serve "$T/mnt" "$NOBODY" "$(id -g nobody)" 2>>"$T/hangfs.log" &
+	"$HANGFS" serve "$T/mnt" "$NOBODY" "$(id -g nobody)" ${1:+"$1"} 2>>"$T/hangfs.log" &
 	hangfs_server=$!
 	disown "$hangfs_server" # killed at the end: no "Killed" notice
 	local i

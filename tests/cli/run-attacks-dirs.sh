@@ -99,6 +99,75 @@ test_a_bounded_listing_finds_the_deciding_file() {
 	grep -q '"persisted_in": *"/etc/sysctl.d/zz-games.conf"' <<<"$out" || fail "not found: $out"
 }
 
+# Root's probe --msr with the msr driver not loaded: libkmod lists every
+# modprobe.d directory and reads the module indexes, in a bounded child
+# (tenth review: it waited in root's process until ^C).
+expect_roots_probe_msr_to_end() { # DIR
+	local pid
+	require_root "a FUSE mount"
+	copy_fixture probe-msr
+	rm -rf "$T/root/dev/cpu"
+	mkdir -p "$T/root/lib/modules/6.1.0-probe-test"
+	echo 6.1.0-probe-test >"$T/root/proc/sys/kernel/osrelease"
+	install -d -m 0755 "$T/root/$1"
+	echo "# a distribution's file" >"$T/root/$1/a.conf"
+	unprivileged_env
+	trap cleanup EXIT
+	hangfs_up
+	run timeout 20 "$SLCTL" --root "$T/root" probe --msr
+	[ "$rc" != 124 ] || fail "probe --msr hangs even without the hold"
+	grep -q "has waited" <<<"$err" && fail "probe --msr stalls without the hold: $err"
+	hold_run_with_a_queued_writer "$T/root/$1"
+	"$SLCTL" --root "$T/root" probe --msr >"$T/out" 2>"$T/err" &
+	pid=$!
+	expect_it_ends "$pid" 12 "root's probe --msr with $1 held"
+	wait "$pid"
+	rc=$?
+	[ "$rc" != 0 ] || fail "root's probe --msr with $1 held succeeded: $(cat "$T/out")"
+	grep -q "the lookup of the msr driver has waited 5 seconds on a directory's lock" "$T/err" ||
+		fail "stderr: $(cat "$T/err")"
+}
+
+test_roots_probe_msr_does_not_wait_on_a_held_etc_modprobe_d() {
+	expect_roots_probe_msr_to_end etc/modprobe.d
+}
+
+test_roots_probe_msr_does_not_wait_on_a_held_lib_modprobe_d() {
+	expect_roots_probe_msr_to_end lib/modprobe.d
+}
+
+# Root's mode --persist scans /boot, the ESP, /etc/default and /etc/kernel
+# after writing its files and before the tool runs, to tell what the tool
+# changed. A held /boot/grub (which slctl never writes) stopped it there,
+# half-applied (tenth review); the scan is bounded now, and a stalled one
+# is undone: exit 1, /etc/default as it was, the tool not run.
+test_roots_mode_persist_with_a_held_boot_dir_ends_and_undoes() {
+	local pid
+	require_root "a FUSE mount, mknod and chroot"
+	copy_fixture mode/debian-grub
+	stub_env
+	install -d -m 0755 "$T/root/boot/grub"
+	echo "# grub.cfg" >"$T/root/boot/grub/grub.cfg"
+	unprivileged_env
+	trap cleanup EXIT
+	hangfs_up
+	run timeout 30 "$SLCTL" --root "$T/root" mode warn --persist --run-tools
+	[ "$rc" = 0 ] || fail "root's mode --persist fails without the hold: exit $rc: $err"
+	: >"$STUB_LOG"
+	cp -a "$T/root/etc/default" "$T/default.before"
+	hold_run_with_a_queued_writer "$T/root/boot/grub"
+	"$SLCTL" --root "$T/root" mode default --persist --run-tools >"$T/out" 2>"$T/err" &
+	pid=$!
+	expect_it_ends "$pid" 15 "root's mode default --persist with /boot/grub held"
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 1 ] || fail "exit $rc, not 1: $(cat "$T/err")"
+	grep -q "has waited 5 seconds on a directory's lock" "$T/err" || fail "stderr: $(cat "$T/err")"
+	diff -r "$T/default.before" "$T/root/etc/default" >/dev/null ||
+		fail "/etc/default was left changed: $(diff -r "$T/default.before" "$T/root/etc/default")"
+	! grep -q update-grub "$STUB_LOG" || fail "update-grub ran: $(cat "$STUB_LOG")"
+}
+
 test_zz_the_machines_own_sysctl_is_untouched() {
 	[ "$(cat /proc/sys/kernel/split_lock_mitigate 2>/dev/null || echo none)" = "$REAL_MITIGATE" ] ||
 		fail "the real kernel.split_lock_mitigate changed"

@@ -82,6 +82,59 @@ test_sigkill_of_a_helper_with_a_wedged_relay_leaves_a_dead_lease() {
 	value_becomes 1 3 || fail "helper $pid SIGKILLed (threads: $(ls "/proc/$pid/task" 2>/dev/null | tr '\n' ' ')), its caller gone, another run taken and dropped: the penalty is still off; leases: $(ls "$T/root/run/slctl/leases")"
 }
 
+# stderr a file on the user's FUSE file system that answers the FLUSH of
+# the helper's start and then no more: the helper kept copies of the
+# caller's descriptors, closed at its exit before the lease file, and a
+# root SIGKILL left it in the flush, the lease file's lock held, the lease
+# live after the caller and another run (tenth review, attack 4). The
+# relay keeps them alone now.
+test_sigkill_of_a_helper_whose_stderr_flush_is_withheld_ends_the_lease() {
+	require_root "the setuid pkexec stand-in, the root helper and a FUSE mount"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'end_helpers; hangfs_down; kill -KILL $caller 2>/dev/null' EXIT
+	hangfs_up "$T/flags/noflush"
+	start_caller 'sleep 600 | pkexec "$SLCTL" __helper lease --root "$ROOT" 2>>"$T/mnt/f" | cat'
+	value_becomes 0 || fail "no lease taken: $(value) $(cat "$T/caller.err")"
+	local pid
+	pid=$(helper_pid)
+	touch "$T/flags/noflush"
+	kill -KILL "$pid"
+	sleep 1
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	"$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- true >/dev/null 2>&1
+	value_becomes 1 3 || fail "helper $pid SIGKILLed (state $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) in $(cat "/proc/$pid/wchan" 2>/dev/null)), its caller gone, another run taken and dropped: the penalty is still off; leases: $(ls "$T/root/run/slctl/leases"); $(tail -1 "$T/hangfs.log")"
+}
+
+# Root's own `run` passes SIGTERM and SIGHUP on to CMD. A SIGTERM during
+# the drop (here: leases.lock held for 4 s by another run) was passed to
+# the PID of CMD after it had been reaped, free for any process of any
+# user (tenth review, attack 5). strace shows every kill() and wait4().
+test_roots_run_signals_no_reaped_pid() {
+	require_root "root's own lease"
+	require_cmd strace "it shows the kill()"
+	copy_fixture stock-ac
+	install -d -m 0700 "$T/root/run/slctl" "$T/root/run/slctl/leases"
+	local bad
+	holder= pid=
+	trap 'kill -KILL $holder $pid 2>/dev/null; true' EXIT
+	( sleep 1; exec flock -x "$T/root/run/slctl/leases.lock" sleep 4 ) &
+	holder=$!
+	strace -f -o "$T/trace" -e trace=kill,wait4,waitid \
+		"$AS_PROCESS" "$T/root" 0 "$SLCTL" --root "$T/root" run -- sleep 1.5 >/dev/null 2>&1 &
+	pid=$!
+	sleep 2.5
+	pkill -TERM -f "^$SLCTL --root $T/root run" || true
+	wait "$pid" 2>/dev/null
+	grep -q 'SIGTERM' "$T/trace" ||
+		fail "no SIGTERM reached slctl: the test proves nothing"
+	# A kill() of a PID that an earlier wait4() returned: a reaped PID.
+	bad=$(awk '/wait4/ && / = [0-9]+$/ {reaped[$NF] = 1}
+		/ kill\([0-9]+, SIG(TERM|HUP)\)/ {p = $2; sub(/^kill\(/, "", p); sub(/,$/, "", p); if (p in reaped) print}' "$T/trace")
+	[ -z "$bad" ] || fail "root's slctl signalled a PID it had reaped: $bad"
+}
+
 # stdout, the pipe the helper writes "ready" to, whose mutex another
 # process of the user's holds: the helper's write waited uninterruptibly
 # with the lease taken.

@@ -9,6 +9,10 @@
  *                              UID:GID (fusermount3's job), then serve it as
  *                              UID: one file "f", whose READs are never
  *                              answered. Runs until killed.
+ *   hangfs serve MNT UID GID FLAG  the same, and once the file FLAG
+ *                              exists, FLUSH is never answered either (a
+ *                              close() of "f" then waits in the kernel,
+ *                              unkillably: tenth review, attack 4).
  *   hangfs hold FILE SRC       as the user: write(FILE, mmap(SRC)): the
  *                              write takes FILE's i_rwsem (a pipe's mutex
  *                              if FILE is a pipe), then faults the source
@@ -30,6 +34,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* With "serve ... FLAG": once FLAG exists, FLUSH is never answered. */
+static const char *noflush;
 static int fuse_fd;
 
 static void reply(uint64_t unique, int error, const void *data, size_t len)
@@ -134,6 +140,12 @@ static int serve(const char *mnt, uid_t uid, gid_t gid)
 		case FUSE_INTERRUPT:
 			break;
 		case FUSE_FLUSH:
+			if (noflush && access(noflush, F_OK) == 0) {
+				fprintf(stderr, "hangfs: FLUSH from pid %u, not answered\n", in->pid);
+				break;
+			}
+			reply(in->unique, 0, NULL, 0);
+			break;
 		case FUSE_RELEASE:
 		case FUSE_RELEASEDIR:
 			reply(in->unique, 0, NULL, 0);
@@ -183,6 +195,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "holddir"))
 		return holddir(argv[2], argv[3]);
+	if (argc == 6 && !strcmp(argv[1], "serve")) {
+		noflush = argv[5];
+		return serve(argv[2], (uid_t)atoi(argv[3]), (gid_t)atoi(argv[4]));
+	}
 	if (argc == 5 && !strcmp(argv[1], "serve"))
 		return serve(argv[2], (uid_t)atoi(argv[3]), (gid_t)atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "hold"))
