@@ -9,7 +9,9 @@
 
 int sl_kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 {
-	struct sl_log_record r = { .facility_known = true,
+	/* The record shows its level: held to the detector's, as in every
+	 * form that shows it (offenders.c). */
+	struct sl_log_record r = { .facility_known = true, .level_known = true,
 				   .wall_usec = SPLITLOCK_TIME_UNKNOWN };
 
 	/* Continuation lines carry the record's dictionary. */
