@@ -679,6 +679,12 @@ int offenders_print_table(const struct options *o, const struct splitlock_offend
 	fprintf(buf, ".\n");
 	offenders_print_unrecognized(buf, r);
 	offenders_print_forged(buf, r);
+	/* The grouping column is not among a saved log's columns, and would
+	 * be empty: say what the rows are instead. */
+	if (o->input && splitlock_offenders_get_count(r) &&
+	    (o->group == SPLITLOCK_GROUP_EXE || o->group == SPLITLOCK_GROUP_UNIT))
+		fprintf(buf, "A saved log names no %s: tasks are grouped by name.\n",
+			o->group == SPLITLOCK_GROUP_EXE ? "executable" : "unit");
 	if (fclose(buf) != 0) {
 		free(text);
 		return -ENOMEM;

@@ -242,7 +242,14 @@ static void build_key(const struct splitlock_offenders *r,
 		}
 		break;
 	case SPLITLOCK_GROUP_UNIT:
-		key_add_str(k, pi ? (pi->container ? pi->container : pi->unit) : NULL);
+		/* As for exe: tasks of no known unit (a saved log's) stay
+		 * apart by name, not one anonymous group of everyone. */
+		if (pi && (pi->container || pi->unit)) {
+			key_add_str(k, pi->container ? pi->container : pi->unit);
+		} else {
+			key_add_str(k, "\001comm");
+			key_add(k, ev->comm, ev->comm_len);
+		}
 		break;
 	}
 }
