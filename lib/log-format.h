@@ -41,6 +41,21 @@ enum sl_dmesg_form {
 	SL_DMESG_DECODED, /* -x: "kern  :warn  : " on a record's first line */
 };
 
+/*
+ * kmsg: the records read since the current boot's sequence began, by SEQ
+ * (ascending) with a hash of the whole record, so that a record saved
+ * twice (two overlapping dumps of /dev/kmsg appended to one file) is read
+ * once. Only records that reach the line parser (those that may be the
+ * detector's) are kept.
+ */
+struct sl_kmsg_seen {
+	struct sl_kmsg_seen_record {
+		uint64_t seq, hash;
+	} *records;
+	size_t n, allocated;
+	uint64_t repeats; /* records read before and skipped */
+};
+
 struct sl_reader {
 	struct splitlock_ctx *ctx;
 	enum splitlock_input_format format;
@@ -64,6 +79,7 @@ struct sl_reader {
 	enum sl_dmesg_form dmesg_form;
 	size_t dmesg_indent; /* of a record's first line (pasted logs) */
 	struct sl_pending pending;
+	struct sl_kmsg_seen *kmsg_seen;
 };
 
 /* A line holding detector text that no parser read. */

@@ -15,6 +15,7 @@
  * journal line holding an array is parsed too. Memory is one fixed buffer.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <time.h>
 
 #include "json.h"
@@ -372,6 +373,11 @@ static int fill(int fd, char *buf, size_t *end, size_t size, bool *eof)
 	return (int)n;
 }
 
+static void kmsg_seen_free(struct sl_kmsg_seen *s)
+{
+	free(s->records);
+}
+
 int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			 enum splitlock_input_format *format, bool every_record,
 			 sl_log_record_fn fn, void *data,
@@ -382,6 +388,7 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 	_cleanup_free_ char *decoded = malloc(INPUT_BUF + 1);
 	_cleanup_free_ char *object = NULL;
 	_cleanup_free_ char *scratch = malloc(INPUT_BUF);
+	_cleanup_(kmsg_seen_free) struct sl_kmsg_seen kmsg_seen = { 0 };
 	struct sl_reader rd = { .ctx = ctx, .fn = fn, .data = data,
 			     .unread = unread, .every_line = every_record };
 	size_t start = 0, end = 0;
@@ -436,6 +443,8 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			}
 			if (rd.format == SPLITLOCK_INPUT_DMESG)
 				sl_dmesg_detect_form(&rd, buf + start, buf + end);
+			if (rd.format == SPLITLOCK_INPUT_KMSG || rd.format == SPLITLOCK_INPUT_KMSG_NUL)
+				rd.kmsg_seen = &kmsg_seen;
 			/* Records of several lines: every line is read. */
 			if (rd.format == SPLITLOCK_INPUT_DMESG_JSON ||
 			    rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT ||
@@ -490,6 +499,9 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 		start = 0;
 		rd.counted = buf;
 	}
+	if (kmsg_seen.repeats)
+		sl_dbg(ctx, "%" PRIu64 " records saved twice (overlapping dumps) read once",
+		       kmsg_seen.repeats);
 	if (progress)
 		progress(bytes, progress_data);
 	return 0;
