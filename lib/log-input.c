@@ -197,6 +197,8 @@ static int scan_region(struct sl_reader *rd, const char *p, const char *end)
 static int finish(struct sl_reader *rd)
 {
 	switch (rd->format) {
+	case SPLITLOCK_INPUT_SYSLOG:
+		return rd->years ? sl_syslog_years_replay(rd) : 0;
 	case SPLITLOCK_INPUT_DMESG_JSON:
 		return sl_dmesg_json_line(rd, "}", 1);
 	case SPLITLOCK_INPUT_JOURNAL_EXPORT:
@@ -210,6 +212,16 @@ static int finish(struct sl_reader *rd)
 	default:
 		return 0;
 	}
+}
+
+/* Syslog with RFC 3164 stamps, which have no year: the first stamped line. */
+static bool first_line_yearless(const char *p, const char *end)
+{
+	int month, mday;
+
+	while (p < end && (*p == '\n' || *p == ' '))
+		p++;
+	return sl_syslog_yearless(p, end, &month, &mday);
 }
 
 static bool looks_like_kmsg(const char *p, const char *end)
@@ -378,6 +390,21 @@ static void kmsg_seen_free(struct sl_kmsg_seen *s)
 	free(s->records);
 }
 
+static void syslog_years_free(struct sl_syslog_years *y)
+{
+	free(y->bytes);
+	free(y->lines);
+}
+
+/* The line that ends at @le (a separator), in [@from, @le): its month. */
+static void see_line_before(struct sl_reader *rd, const char *from, const char *le)
+{
+	const char *ls = memrchr(from, rd->sep, (size_t)(le - from));
+
+	ls = ls ? ls + 1 : from;
+	sl_syslog_years_see(rd->years, ls, (size_t)(le - ls));
+}
+
 int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			 enum splitlock_input_format *format, bool every_record,
 			 sl_log_record_fn fn, void *data,
@@ -389,6 +416,7 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 	_cleanup_free_ char *object = NULL;
 	_cleanup_free_ char *scratch = malloc(INPUT_BUF);
 	_cleanup_(kmsg_seen_free) struct sl_kmsg_seen kmsg_seen = { 0 };
+	_cleanup_(syslog_years_free) struct sl_syslog_years years = { .month = -1 };
 	struct sl_reader rd = { .ctx = ctx, .fn = fn, .data = data,
 			     .unread = unread, .every_line = every_record };
 	size_t start = 0, end = 0;
@@ -445,6 +473,8 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 				sl_dmesg_detect_form(&rd, buf + start, buf + end);
 			if (rd.format == SPLITLOCK_INPUT_KMSG || rd.format == SPLITLOCK_INPUT_KMSG_NUL)
 				rd.kmsg_seen = &kmsg_seen;
+			if (rd.format == SPLITLOCK_INPUT_SYSLOG && first_line_yearless(buf + start, buf + end))
+				rd.years = &years;
 			/* Records of several lines: every line is read. */
 			if (rd.format == SPLITLOCK_INPUT_DMESG_JSON ||
 			    rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT ||
@@ -471,6 +501,10 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			r = scan_region(&rd, buf + start, last);
 			if (r)
 				return r < 0 ? r : 0;
+			/* The scan passes most lines by: their months count too,
+			 * the file's last line's above all. */
+			if (rd.years)
+				see_line_before(&rd, buf + start, last);
 			start = (size_t)(last + 1 - buf);
 		}
 		if (eof) {
@@ -478,6 +512,8 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 				r = handle_line(&rd, buf + start, end - start);
 				if (r)
 					return r < 0 ? r : 0;
+				if (rd.years)
+					see_line_before(&rd, buf + start, buf + end);
 			}
 			r = finish(&rd);
 			if (r)

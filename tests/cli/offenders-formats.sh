@@ -339,4 +339,36 @@ test_kmsg_records_saved_twice_count_once() {
 	expect_json '[.offenders[] | .events] | max' 1
 }
 
+# RFC 3164 stamps have no year. Each line's year was guessed alone ("the
+# latest not in the future"): a file of last year that runs past today's
+# date gave its first lines this year, out of file order, and --since
+# counted them as recent (third new-user review of issue 26, M3). The
+# years follow file order now. The dates are relative to today, so the
+# test holds on any day.
+test_syslog_years_follow_file_order() {
+	local a b c
+	export LC_ALL=C
+	a=$(date -d '1 year ago 10 days ago' '+%s') b=$(date -d '1 year ago 10 days' '+%s')
+	c=$(date -d '1 year ago 40 days' '+%s')
+	{
+		for t in "a/1 $a" "b/2 $b" "c/3 $c"; do
+			printf '%s host kernel: %s#AC: %s took a split_lock trap at address: 0x10\n' \
+				"$(date -d "@${t#* }" '+%b %e %H:%M:%S')" "x86/split lock detection: " "${t% *}"
+		done
+		# A line that is no event still dates the file.
+		printf '%s host kernel: usb 1-1: new device\n' "$(date -d '1 year ago 41 days' '+%b %e %H:%M:%S')"
+	} >"$T/kern.log"
+	run "$SLCTL" offenders --input "$T/kern.log" --json
+	expect_rc 0
+	expect_json '[.offenders[] | .first_seen_wall] | @csv' \
+		"$(date -ud "@$a" '+"%Y-%m-%dT%H:%M:%S.000000Z"'),$(date -ud "@$b" '+"%Y-%m-%dT%H:%M:%S.000000Z"'),$(date -ud "@$c" '+"%Y-%m-%dT%H:%M:%S.000000Z"')"
+	run "$SLCTL" offenders --input "$T/kern.log" --since -30d --json
+	expect_json .events 0
+	# Across a new year: the month going back is the year going on.
+	printf 'Dec 30 10:00:00 host kernel: %s#AC: a/1 took a split_lock trap at address: 0x10\nJan  2 10:00:00 host kernel: %s#AC: b/2 took a split_lock trap at address: 0x11\n' \
+		"x86/split lock detection: " "x86/split lock detection: " >"$T/new-year.log"
+	run "$SLCTL" offenders --input "$T/new-year.log" --json
+	expect_json '[.offenders[] | .first_seen_wall[:4] | tonumber] | .[1] - .[0]' 1
+}
+
 run_tests
