@@ -76,8 +76,13 @@ static void decimal(uint64_t v, char *buf, size_t size)
 	append(buf, size, 0, d + at);
 }
 
-static void cell(const struct options *o, const struct splitlock_offender *of,
-		 int col, char *buf, size_t size)
+/*
+ * The text of a cell in @buf, NUL-terminated, and its length: a name may
+ * hold a NUL (escaped as \x00 when shown, like every other byte that is
+ * not printable), so the length is the cell's, not strlen().
+ */
+static size_t cell(const struct options *o, const struct splitlock_offender *of,
+		   int col, char *buf, size_t size)
 {
 	size_t len, used;
 	const char *s;
@@ -85,16 +90,16 @@ static void cell(const struct options *o, const struct splitlock_offender *of,
 	buf[0] = '\0';
 	switch (col) {
 	case COL_COMM:
-		/* libsmartcols escapes unsafe bytes itself; a NUL would cut. */
 		s = splitlock_offender_get_comm(of, &len);
 		if (!s) {
 			append(buf, size, 0, "-"); /* tasks of several names */
 			break;
 		}
-		for (size_t i = 0; i < len && i + 1 < size; i++)
-			buf[i] = s[i] ? s[i] : '?';
-		buf[len < size ? len : size - 1] = '\0';
-		break;
+		if (len > size - 1)
+			len = size - 1;
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		return len;
 	case COL_PID:
 		if (splitlock_offender_get_pid(of))
 			decimal(splitlock_offender_get_pid(of), buf, size);
@@ -150,6 +155,7 @@ static void cell(const struct options *o, const struct splitlock_offender *of,
 		snprintf(buf, size, "%s", s ? s : splitlock_offender_get_unit(of) ?: "");
 		break;
 	}
+	return strlen(buf);
 }
 
 /*
@@ -159,17 +165,22 @@ static void cell(const struct options *o, const struct splitlock_offender *of,
  */
 #define TABLE_CHUNK 4096
 
-/* The width libsmartcols gives a cell in the C locale: its escaped form. */
-static size_t cell_width(const char *s)
+/* The width of a cell of @len bytes in the C locale: its escaped form. */
+static size_t cell_width_n(const char *s, size_t len)
 {
 	size_t w = 0;
 
-	for (size_t i = 0; s[i]; i++) {
+	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		w += c < 0x20 || c >= 0x7f || (c == '\\' && s[i + 1] == 'x') ? 4 : 1;
+		w += c < 0x20 || c >= 0x7f || (c == '\\' && i + 1 < len && s[i + 1] == 'x') ? 4 : 1;
 	}
 	return w;
+}
+
+static size_t cell_width(const char *s)
+{
+	return cell_width_n(s, strlen(s));
 }
 
 /*
@@ -308,11 +319,11 @@ static void measure(const struct options *o, const struct splitlock_offenders *r
 
 		for (size_t i = 0; i < o->n_cols; i++) {
 			int col = o->cols[i];
-			size_t w;
+			size_t w, len;
 
-			cell(o, of, col, buf, sizeof(buf));
-			if (cell_width(buf) > widths[i])
-				widths[i] = cell_width(buf);
+			len = cell(o, of, col, buf, sizeof(buf));
+			if (cell_width_n(buf, len) > widths[i])
+				widths[i] = cell_width_n(buf, len);
 			if (!fit)
 				continue;
 			if (col == COL_FIRST || col == COL_LAST) {
@@ -338,17 +349,77 @@ static void measure(const struct options *o, const struct splitlock_offenders *r
 	}
 }
 
+/*
+ * @text (@len bytes) escaped as libsmartcols escapes a cell in the C
+ * locale, a NUL as \x00 (which libsmartcols cannot be given): @text
+ * itself when it has nothing to escape (most cells), else @esc.
+ */
+static const char *escaped(const char *text, size_t len, char *esc, size_t size)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c < 0x20 || c >= 0x7f || (c == '\\' && i + 1 < len && text[i + 1] == 'x')) {
+			offenders_printable(text, len, esc, size);
+			return esc;
+		}
+	}
+	return text;
+}
+
+/*
+ * -r: fields of one space, every byte that is blank, a backslash or not
+ * printable as \xNN, as libsmartcols' raw output writes them (a NUL
+ * included, which a libsmartcols cell cannot hold).
+ */
+static void put_raw(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c <= 0x20 || c >= 0x7f || c == '\\')
+			printf("\\x%02x", c);
+		else
+			putchar(c);
+	}
+}
+
+static void print_raw(const struct options *o, const struct splitlock_offenders *r, size_t n)
+{
+	char buf[4096];
+
+	for (size_t i = 0; i < o->n_cols && !o->noheadings; i++)
+		printf("%s%s", i ? " " : "", offenders_columns[o->cols[i]].name);
+	if (!o->noheadings)
+		putchar('\n');
+	for (size_t k = 0; k < n; k++) {
+		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
+
+		for (size_t i = 0; i < o->n_cols; i++) {
+			size_t len = cell(o, of, o->cols[i], buf, sizeof(buf));
+
+			if (i)
+				putchar(' ');
+			put_raw(buf, len);
+		}
+		putchar('\n');
+	}
+}
+
 /* @widths: pinned column widths (NULL: libsmartcols chooses). */
 static int print_rows(const struct options *o, const struct splitlock_offenders *r,
 		      size_t from, size_t to, const size_t *widths)
 {
 	struct libscols_table *tb = scols_new_table();
+	static char esc[4096 * 4 + 1];
 	char buf[4096];
 
 	if (!tb)
 		return -ENOMEM;
 	scols_table_enable_noheadings(tb, o->noheadings || from > 0);
-	scols_table_enable_raw(tb, o->raw);
+	/* Cells come escaped (escaped()): a NUL in a name cannot reach
+	 * libsmartcols, which would cut the cell there. */
+	scols_table_enable_noencoding(tb, 1);
 	/* Rows end where their text does, as in the streamed table. */
 	scols_table_enable_minout(tb, 1);
 	/* A terminal's table is cut by stream_rows(); --full keeps every byte. */
@@ -371,8 +442,9 @@ static int print_rows(const struct options *o, const struct splitlock_offenders 
 			return -ENOMEM;
 		}
 		for (size_t i = 0; i < o->n_cols; i++) {
-			cell(o, of, o->cols[i], buf, sizeof(buf));
-			scols_line_set_data(ln, i, buf);
+			size_t len = cell(o, of, o->cols[i], buf, sizeof(buf));
+
+			scols_line_set_data(ln, i, escaped(buf, len, esc, sizeof(esc)));
 		}
 	}
 	scols_print_table(tb);
@@ -427,23 +499,6 @@ static void rowbuf_spaces(struct rowbuf *b)
 		rowbuf_put(b, spaces, k);
 		n -= k;
 	}
-}
-
-/*
- * @text escaped as libsmartcols escapes a cell in the C locale: @text
- * itself when it has nothing to escape (most cells), else @esc.
- */
-static const char *escaped(const char *text, char *esc, size_t size)
-{
-	for (size_t i = 0; text[i]; i++) {
-		unsigned char c = (unsigned char)text[i];
-
-		if (c < 0x20 || c >= 0x7f || (c == '\\' && text[i + 1] == 'x')) {
-			offenders_printable(text, strlen(text), esc, size);
-			return esc;
-		}
-	}
-	return text;
 }
 
 /*
@@ -502,9 +557,9 @@ static bool stream_rows(const struct options *o, const struct splitlock_offender
 			int col = o->cols[i];
 			bool was_cut = false;
 			const char *out;
+			size_t len = cell(o, of, col, buf, sizeof(buf));
 
-			cell(o, of, col, buf, sizeof(buf));
-			out = escaped(buf, esc, sizeof(esc));
+			out = escaped(buf, len, esc, sizeof(esc));
 			if (cut && truncatable(col) && cell_width(out) > widths[i]) {
 				if (out == buf) {
 					memcpy(esc, buf, strlen(buf) + 1);
@@ -595,18 +650,15 @@ int offenders_print_table(const struct options *o, const struct splitlock_offend
 	 * report elsewhere is streamed in columns measured first. */
 	if (limit && n > 0 && !o->raw)
 		print_fitted(o, r, n, limit, note, sizeof(note));
-	else if (n > TABLE_CHUNK)
+	else if (n > TABLE_CHUNK && !o->raw)
 		measure(o, r, n, widths, true, NULL);
 	if (limit && n > 0 && !o->raw) {
 		/* printed */
-	} else if (n > TABLE_CHUNK && !o->raw) {
-		stream_rows(o, r, n, widths, false);
+	} else if (o->raw) {
+		if (n > 0)
+			print_raw(o, r, n);
 	} else if (n > TABLE_CHUNK) {
-		/* Raw rows are escaped by libsmartcols' rules: chunks of its tables. */
-		for (size_t k = 0; k < n; k += TABLE_CHUNK)
-			if (print_rows(o, r, k, k + TABLE_CHUNK < n ? k + TABLE_CHUNK : n,
-				       widths) < 0)
-				goto oom;
+		stream_rows(o, r, n, widths, false);
 	} else if (n > 0 && print_rows(o, r, 0, n, NULL) < 0) {
 		goto oom;
 	}
@@ -627,6 +679,12 @@ int offenders_print_table(const struct options *o, const struct splitlock_offend
 	fprintf(buf, ".\n");
 	offenders_print_unrecognized(buf, r);
 	offenders_print_forged(buf, r);
+	/* The grouping column is not among a saved log's columns, and would
+	 * be empty: say what the rows are instead. */
+	if (o->input && splitlock_offenders_get_count(r) &&
+	    (o->group == SPLITLOCK_GROUP_EXE || o->group == SPLITLOCK_GROUP_UNIT))
+		fprintf(buf, "A saved log names no %s: tasks are grouped by name.\n",
+			o->group == SPLITLOCK_GROUP_EXE ? "executable" : "unit");
 	if (fclose(buf) != 0) {
 		free(text);
 		return -ENOMEM;

@@ -220,15 +220,15 @@ void offenders_format_wall(int64_t usec, bool utc_iso, char *buf, size_t size)
  * mbs_safe_encode_to_buffer() (lib/mbsalign.c), which in the C locale slctl
  * runs in writes a byte that is not isprint() as \xNN, a backslash as \x5c
  * only where an "x" follows (so that "\x1b" typed by a process cannot pass
- * for an escaped byte), and copies the rest. A NUL, which would cut a cell,
- * is '?' in both.
+ * for an escaped byte), and copies the rest. A NUL, which libsmartcols
+ * cannot be given, is \x00: the table hands it cells escaped here.
  */
 void offenders_printable(const char *s, size_t len, char *buf, size_t size)
 {
 	size_t o = 0;
 
 	for (size_t i = 0; i < len && o + 5 < size; i++) {
-		unsigned char c = s[i] ? (unsigned char)s[i] : '?';
+		unsigned char c = (unsigned char)s[i];
 
 		if (c < 0x20 || c >= 0x7f || (c == '\\' && i + 1 < len && s[i + 1] == 'x'))
 			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
@@ -465,8 +465,7 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 /*
  * A label value is the name as the table shows it (offenders_printable(), which can
  * be decoded back, so two names never share a value), then with Prometheus'
- * own escapes for \\ and ". A NUL is \x00 here, not the table's '?', for
- * the same reason.
+ * own escapes for \\ and ". A NUL is \x00, as in the table.
  */
 static void prom_label(const char *s, size_t len)
 {

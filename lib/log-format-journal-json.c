@@ -108,8 +108,11 @@ static int journal_object(struct sl_reader *rd, const char *line, size_t len)
 		r.rec.facility = 1;
 	else if (j.facility.set)
 		r.rec.facility = jfield_uint(&j.facility, &v) && v == 0 ? 0 : 1;
-	if (jfield_uint(&j.priority, &v) && v < 8)
+	/* journald copies the record's level: held to the detector's. */
+	if (jfield_uint(&j.priority, &v) && v < 8) {
 		r.rec.level = (int)v;
+		r.level_known = true;
+	}
 	if (jfield_uint(&j.source_mono, &v) && v <= INT64_MAX) {
 		r.mono_usec = (int64_t)v;
 		r.rec.usec = v;

@@ -100,7 +100,7 @@ int sl_pending_end(struct sl_reader *rd)
 	}
 	if (!pe->has_message)
 		return 0;
-	r.level_known = !pe->journal && pe->level >= 0;
+	r.level_known = pe->level >= 0;
 	r.rec.level = pe->level < 0 ? 0 : pe->level;
 	r.mono_usec = pe->mono;
 	if (pe->mono != SPLITLOCK_TIME_UNKNOWN)

@@ -13,6 +13,7 @@
  * caller id. Only the "kernel" tag marks a line as the kernel's, and any
  * user can forge it (logger -t kernel): slctl(8) says so.
  */
+#include <errno.h>
 #include <time.h>
 
 #include "log-format.h"
@@ -29,35 +30,137 @@ static int guess_year(int month, int mday)
 	return tm.tm_year + 1900;
 }
 
-static const char *rfc3164(const char *p, const char *end, int64_t *wall)
+static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year);
+
+/* "Dec  3 09:18:33 ": the bytes after it; its month and day. */
+static const char *rfc3164_parse(const char *p, const char *end, int *month, int *mday,
+				 int *h, int *m, int *s, int64_t *frac)
 {
-	int month, h, m, s;
-	int64_t mday, frac;
+	int64_t day;
 	bool has_frac;
-	size_t n = sl_stamp_month(p, end, &month);
+	size_t n = sl_stamp_month(p, end, month);
 
 	if (!n)
 		return NULL;
 	p += n;
 	while (p < end && *p == ' ')
 		p++;
-	if (!sl_stamp_num(&p, end, 2, &mday) || mday < 1 || mday > 31 ||
+	if (!sl_stamp_num(&p, end, 2, &day) || day < 1 || day > 31 ||
 	    p >= end || *p++ != ' ' ||
-	    !sl_stamp_clock(&p, end, &h, &m, &s, &frac, &has_frac) ||
+	    !sl_stamp_clock(&p, end, h, m, s, frac, &has_frac) ||
 	    p >= end || *p != ' ')
 		return NULL;
-	*wall = sl_stamp_local(month < 0 ? 0 : guess_year(month, (int)mday), month,
-			       (int)mday, h, m, s);
+	*mday = (int)day;
+	return p + 1;
+}
+
+static const char *rfc3164(const char *p, const char *end, int year, int64_t *wall)
+{
+	int month, mday, h, m, s;
+	int64_t frac;
+
+	p = rfc3164_parse(p, end, &month, &mday, &h, &m, &s, &frac);
+	if (!p)
+		return NULL;
+	if (month >= 0 && !year)
+		year = guess_year(month, mday);
+	*wall = sl_stamp_local(month < 0 ? 0 : year, month, mday, h, m, s);
 	if (*wall != SPLITLOCK_TIME_UNKNOWN)
 		*wall += frac;
-	return p + 1;
+	return p;
+}
+
+const char *sl_syslog_stamp_in(const char *p, const char *end, int year, int64_t *wall)
+{
+	const char *q = sl_stamp_rfc3339(p, end, wall);
+
+	return q ? q : rfc3164(p, end, year, wall);
 }
 
 const char *sl_syslog_stamp(const char *p, const char *end, int64_t *wall)
 {
-	const char *q = sl_stamp_rfc3339(p, end, wall);
+	return sl_syslog_stamp_in(p, end, 0, wall);
+}
 
-	return q ? q : rfc3164(p, end, wall);
+bool sl_syslog_yearless(const char *p, const char *end, int *month, int *mday)
+{
+	int h, m, s;
+	int64_t frac, wall;
+
+	p = sl_skip_blanks(p, end);
+	return !sl_stamp_rfc3339(p, end, &wall) &&
+	       rfc3164_parse(p, end, month, mday, &h, &m, &s, &frac) && *month >= 0;
+}
+
+/* Any line of the file: a month before the last line's began a year. */
+void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len)
+{
+	int month, mday;
+
+	if (!sl_syslog_yearless(line, line + len, &month, &mday))
+		return;
+	if (y->month >= 0 && month < y->month)
+		y->years++;
+	y->month = month;
+	y->mday = mday;
+}
+
+int sl_syslog_years_keep(struct sl_reader *rd, const char *line, size_t len)
+{
+	struct sl_syslog_years *y = rd->years;
+
+	sl_syslog_years_see(y, line, len);
+	if (y->len + len > y->allocated) {
+		size_t n = y->allocated ? y->allocated : 64 * 1024;
+		char *b;
+
+		while (n < y->len + len)
+			n *= 2;
+		b = realloc(y->bytes, n);
+		if (!b)
+			return -ENOMEM;
+		y->bytes = b;
+		y->allocated = n;
+	}
+	if (y->n == y->lines_allocated) {
+		size_t n = y->lines_allocated ? y->lines_allocated * 2 : 256;
+		struct sl_syslog_kept *k = reallocarray(y->lines, n, sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		y->lines = k;
+		y->lines_allocated = n;
+	}
+	memcpy(y->bytes + y->len, line, len);
+	y->lines[y->n++] = (struct sl_syslog_kept){ .line = rd->line, .at = y->len,
+						    .len = len, .years = y->years };
+	y->len += len;
+	return 0;
+}
+
+int sl_syslog_years_replay(struct sl_reader *rd)
+{
+	struct sl_syslog_years *y = rd->years;
+	int first;
+
+	if (!y->n)
+		return 0;
+	/* The last line's year is the latest not in the future. */
+	first = guess_year(y->month, y->mday) - y->years;
+	rd->years = NULL; /* the lines are read now, not kept again */
+	for (size_t i = 0; i < y->n; i++) {
+		int r;
+
+		y->year = first + y->lines[i].years;
+		rd->line = y->lines[i].line;
+		r = sl_syslog_line_in(rd, y->bytes + y->lines[i].at, y->lines[i].len, y->year);
+		if (r) {
+			rd->years = y;
+			return r;
+		}
+	}
+	rd->years = y;
+	return 0;
 }
 
 /* "TAG:" or "TAG[PID]:" and the space after; NULL when it is not a tag. */
@@ -142,17 +245,25 @@ bool sl_syslog_line_matches(const char *line, size_t len)
 	return p && sl_syslog_tail_matches(p, end, false);
 }
 
-int sl_syslog_line(struct sl_reader *rd, const char *line, size_t len)
+static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year)
 {
 	struct sl_log_record r = SL_RECORD_INIT;
 	const char *end = line + len, *p = sl_skip_blanks(line, end), *q;
 
 	if (p == end)
 		return 0;
-	q = sl_syslog_stamp(p, end, &r.wall_usec);
+	q = sl_syslog_stamp_in(p, end, year, &r.wall_usec);
 	if (!q) {
 		sl_reader_unrecognized(rd, line, len);
 		return 0;
 	}
 	return sl_syslog_tail(rd, &r, q, end);
+}
+
+int sl_syslog_line(struct sl_reader *rd, const char *line, size_t len)
+{
+	/* A yearless file: its years are known at its end. */
+	if (rd->years)
+		return sl_syslog_years_keep(rd, line, len);
+	return sl_syslog_line_in(rd, line, len, 0);
 }

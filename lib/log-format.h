@@ -41,6 +41,42 @@ enum sl_dmesg_form {
 	SL_DMESG_DECODED, /* -x: "kern  :warn  : " on a record's first line */
 };
 
+/*
+ * kmsg: the records read since the current boot's sequence began, by SEQ
+ * (ascending) with a hash of the whole record, so that a record saved
+ * twice (two overlapping dumps of /dev/kmsg appended to one file) is read
+ * once. Only records that reach the line parser (those that may be the
+ * detector's) are kept.
+ */
+struct sl_kmsg_seen {
+	struct sl_kmsg_seen_record {
+		uint64_t seq, hash;
+	} *records;
+	size_t n, allocated;
+	uint64_t repeats; /* records read before and skipped */
+};
+
+/*
+ * RFC 3164 syslog stamps have no year. A file's lines are in time order,
+ * so its years are too: the last line's year is the latest that is not in
+ * the future, and each time the month goes back between lines a year
+ * began. The lines that may matter are kept until the end of the input,
+ * when their years are known, and read then (sl_syslog_years_replay()).
+ */
+struct sl_syslog_years {
+	char *bytes;             /* the lines kept, one after the other */
+	size_t len, allocated;
+	struct sl_syslog_kept {
+		uint64_t line;
+		size_t at, len;
+		int years;       /* the years begun before it in the file */
+	} *lines;
+	size_t n, lines_allocated;
+	int month, mday;         /* of the last line seen; month -1: none */
+	int years;               /* the years begun so far */
+	int year;                /* the year of the line being read; 0: guess */
+};
+
 struct sl_reader {
 	struct splitlock_ctx *ctx;
 	enum splitlock_input_format format;
@@ -64,6 +100,8 @@ struct sl_reader {
 	enum sl_dmesg_form dmesg_form;
 	size_t dmesg_indent; /* of a record's first line (pasted logs) */
 	struct sl_pending pending;
+	struct sl_kmsg_seen *kmsg_seen;
+	struct sl_syslog_years *years; /* RFC 3164 syslog: NULL for other forms */
 };
 
 /* A line holding detector text that no parser read. */
@@ -111,6 +149,14 @@ const char *sl_journal_full_stamp(const char *p, const char *end, int64_t *wall)
  * bytes after it and its space, or NULL. *@wall: usec since the epoch.
  */
 const char *sl_syslog_stamp(const char *p, const char *end, int64_t *wall);
+/* The same with the year of an RFC 3164 stamp given (0: guessed alone). */
+const char *sl_syslog_stamp_in(const char *p, const char *end, int year, int64_t *wall);
+/* Does the line at @p start with an RFC 3164 stamp? Its month and day. */
+bool sl_syslog_yearless(const char *p, const char *end, int *month, int *mday);
+/* log-format-syslog.c: keep a line of a yearless file; read them all at the end. */
+int sl_syslog_years_keep(struct sl_reader *rd, const char *line, size_t len);
+void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len);
+int sl_syslog_years_replay(struct sl_reader *rd);
 /* "HOST TAG: MSG" (HOST may be absent): who wrote it, then the message. */
 int sl_syslog_tail(struct sl_reader *rd, struct sl_log_record *r,
 		   const char *p, const char *end);

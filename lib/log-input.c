@@ -15,6 +15,7 @@
  * journal line holding an array is parsed too. Memory is one fixed buffer.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <time.h>
 
 #include "json.h"
@@ -196,6 +197,8 @@ static int scan_region(struct sl_reader *rd, const char *p, const char *end)
 static int finish(struct sl_reader *rd)
 {
 	switch (rd->format) {
+	case SPLITLOCK_INPUT_SYSLOG:
+		return rd->years ? sl_syslog_years_replay(rd) : 0;
 	case SPLITLOCK_INPUT_DMESG_JSON:
 		return sl_dmesg_json_line(rd, "}", 1);
 	case SPLITLOCK_INPUT_JOURNAL_EXPORT:
@@ -209,6 +212,16 @@ static int finish(struct sl_reader *rd)
 	default:
 		return 0;
 	}
+}
+
+/* Syslog with RFC 3164 stamps, which have no year: the first stamped line. */
+static bool first_line_yearless(const char *p, const char *end)
+{
+	int month, mday;
+
+	while (p < end && (*p == '\n' || *p == ' '))
+		p++;
+	return sl_syslog_yearless(p, end, &month, &mday);
 }
 
 static bool looks_like_kmsg(const char *p, const char *end)
@@ -372,6 +385,26 @@ static int fill(int fd, char *buf, size_t *end, size_t size, bool *eof)
 	return (int)n;
 }
 
+static void kmsg_seen_free(struct sl_kmsg_seen *s)
+{
+	free(s->records);
+}
+
+static void syslog_years_free(struct sl_syslog_years *y)
+{
+	free(y->bytes);
+	free(y->lines);
+}
+
+/* The line that ends at @le (a separator), in [@from, @le): its month. */
+static void see_line_before(struct sl_reader *rd, const char *from, const char *le)
+{
+	const char *ls = memrchr(from, rd->sep, (size_t)(le - from));
+
+	ls = ls ? ls + 1 : from;
+	sl_syslog_years_see(rd->years, ls, (size_t)(le - ls));
+}
+
 int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			 enum splitlock_input_format *format, bool every_record,
 			 sl_log_record_fn fn, void *data,
@@ -382,6 +415,8 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 	_cleanup_free_ char *decoded = malloc(INPUT_BUF + 1);
 	_cleanup_free_ char *object = NULL;
 	_cleanup_free_ char *scratch = malloc(INPUT_BUF);
+	_cleanup_(kmsg_seen_free) struct sl_kmsg_seen kmsg_seen = { 0 };
+	_cleanup_(syslog_years_free) struct sl_syslog_years years = { .month = -1 };
 	struct sl_reader rd = { .ctx = ctx, .fn = fn, .data = data,
 			     .unread = unread, .every_line = every_record };
 	size_t start = 0, end = 0;
@@ -436,6 +471,10 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			}
 			if (rd.format == SPLITLOCK_INPUT_DMESG)
 				sl_dmesg_detect_form(&rd, buf + start, buf + end);
+			if (rd.format == SPLITLOCK_INPUT_KMSG || rd.format == SPLITLOCK_INPUT_KMSG_NUL)
+				rd.kmsg_seen = &kmsg_seen;
+			if (rd.format == SPLITLOCK_INPUT_SYSLOG && first_line_yearless(buf + start, buf + end))
+				rd.years = &years;
 			/* Records of several lines: every line is read. */
 			if (rd.format == SPLITLOCK_INPUT_DMESG_JSON ||
 			    rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT ||
@@ -462,6 +501,10 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			r = scan_region(&rd, buf + start, last);
 			if (r)
 				return r < 0 ? r : 0;
+			/* The scan passes most lines by: their months count too,
+			 * the file's last line's above all. */
+			if (rd.years)
+				see_line_before(&rd, buf + start, last);
 			start = (size_t)(last + 1 - buf);
 		}
 		if (eof) {
@@ -469,6 +512,8 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 				r = handle_line(&rd, buf + start, end - start);
 				if (r)
 					return r < 0 ? r : 0;
+				if (rd.years)
+					see_line_before(&rd, buf + start, buf + end);
 			}
 			r = finish(&rd);
 			if (r)
@@ -490,6 +535,9 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 		start = 0;
 		rd.counted = buf;
 	}
+	if (kmsg_seen.repeats)
+		sl_dbg(ctx, "%" PRIu64 " records saved twice (overlapping dumps) read once",
+		       kmsg_seen.repeats);
 	if (progress)
 		progress(bytes, progress_data);
 	return 0;

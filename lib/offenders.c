@@ -242,7 +242,14 @@ static void build_key(const struct splitlock_offenders *r,
 		}
 		break;
 	case SPLITLOCK_GROUP_UNIT:
-		key_add_str(k, pi ? (pi->container ? pi->container : pi->unit) : NULL);
+		/* As for exe: tasks of no known unit (a saved log's) stay
+		 * apart by name, not one anonymous group of everyone. */
+		if (pi && (pi->container || pi->unit)) {
+			key_add_str(k, pi->container ? pi->container : pi->unit);
+		} else {
+			key_add_str(k, "\001comm");
+			key_add(k, ev->comm, ev->comm_len);
+		}
 		break;
 	}
 }
@@ -645,8 +652,9 @@ static int add_log_record(struct splitlock_offenders *r,
 	}
 	/*
 	 * The detector warns at LOG_WARNING, its rate limits too; the kernel's
-	 * "traps:" line is LOG_INFO. A form that shows the level (dmesg -r, -x,
-	 * --json) holds it to that.
+	 * "traps:" line is LOG_INFO. Every form that shows the level (/dev/kmsg
+	 * records, dmesg -r, -x, --json, the journal's PRIORITY) holds it to
+	 * that, so that the same records give the same report in each.
 	 */
 	if (lr->level_known && type != SPLITLOCK_LINE_MALFORMED &&
 	    rec->level != (sl_is_alignment_check(rec->message, rec->message_len) ?
@@ -726,6 +734,7 @@ static int add_kmsg_record(struct splitlock_offenders *r,
 	struct sl_log_record lr = {
 		.rec = *rec,
 		.facility_known = true,
+		.level_known = true,
 		.mono_usec = rec->usec > INT64_MAX ? SPLITLOCK_TIME_UNKNOWN : (int64_t)rec->usec,
 		.wall_usec = SPLITLOCK_TIME_UNKNOWN,
 	};

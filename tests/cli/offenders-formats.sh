@@ -301,4 +301,74 @@ test_logs_from_a_real_kvm_guest_give_one_report() {
 	expect_json '.offenders[0].first_seen_wall | startswith("2026-12-04T18:04:58")' true
 }
 
+# Two overlapping dumps of /dev/kmsg appended to one file (dd from a timer)
+# hold the same records twice: each is read once. Two boots' dumps, whose
+# SEQs start again at 0, are both read in full (third new-user review of
+# issue 26, M1).
+kmsg_boot() { # BOOT FIRST LAST: records FIRST..LAST of a boot, stamps by boot
+	local i
+	for ((i = $2; i <= $3; i++)); do
+		case $i in
+		0) printf '5,0,0,-;Linux version 6.12.6-amd64 (gcc-14) #1 SMP PREEMPT_DYNAMIC\n' ;;
+		*) printf '4,%d,%d,-;x86/split lock detection: #AC: t%d.%d/%d took a split_lock trap at address: 0x%x\n' \
+			$i $((i * 1000000 + $1)) $1 $i $((100 * $1 + i)) $i ;;
+		esac
+	done
+}
+
+test_kmsg_records_saved_twice_count_once() {
+	local want got sep
+	kmsg_boot 1 0 5 >"$T/once"
+	{ kmsg_boot 1 0 3; kmsg_boot 1 0 5; kmsg_boot 1 2 5; } >"$T/twice"
+	want=$(report "$T/once")
+	[ "$(jq .events <<<"$want")" -eq 5 ] || fail "one dump: $want"
+	got=$(report "$T/twice")
+	[ "$got" = "$want" ] || fail "overlapping dumps: $got"
+	# NUL-separated, the same.
+	tr '\n' '\0' <"$T/twice" >"$T/twice-nul"
+	got=$(report "$T/twice-nul")
+	[ "$got" = "$want" ] || fail "overlapping kmsg-nul dumps: $got"
+	# Two boots: the same SEQs and the same first record, other records.
+	{ kmsg_boot 1 0 5; kmsg_boot 2 0 5; } >"$T/boots"
+	run "$SLCTL" offenders --input "$T/boots" --json
+	expect_json .events 10
+	# A later boot's dump that holds fewer records than the first's.
+	{ kmsg_boot 1 0 5; kmsg_boot 2 0 2; kmsg_boot 2 0 3; } >"$T/boots"
+	run "$SLCTL" offenders --input "$T/boots" --json
+	expect_json .events 8
+	expect_json '[.offenders[] | .events] | max' 1
+}
+
+# RFC 3164 stamps have no year. Each line's year was guessed alone ("the
+# latest not in the future"): a file of last year that runs past today's
+# date gave its first lines this year, out of file order, and --since
+# counted them as recent (third new-user review of issue 26, M3). The
+# years follow file order now. The dates are relative to today, so the
+# test holds on any day.
+test_syslog_years_follow_file_order() {
+	local a b c
+	export LC_ALL=C
+	a=$(date -d '1 year ago 10 days ago' '+%s') b=$(date -d '1 year ago 10 days' '+%s')
+	c=$(date -d '1 year ago 40 days' '+%s')
+	{
+		for t in "a/1 $a" "b/2 $b" "c/3 $c"; do
+			printf '%s host kernel: %s#AC: %s took a split_lock trap at address: 0x10\n' \
+				"$(date -d "@${t#* }" '+%b %e %H:%M:%S')" "x86/split lock detection: " "${t% *}"
+		done
+		# A line that is no event still dates the file.
+		printf '%s host kernel: usb 1-1: new device\n' "$(date -d '1 year ago 41 days' '+%b %e %H:%M:%S')"
+	} >"$T/kern.log"
+	run "$SLCTL" offenders --input "$T/kern.log" --json
+	expect_rc 0
+	expect_json '[.offenders[] | .first_seen_wall] | @csv' \
+		"$(date -ud "@$a" '+"%Y-%m-%dT%H:%M:%S.000000Z"'),$(date -ud "@$b" '+"%Y-%m-%dT%H:%M:%S.000000Z"'),$(date -ud "@$c" '+"%Y-%m-%dT%H:%M:%S.000000Z"')"
+	run "$SLCTL" offenders --input "$T/kern.log" --since -30d --json
+	expect_json .events 0
+	# Across a new year: the month going back is the year going on.
+	printf 'Dec 30 10:00:00 host kernel: %s#AC: a/1 took a split_lock trap at address: 0x10\nJan  2 10:00:00 host kernel: %s#AC: b/2 took a split_lock trap at address: 0x11\n' \
+		"x86/split lock detection: " "x86/split lock detection: " >"$T/new-year.log"
+	run "$SLCTL" offenders --input "$T/new-year.log" --json
+	expect_json '[.offenders[] | .first_seen_wall[:4] | tonumber] | .[1] - .[0]' 1
+}
+
 run_tests

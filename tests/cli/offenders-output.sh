@@ -72,6 +72,31 @@ test_prometheus_never_prints_two_identical_series() {
 	! LC_ALL=C grep -q '[^ -~]' "$T/series" || fail "raw bytes in a label: $(cat -v "$T/series")"
 }
 
+# A NUL in a name is \x00 in the table, as every byte that is not
+# printable is, and as JSON and Prometheus show it: it was '?', which a
+# task really named "b?x" prints too (third new-user review of issue 26, M5).
+test_table_writes_a_nul_in_a_name_as_x00() {
+	local form
+	printf '4,1,2000000,-;%s#AC: %s/2 took a split_lock trap at address: 0x11\n4,2,2000001,-;%s#AC: %s/3 took a split_lock trap at address: 0x12\n' \
+		"$P" 'b\x00x' "$P" 'b?x' >"$T/log"
+	for form in "" -r -n --full; do
+		run "$SLCTL" offenders --input "$T/log" -o PID,COMM $form
+		expect_rc 0
+		grep -Eq '^ *2 b\\x00x$' <<<"$out" || fail "${form:-table}: $out"
+		grep -Eq '^ *3 b\?x$' <<<"$out" || fail "${form:-table}: $out"
+	done
+	# Streamed (more rows than one table chunk) and on a terminal.
+	for ((i = 10; i < 4200; i++)); do
+		printf '4,%d,3000000,-;%s#AC: t/%d took a split_lock trap at address: 0x1\n' $i "$P" $i
+	done >>"$T/log"
+	run "$SLCTL" offenders --input "$T/log" -o PID,COMM
+	grep -Eq '^ +2 b\\x00x$' <<<"$out" || fail "streamed: $(head -3 <<<"$out")"
+	if command -v script >/dev/null; then
+		out=$(script -qec "stty cols 80; '$SLCTL' offenders --input '$T/log' -o PID,COMM" /dev/null | tr -d '\r')
+		grep -Eq '^ +2 b\\x00x$' <<<"$out" || fail "terminal: $(head -3 <<<"$out")"
+	fi
+}
+
 test_group_by_unit_and_exe_never_wear_one_tasks_labels() {
 	# Once-per-task warnings of three tasks, two of them named alike.
 	{
@@ -79,19 +104,27 @@ test_group_by_unit_and_exe_never_wear_one_tasks_labels() {
 		printf '4,2,5000001,-;%s#AC: game/101 took a split_lock trap at address: 0x2\n' "$P"
 		printf '4,3,5000002,-;%s#AC: tool/102 took a split_lock trap at address: 0x3\n' "$P"
 	} >"$T/log"
-	# A saved log names no unit: one group of unknown unit, of no one task.
-	run "$SLCTL" offenders --input "$T/log" --group-by unit --json
-	expect_rc 0
-	expect_json '.offenders | length' 1
-	expect_json '.offenders[0] | [.comm, .pid, .events, .unit] | @json' '[null,null,3,null]'
-	# No executable either: by name, each name's group without one pid.
-	run "$SLCTL" offenders --input "$T/log" --group-by exe --json
-	expect_json '[.offenders[] | [.comm, .pid, .events]] | @json' '[["game",null,2],["tool",102,1]]'
+	# A saved log names no unit and no executable: tasks are grouped by
+	# name for both, each name's group without one pid. -g unit made one
+	# anonymous "- -" group of every task (third new-user review of
+	# issue 26, M4), and the table says why its rows are names.
+	local key
+	for key in unit exe; do
+		run "$SLCTL" offenders --input "$T/log" --group-by $key --json
+		expect_rc 0
+		expect_json '[.offenders[] | [.comm, .pid, .events, .unit, .exe]] | @json' \
+			'[["game",null,2,null,null],["tool",102,1,null,null]]'
+		run "$SLCTL" offenders --input "$T/log" --group-by $key -o COMM,PID,EVENTS
+		grep -Eq '^game +- +2$' <<<"$out" || fail "-g $key merged row: $out"
+		grep -Eq '^tool +102 +1$' <<<"$out" || fail "-g $key single row: $out"
+	done
+	expect_out "A saved log names no executable: tasks are grouped by name."
+	run "$SLCTL" offenders --input "$T/log" --group-by unit
+	expect_out "A saved log names no unit: tasks are grouped by name."
 	run "$SLCTL" offenders --input "$T/log" --group-by comm -o COMM,PID,EVENTS
 	grep -Eq '^game +- +2$' <<<"$out" || fail "merged row: $out"
 	grep -Eq '^tool +102 +1$' <<<"$out" || fail "single row: $out"
-	run "$SLCTL" offenders --input "$T/log" --group-by unit -o COMM,PID,EVENTS
-	grep -Eq '^- +- +3$' <<<"$out" || fail "unit row: $out"
+	! grep -q 'grouped by name' <<<"$out" || fail "-g comm needs no note: $out"
 }
 
 test_huge_table_lines_up_as_one_table() {

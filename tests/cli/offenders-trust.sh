@@ -109,6 +109,43 @@ test_dmesg_r_kern_records_count_only_at_warning_level() {
 	expect_json .forged 1
 }
 
+# The same records give the same report in every form that shows their
+# level: a kern.info detector line counted from /dev/kmsg records and
+# journal JSON but was ignored under dmesg -r, -x and --json (7 events
+# against 6; third new-user review of issue 26, M2).
+test_every_form_with_a_level_holds_events_to_the_detectors_level() {
+	local info="${P}#AC: info/3 took a split_lock trap at address: 0x12"
+	local warn="${P}#AC: real/7 took a split_lock trap at address: 0x2"
+	local f
+	printf '6,3,1200000,-;%s\n4,4,1300000,-;%s\n' "$info" "$warn" >"$T/kmsg"
+	printf '6,3,1200000,-;%s\0004,4,1300000,-;%s\000' "$info" "$warn" >"$T/kmsg-nul"
+	printf '<6>[    1.200000] %s\n<4>[    1.300000] %s\n' "$info" "$warn" >"$T/r"
+	printf 'kern  :info  : [    1.200000] %s\nkern  :warn  : [    1.300000] %s\n' "$info" "$warn" >"$T/x"
+	printf '{\n   "dmesg": [\n      {\n         "pri": 6,\n         "time":     1.200000,\n         "msg": "%s"\n      },{\n         "pri": 4,\n         "time":     1.300000,\n         "msg": "%s"\n      }\n   ]\n}\n' \
+		"$info" "$warn" >"$T/dmesg-json"
+	for f in 6 4; do
+		printf '{"__REALTIME_TIMESTAMP":"1796083201000000","__MONOTONIC_TIMESTAMP":"1200000","_BOOT_ID":"%s","_TRANSPORT":"kernel","PRIORITY":"%s","SYSLOG_FACILITY":"0","MESSAGE":"%s"}\n' \
+			"$(printf '0%.0s' {1..32})" "$f" "$([ "$f" = 6 ] && echo "$info" || echo "$warn")"
+	done >"$T/json"
+	for f in kmsg kmsg-nul r x dmesg-json json; do
+		run "$SLCTL" offenders --input "$T/$f" --json
+		expect_rc 0
+		[ "$(jq -c '[.events, .forged_by.level, [.offenders[].comm]]' <<<"$out")" = '[1,1,["real"]]' ] ||
+			fail "$f: $out"
+	done
+}
+
+# The live log's records are /dev/kmsg's, held to the same rule.
+test_live_kmsg_records_count_only_at_the_detectors_level() {
+	mkdir -p "$T/root/dev" "$T/root/proc"
+	printf '6,3,1200000,-;%s\n4,4,1300000,-;%s\n' \
+		"${P}#AC: info/3 took a split_lock trap at address: 0x12" \
+		"${P}#AC: real/7 took a split_lock trap at address: 0x2" >"$T/root/dev/kmsg"
+	run "$SLCTL" --root "$T/root" offenders --json
+	expect_json .events 1
+	expect_json '.forged_by.level' 1
+}
+
 test_syslog_lines_count_only_under_the_kernel_tag() {
 	{
 		echo "Dec  3 09:18:33 host evil: $AC"

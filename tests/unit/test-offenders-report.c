@@ -288,6 +288,7 @@ TEST(input_that_is_no_text_is_refused)
 	memcpy(buf, line, strlen(line));
 	memcpy(buf + strlen(line), "cut\0off\n", 8);
 	memcpy(buf + strlen(line) + 8, line, strlen(line));
+	buf[strlen(line) + 8 + 2] = '2'; /* another record: a repeat is read once */
 	CHECK_INT(read_bytes(buf, 8 + 2 * strlen(line), SPLITLOCK_INPUT_AUTO, &events), 0);
 	CHECK_INT(events, 2);
 	/* ... and so is one after the hole of NULs that copytruncate leaves. */
@@ -298,6 +299,9 @@ TEST(input_that_is_no_text_is_refused)
 	/* NUL-separated records are no binary data. */
 	for (size_t i = 0; i < 40; i++) {
 		memcpy(buf + i * strlen(line), line, strlen(line));
+		/* 40 records, not one repeated (each SEQ and stamp its own). */
+		buf[i * strlen(line) + 2] = (char)('0' + i % 10);
+		buf[i * strlen(line) + 5] = (char)('0' + i / 10);
 		buf[(i + 1) * strlen(line) - 1] = '\0';
 	}
 	CHECK_INT(read_bytes(buf, 40 * strlen(line), SPLITLOCK_INPUT_AUTO, &events), 0);
