@@ -233,6 +233,8 @@ static int open_run_cached(const struct splitlock_ctx *ctx, const char *path, in
 }
 
 /* The ordinary walk, which may wait on any directory's lock. */
+#define OPENAT2_RETRIES 16
+
 static int open_walk(const struct splitlock_ctx *ctx, const char *path, int flags, mode_t mode)
 {
 	struct open_how how = {
@@ -251,9 +253,23 @@ static int open_walk(const struct splitlock_ctx *ctx, const char *path, int flag
 	if (!*path)
 		path = ".";
 	if (!ctx->no_openat2) {
-		fd = (int)syscall(SYS_openat2, ctx->root_fd, path, &how, sizeof(how));
-		if (fd >= 0)
-			return fd;
+		/*
+		 * A walk that took ".." (a symlink such as 99-sysctl.conf ->
+		 * ../sysctl.conf) while anything on the system was renamed or
+		 * mounted fails with EAGAIN: the kernel cannot vouch that it
+		 * stayed in the root and asks for a retry (openat2(2)). On a
+		 * busy system that dropped a drop-in from status now and then
+		 * (seen in the CI's ASan run). Retried, then walked by hand.
+		 */
+		for (int tries = 0;; tries++) {
+			fd = (int)syscall(SYS_openat2, ctx->root_fd, path, &how, sizeof(how));
+			if (fd >= 0)
+				return fd;
+			if (errno != EAGAIN || tries == OPENAT2_RETRIES)
+				break;
+		}
+		if (errno == EAGAIN)
+			return open_in_root_by_hand(ctx->root_fd, path, flags, mode);
 		if (errno != ENOSYS && errno != EPERM)
 			return -errno;
 		/* Seccomp filters answer ENOSYS or EPERM; remember it. */

@@ -168,6 +168,36 @@ test_roots_mode_persist_with_a_held_boot_dir_ends_and_undoes() {
 	! grep -q update-grub "$STUB_LOG" || fail "update-grub ran: $(cat "$STUB_LOG")"
 }
 
+# Root's offenders looks up the live process behind each TID of the log.
+# A TID that is gone (most of a log's) is a missing name in /proc, which
+# the dentry cache never answers: with /proc held and a mkdir queued the
+# lookup waited, unkillably (eleventh review). The kernel is asked first
+# (pidfd_open()), and /proc/PID's entries are opened from the cache or in
+# a bounded child. The report is the log's, complete.
+test_roots_offenders_does_not_wait_on_a_gone_tid_with_proc_held() {
+	local tid=31000 pid
+	require_root "a FUSE mount and a procfs mount"
+	copy_fixture stock-ac
+	while [ -e "/proc/$tid" ]; do tid=$((tid + 1)); done
+	printf '4,40,2000000,-;x86/split lock detection: #AC: gone/%s took a split_lock trap at address: 0x401136\n' \
+		"$tid" >>"$T/root/dev/kmsg"
+	unprivileged_env
+	trap 'cleanup; umount -l "$T/root/proc" 2>/dev/null; true' EXIT
+	hangfs_up
+	install -d -m 0700 "$T/root/run/slctl/leases"
+	mount -t proc -o nosuid,nodev,noexec slctl-attack "$T/root/proc" || skip "cannot mount a procfs"
+	run timeout 20 "$SLCTL" --root "$T/root" offenders
+	[ "$rc" = 0 ] || fail "root's offenders fails without the hold: exit $rc: $err"
+	hold_run_with_a_queued_writer "$T/root/proc"
+	"$SLCTL" --root "$T/root" offenders >"$T/out" 2>"$T/err" &
+	pid=$!
+	expect_it_ends "$pid" 12 "root's offenders with /proc held and a TID of the log gone"
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$T/err")"
+	grep -q "^gone .*$tid" "$T/out" || fail "the gone task is not in the report: $(cat "$T/out")"
+}
+
 test_zz_the_machines_own_sysctl_is_untouched() {
 	[ "$(cat /proc/sys/kernel/split_lock_mitigate 2>/dev/null || echo none)" = "$REAL_MITIGATE" ] ||
 		fail "the real kernel.split_lock_mitigate changed"
