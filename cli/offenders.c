@@ -257,8 +257,8 @@ static const char *undated_sentence(const struct splitlock_offenders *r)
 
 	snprintf(buf, sizeof(buf), "%" PRIu64 " event%s (logged or suppressed by the kernel's "
 		 "rate limit) %s no wall-clock time in this log's form, so --since/--until "
-		 "cannot place %s and this report is incomplete (dmesg -T and the journal's "
-		 "forms have one)", n, n == 1 ? "" : "s", n == 1 ? "has" : "have",
+		 "cannot place %s and this report is incomplete (dmesg -T or --time-format iso, "
+		 "and journalctl's forms but short-monotonic, have one)", n, n == 1 ? "" : "s", n == 1 ? "has" : "have",
 		 n == 1 ? "it" : "them");
 	return buf;
 }
@@ -269,11 +269,11 @@ void offenders_print_unrecognized(FILE *out, const struct splitlock_offenders *r
 	uint64_t first, n = splitlock_offenders_get_unrecognized(r, &first);
 
 	if (n && first)
-		fprintf(out, "%" PRIu64 " line%s with detector text could not be read (the first "
+		fprintf(out, "%" PRIu64 " line%s that may hold detector text could not be read (the first "
 		       "is line %" PRIu64 "), so this report is incomplete.\n",
 		       n, n == 1 ? "" : "s", first);
 	else if (n)
-		fprintf(out, "%" PRIu64 " line%s with detector text could not be read, so this "
+		fprintf(out, "%" PRIu64 " line%s that may hold detector text could not be read, so this "
 		       "report is incomplete.\n", n, n == 1 ? "" : "s");
 	if (splitlock_offenders_get_undated(r))
 		fprintf(out, "%s.\n", undated_sentence(r));

@@ -245,7 +245,7 @@ test_unread_detector_text_makes_the_report_incomplete() {
 		expect_json .first_unrecognized_line 4
 		run "$SLCTL" offenders --input "$T/log" --input-format "$(
 			"$SLCTL" offenders --input "$F/$f" --json | jq -r .input_format)"
-		expect_out "1 line with detector text could not be read (the first is line 4), so this report is incomplete."
+		expect_out "1 line that may hold detector text could not be read (the first is line 4), so this report is incomplete."
 	done
 	# The whole report is complete only when nothing was missed.
 	run "$SLCTL" offenders --input "$F/events.kmsg" --json
