@@ -32,6 +32,9 @@
 #include "slctl.h"
 
 /* @err, with a sentence in *@why. */
+
+/* The kernel's default timer slack (INIT_TASK's), in nanoseconds. */
+#define HELPER_TIMER_SLACK_NS 50000UL
 static int say(char **why, int err, const char *format, ...) __attribute__((format(printf, 3, 4)));
 static int say(char **why, int err, const char *format, ...)
 {
@@ -61,9 +64,14 @@ static void disarm_timers(void)
 	/*
 	 * The caller's timer slack survives the setuid exec too: a slack of
 	 * minutes would stretch every short sleep of the bounded lock wait
-	 * and keep the lease past its caller. 0 restores the default.
+	 * and keep the lease past its caller. Set, not reset: 0 restores the
+	 * task's default slack, which fork() takes from the parent's current
+	 * one, so a caller that set its own before forking pkexec (or before
+	 * running slctl run, which forks it) made that the default (twelfth
+	 * review: a drop behind a held leases.lock slept for minutes with the
+	 * penalty off). 50 us is the kernel's own default (init's).
 	 */
-	prctl(PR_SET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+	prctl(PR_SET_TIMERSLACK, HELPER_TIMER_SLACK_NS, 0UL, 0UL, 0UL);
 }
 
 static void reset_signals(void)
@@ -278,10 +286,15 @@ int helper_sanitize(char **why)
 
 		return say(why, -e, "cannot change to /: %s", strerror(e));
 	}
-	reset_scheduling();
+	/*
+	 * Limits first: with RLIMIT_NOFILE at 3 the open of oom_score_adj
+	 * in reset_scheduling() failed and the caller's value stayed
+	 * (twelfth review).
+	 */
 	r = reset_limits(why);
 	if (r < 0)
 		return r;
+	reset_scheduling();
 	r = reset_environment();
 	if (r < 0)
 		return say(why, r, "cannot reset the environment: %s", strerror(-r));

@@ -113,6 +113,72 @@ test_the_callers_timer_slack_is_not_inherited() {
 	kill_caller_and_expect_the_penalty_back
 }
 
+# The same slack set by the caller before it forks pkexec, or by a
+# launcher before it runs `slctl run` (which forks pkexec): fork() makes
+# the parent's current slack the child's default, which a reset to 0
+# restored (twelfth review: a drop behind a leases.lock held for 1 s slept
+# over 215 s with the penalty off). The helper sets the kernel's default.
+test_a_slack_set_before_the_fork_of_pkexec_is_not_the_helpers_default() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	# bash (the caller) writes its own slack (allowed for itself), then
+	# forks pkexec: the child's default slack is 600 s.
+	start_caller 'echo 600000000000 >/proc/$$/timerslack_ns
+		sleep 30 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 || fail "no lease taken: $(value) $(cat "$T/caller.err")"
+	local pid slack
+	pid=$(helper_pid)
+	slack=$(cat "/proc/$pid/timerslack_ns")
+	[ "$slack" -lt 1000000 ] || fail "the helper runs with the caller's timer slack: $slack ns"
+	kill_caller_and_expect_the_penalty_back
+}
+
+# The effect attack 29 named: root's status (or another run) holds
+# leases.lock when the caller ends; the drop's 5-50 ms polls of the lock
+# sleep with the helper's slack. The lock is let go after 1 s; the
+# penalty must be back within 5 s.
+test_a_drop_behind_a_briefly_held_lease_lock_is_not_stretched() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	holder=
+	trap 'end_helpers; kill $holder 2>/dev/null; true' EXIT
+	start_caller 'echo ${SLACK_NS:-600000000000} >/proc/$$/timerslack_ns
+		sleep 60 | pkexec "$SLCTL" __helper lease --root "$ROOT" | cat'
+	value_becomes 0 || fail "no lease taken: $(value) $(cat "$T/caller.err")"
+	local pid start end
+	pid=$(helper_pid)
+	flock -x "$T/root/run/slctl/leases.lock" sleep 1 &
+	holder=$!
+	sleep 0.2
+	kill -KILL "$caller"
+	proc_gone "$caller"
+	start=$(date +%s%N)
+	value_becomes 1 ${WAIT_S:-30} || fail "the caller is gone, the penalty is still off ${WAIT_S:-30} s later"
+	end=$(date +%s%N)
+	(( (end - start) / 1000000 < 5000 )) || fail "the penalty came back $(( (end - start) / 1000000 )) ms after the caller's end"
+}
+
+# The same through the documented interface: a launcher (or the user's
+# shell's parent) sets the slack and execs `slctl run`; slctl forks the
+# pkexec child, whose default slack is slctl's 600 s.
+test_slctl_run_from_a_process_with_a_long_slack_gives_the_helper_none() {
+	require_root "the setuid pkexec stand-in and the root helper"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap end_helpers EXIT
+	start_caller 'exec perl -e "require q(syscall.ph); syscall(&SYS_prctl, 29, 600 * 10**9, 0, 0, 0) == 0 or die; exec @ARGV" \
+		"$SLCTL" --root "$ROOT" run -- sleep 30'
+	value_becomes 0 || fail "no lease taken: $(value) $(cat "$T/caller.err")"
+	local pid slack
+	pid=$(helper_pid)
+	slack=$(cat "/proc/$pid/timerslack_ns")
+	[ "$slack" -lt 1000000 ] || fail "the helper of slctl run runs with the launcher's timer slack: $slack ns"
+	kill_caller_and_expect_the_penalty_back
+}
+
 # A NUMA policy (set_mempolicy, as numactl --membind sets it) passes
 # through exec: bound to a node with little free memory, the root helper's
 # allocations fail or the OOM killer picks it while it holds the lease.
