@@ -412,6 +412,38 @@ static void close_all_but(int *keep, size_t n)
 	syscall(SYS_close_range, lo, ~0U, 0U);
 }
 
+/* After a stall: every later lookup of @ctx answers -ETIMEDOUT at once. */
+static void stalled(const struct splitlock_ctx *ctx, pid_t child)
+{
+	struct splitlock_ctx *c = (struct splitlock_ctx *)ctx;
+
+	c->lookup_stalled = true;
+	c->stalled_child = child;
+}
+
+/*
+ * A follower that forgot nothing would name no offender again after one
+ * stall, long after the user let go (thirteenth review). The stalled
+ * child, killed, ends once the directory is let go; it is reaped here, and
+ * the context trusts lookups again. Where no child could start, the next
+ * event tries again.
+ */
+void sl_lookup_stall_recover(struct splitlock_ctx *ctx)
+{
+	if (!ctx->lookup_stalled)
+		return;
+	if (ctx->stalled_child > 0) {
+		pid_t r = waitpid(ctx->stalled_child, NULL, WNOHANG);
+
+		/* ECHILD: reaped already (SIGCHLD ignored, or another wait). */
+		if (r == 0 || (r < 0 && errno != ECHILD))
+			return;
+	}
+	sl_dbg(ctx, "a stalled lookup has ended: lookups are made again");
+	ctx->stalled_child = 0;
+	ctx->lookup_stalled = false;
+}
+
 #define BOUNDED_MAX_FDS 8
 
 /*
@@ -446,7 +478,7 @@ static int bounded_start(const struct splitlock_ctx *ctx, const char *what,
 			return -EAFNOSUPPORT;
 		}
 		sl_err(ctx, "cannot look up %s: no socket for a bounded lookup (%m)", what);
-		((struct splitlock_ctx *)ctx)->lookup_stalled = true;
+		stalled(ctx, -1);
 		return -EAGAIN;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b->deadline);
@@ -459,7 +491,7 @@ static int bounded_start(const struct splitlock_ctx *ctx, const char *what,
 			       "up with a bound (%m)", what);
 		close(sv[0]);
 		close(sv[1]);
-		((struct splitlock_ctx *)ctx)->lookup_stalled = true;
+		stalled(ctx, -1);
 		return -EAGAIN;
 	}
 	if (b->pid == 0) {
@@ -494,7 +526,7 @@ static int bounded_wait(const struct splitlock_ctx *ctx, const char *what, struc
 	kill(b->pid, SIGKILL);
 	close(b->sock);
 	b->sock = -1;
-	((struct splitlock_ctx *)ctx)->lookup_stalled = true;
+	stalled(ctx, b->pid);
 	sl_err(ctx, "the %s of %s has waited %u seconds on a directory's lock "
 	       "that another process holds", b->action, what,
 	       SL_LOOKUP_TIMEOUT_MS / 1000);
@@ -520,7 +552,7 @@ static void bounded_end(const struct splitlock_ctx *ctx, const char *what, struc
 	b->sock = -1;
 	if (n <= 0) {
 		kill(b->pid, SIGKILL);
-		((struct splitlock_ctx *)ctx)->lookup_stalled = true;
+		stalled(ctx, b->pid);
 		sl_dbg(ctx, "the child that looked up %s has not ended", what);
 		return;
 	}

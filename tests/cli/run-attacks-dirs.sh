@@ -16,6 +16,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$TOP/tests/attack-helper.sh"
 source "$TOP/tests/attack-hold.sh"
+source "$TOP/tests/run-helper.sh"
 
 set_up_a_fake_root() { # FIXTURE
 	require_root "a FUSE mount"
@@ -196,6 +197,55 @@ test_roots_offenders_does_not_wait_on_a_gone_tid_with_proc_held() {
 	rc=$?
 	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$T/err")"
 	grep -q "^gone .*$tid" "$T/out" || fail "the gone task is not in the report: $(cat "$T/out")"
+}
+
+# Root's offenders --follow, its /proc lookups stalled once by a user
+# holding /proc with a mkdir queued: it named no offender again, long
+# after the user let go (thirteenth review). The stall is forgotten once
+# the stalled child has ended.
+uptime_usec() { local u; u=$(cut -d' ' -f1 /proc/uptime); echo $(( ${u%.*} * 1000000 + 10#${u#*.} * 10000 )); }
+
+trap_line() { # PID: a kernel record of a split lock by sleep/PID, now
+	printf '4,%d,%s,-;x86/split lock detection: #AC: sleep/%s took a split_lock trap at address: 0x401136\n' \
+		"$RANDOM" "$(uptime_usec)" "$1" >>"$T/root/dev/kmsg"
+}
+
+test_a_follower_names_offenders_again_after_a_released_proc_hold() {
+	local i
+	follower= v1= v2= v3=
+	require_root "a FUSE mount and a procfs mount"
+	copy_fixture stock-ac
+	unprivileged_env
+	trap 'umount -l "$T/root/proc" 2>/dev/null; kill $follower $v1 $v2 $v3 2>/dev/null; cleanup; true' EXIT
+	hangfs_up
+	mount -t proc -o nosuid,nodev,noexec slctl-attack "$T/root/proc" || skip "cannot mount a procfs"
+	"$SLCTL" --root "$T/root" offenders --follow >"$T/out" 2>"$T/err" &
+	follower=$!
+	sleep 1
+	"${AS_NOBODY[@]}" sleep 1000 & v1=$!
+	sleep 0.3
+	trap_line "$v1"
+	for ((i = 0; i < 40; i++)); do grep -q "/$v1 " "$T/out" && break; sleep 0.1; done
+	grep -q "sleep/$v1 .*exe .*sleep" "$T/out" || fail "not named even without a hold: $(cat "$T/out" "$T/err")"
+
+	# The user's move: /proc held 7 s while an offender is looked up.
+	hold_run_with_a_queued_writer "$T/root/proc"
+	"${AS_NOBODY[@]}" sleep 1000 & v2=$!
+	trap_line "$v2"
+	sleep 7
+	# The user lets go: the READ its FUSE file system never answered is
+	# aborted with the server (a SIGKILL of the holder alone is not enough:
+	# it waits in the kernel for that answer).
+	hangfs_down
+	sleep 1
+
+	# Long after the user let go: a new offender.
+	"${AS_NOBODY[@]}" sleep 1000 & v3=$!
+	sleep 0.3
+	trap_line "$v3"
+	for ((i = 0; i < 40; i++)); do grep -q "/$v3 " "$T/out" && break; sleep 0.1; done
+	grep -q "sleep/$v3 .*exe .*sleep" "$T/out" ||
+		fail "root's follower no longer names offenders after the hold ended: $(grep "/$v3 " "$T/out") $(tail -5 "$T/err")"
 }
 
 test_zz_the_machines_own_sysctl_is_untouched() {
