@@ -89,7 +89,7 @@ int sl_dir_lists_bounded(const struct splitlock_ctx *ctx, const char *const *pat
 			 char ***names, int *counts);
 
 /*
- * @fn in a child waited for SL_LOOKUP_TIMEOUT_MS without a message, for
+ * @fn in a child waited for 2 * SL_LOOKUP_TIMEOUT_MS in all, for
  * work that lists or looks up in directories other users can read and
  * hold (libkmod, a tree scan). What @fn gives sl_emit() reaches @take in
  * this process, in order; the result is @fn's (an int), or -ETIMEDOUT

@@ -380,6 +380,7 @@ struct bounded {
 	pid_t pid;
 	int sock;
 	const char *action; /* "lookup", "listing", ... for messages */
+	unsigned timeout_s; /* the bound, for messages */
 	struct timespec deadline;
 };
 
@@ -483,6 +484,7 @@ static int bounded_start(const struct splitlock_ctx *ctx, const char *what,
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b->deadline);
 	b->deadline.tv_sec += SL_LOOKUP_TIMEOUT_MS / 1000;
+	b->timeout_s = SL_LOOKUP_TIMEOUT_MS / 1000;
 	b->action = work == list_work ? "listing" : work == run_work ? b->action : "lookup";
 	b->pid = fork();
 	if (b->pid < 0) {
@@ -528,8 +530,7 @@ static int bounded_wait(const struct splitlock_ctx *ctx, const char *what, struc
 	b->sock = -1;
 	stalled(ctx, b->pid);
 	sl_err(ctx, "the %s of %s has waited %u seconds on a directory's lock "
-	       "that another process holds", b->action, what,
-	       SL_LOOKUP_TIMEOUT_MS / 1000);
+	       "that another process holds", b->action, what, b->timeout_s);
 	return -ETIMEDOUT;
 }
 
@@ -894,9 +895,12 @@ static int open_cached_or_bounded(const struct splitlock_ctx *ctx, const char *p
  * child: libkmod's modprobe.d listings, the scan of /boot (tenth review).
  * The child's messages come back one by one, each after a type byte:
  * RUN_DATA for @take, RUN_END with the work's int32 result. The bound is
- * SL_LOOKUP_TIMEOUT_MS without a message, not for the whole work: a
- * large /boot is slow, a held one is silent.
+ * for the whole work, RUN_TIMEOUT_MS: one reset at each message let a
+ * user who held one directory after another, each for a little less than
+ * the bound, stretch root's scan of /boot without end (fourteenth
+ * review). Twice a lookup's, for a large /boot and ESP on a cold cache.
  */
+#define RUN_TIMEOUT_MS (2 * SL_LOOKUP_TIMEOUT_MS)
 enum { RUN_DATA = 'd', RUN_END = 'e' };
 #define RUN_MESSAGE_MAX (64 * 1024)
 
@@ -945,6 +949,10 @@ int sl_run_bounded(struct splitlock_ctx *ctx, const char *what, const char *acti
 	int r;
 
 	r = bounded_start(ctx, what, run_work, &a, NULL, 0, &b);
+	if (r == 0) {
+		b.deadline.tv_sec += (RUN_TIMEOUT_MS - SL_LOOKUP_TIMEOUT_MS) / 1000;
+		b.timeout_s = RUN_TIMEOUT_MS / 1000;
+	}
 	if (r == -EAFNOSUPPORT) {
 		struct sl_emitter e = { .sock = -1, .take = take, .data = data };
 
@@ -986,8 +994,6 @@ int sl_run_bounded(struct splitlock_ctx *ctx, const char *what, const char *acti
 		r = take(data, buf + 1, (size_t)len - 1);
 		if (r < 0)
 			break;
-		clock_gettime(CLOCK_MONOTONIC, &b.deadline);
-		b.deadline.tv_sec += SL_LOOKUP_TIMEOUT_MS / 1000;
 	}
 	if (r < 0 && r != -ETIMEDOUT)
 		kill(b.pid, SIGKILL);
