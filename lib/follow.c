@@ -119,6 +119,7 @@ static int one_record(struct splitlock_follow *f, const char *text, size_t len,
 		return 0;
 	if (splitlock_kmsg_parse_record(text, len, f->decoded, &rec) < 0)
 		return 0;
+	sl_lookup_stall_recover(sl_offenders_ctx(f->report));
 	r = sl_offenders_add_record(f->report, &rec, &o, &ip);
 	if (r <= 0)
 		return r;

@@ -24,6 +24,7 @@ struct splitlock_ctx {
 	int log_priority;
 	bool no_openat2;     /* resolve paths by hand (see path.c) */
 	bool lookup_stalled; /* a bounded lookup timed out (see path.c) */
+	pid_t stalled_child; /* its child, left: -1 where none could start */
 };
 
 void sl_log(const struct splitlock_ctx *ctx, int priority, const char *file,
@@ -56,6 +57,12 @@ int sl_readlink(const struct splitlock_ctx *ctx, const char *path, char *buf,
  * child waited for SL_LOOKUP_TIMEOUT_MS (-ETIMEDOUT), whatever the path. */
 int sl_open_bounded(const struct splitlock_ctx *ctx, const char *path, int flags);
 /*
+ * For a long-lived context (a follower): forget a stall once the child that
+ * stalled has ended, which it does when the user lets go of the directory.
+ * One-shot commands keep it: their report would be half made.
+ */
+void sl_lookup_stall_recover(struct splitlock_ctx *ctx);
+/*
  * mkdirat(@dir, @name) with @mode whatever the umask, in a child waited
  * for SL_LOOKUP_TIMEOUT_MS: the new directory's descriptor, or a negative
  * errno (-EEXIST; -ETIMEDOUT after the bound, or where no child can be
@@ -82,7 +89,7 @@ int sl_dir_lists_bounded(const struct splitlock_ctx *ctx, const char *const *pat
 			 char ***names, int *counts);
 
 /*
- * @fn in a child waited for SL_LOOKUP_TIMEOUT_MS without a message, for
+ * @fn in a child waited for 2 * SL_LOOKUP_TIMEOUT_MS in all, for
  * work that lists or looks up in directories other users can read and
  * hold (libkmod, a tree scan). What @fn gives sl_emit() reaches @take in
  * this process, in order; the result is @fn's (an int), or -ETIMEDOUT

@@ -2501,7 +2501,7 @@ enum splitlock_msr_module {
  * (/lib/modules/RELEASE, looked up with libkmod as modprobe does; built-in
  * modules from modules.builtin first). For LOADABLE, *@path (may be NULL)
  * is the module file, which the caller frees; NULL otherwise. The lookup
- * is made in a child process (fork()) waited for 5 seconds: the
+ * is made in a child process (fork()) waited for 10 seconds: the
  * directories it lists are readable, and so lockable, by every user.
  * Errors: -ENOMEM, -ETIMEDOUT (the child stalled, or none could be
  * started), or what reading the release returns.

@@ -380,6 +380,7 @@ struct bounded {
 	pid_t pid;
 	int sock;
 	const char *action; /* "lookup", "listing", ... for messages */
+	unsigned timeout_s; /* the bound, for messages */
 	struct timespec deadline;
 };
 
@@ -410,6 +411,38 @@ static void close_all_but(int *keep, size_t n)
 		lo = (unsigned)keep[i] + 1;
 	}
 	syscall(SYS_close_range, lo, ~0U, 0U);
+}
+
+/* After a stall: every later lookup of @ctx answers -ETIMEDOUT at once. */
+static void stalled(const struct splitlock_ctx *ctx, pid_t child)
+{
+	struct splitlock_ctx *c = (struct splitlock_ctx *)ctx;
+
+	c->lookup_stalled = true;
+	c->stalled_child = child;
+}
+
+/*
+ * A follower that forgot nothing would name no offender again after one
+ * stall, long after the user let go (thirteenth review). The stalled
+ * child, killed, ends once the directory is let go; it is reaped here, and
+ * the context trusts lookups again. Where no child could start, the next
+ * event tries again.
+ */
+void sl_lookup_stall_recover(struct splitlock_ctx *ctx)
+{
+	if (!ctx->lookup_stalled)
+		return;
+	if (ctx->stalled_child > 0) {
+		pid_t r = waitpid(ctx->stalled_child, NULL, WNOHANG);
+
+		/* ECHILD: reaped already (SIGCHLD ignored, or another wait). */
+		if (r == 0 || (r < 0 && errno != ECHILD))
+			return;
+	}
+	sl_dbg(ctx, "a stalled lookup has ended: lookups are made again");
+	ctx->stalled_child = 0;
+	ctx->lookup_stalled = false;
 }
 
 #define BOUNDED_MAX_FDS 8
@@ -446,11 +479,12 @@ static int bounded_start(const struct splitlock_ctx *ctx, const char *what,
 			return -EAFNOSUPPORT;
 		}
 		sl_err(ctx, "cannot look up %s: no socket for a bounded lookup (%m)", what);
-		((struct splitlock_ctx *)ctx)->lookup_stalled = true;
+		stalled(ctx, -1);
 		return -EAGAIN;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b->deadline);
 	b->deadline.tv_sec += SL_LOOKUP_TIMEOUT_MS / 1000;
+	b->timeout_s = SL_LOOKUP_TIMEOUT_MS / 1000;
 	b->action = work == list_work ? "listing" : work == run_work ? b->action : "lookup";
 	b->pid = fork();
 	if (b->pid < 0) {
@@ -459,7 +493,7 @@ static int bounded_start(const struct splitlock_ctx *ctx, const char *what,
 			       "up with a bound (%m)", what);
 		close(sv[0]);
 		close(sv[1]);
-		((struct splitlock_ctx *)ctx)->lookup_stalled = true;
+		stalled(ctx, -1);
 		return -EAGAIN;
 	}
 	if (b->pid == 0) {
@@ -494,10 +528,9 @@ static int bounded_wait(const struct splitlock_ctx *ctx, const char *what, struc
 	kill(b->pid, SIGKILL);
 	close(b->sock);
 	b->sock = -1;
-	((struct splitlock_ctx *)ctx)->lookup_stalled = true;
+	stalled(ctx, b->pid);
 	sl_err(ctx, "the %s of %s has waited %u seconds on a directory's lock "
-	       "that another process holds", b->action, what,
-	       SL_LOOKUP_TIMEOUT_MS / 1000);
+	       "that another process holds", b->action, what, b->timeout_s);
 	return -ETIMEDOUT;
 }
 
@@ -520,7 +553,7 @@ static void bounded_end(const struct splitlock_ctx *ctx, const char *what, struc
 	b->sock = -1;
 	if (n <= 0) {
 		kill(b->pid, SIGKILL);
-		((struct splitlock_ctx *)ctx)->lookup_stalled = true;
+		stalled(ctx, b->pid);
 		sl_dbg(ctx, "the child that looked up %s has not ended", what);
 		return;
 	}
@@ -862,9 +895,12 @@ static int open_cached_or_bounded(const struct splitlock_ctx *ctx, const char *p
  * child: libkmod's modprobe.d listings, the scan of /boot (tenth review).
  * The child's messages come back one by one, each after a type byte:
  * RUN_DATA for @take, RUN_END with the work's int32 result. The bound is
- * SL_LOOKUP_TIMEOUT_MS without a message, not for the whole work: a
- * large /boot is slow, a held one is silent.
+ * for the whole work, RUN_TIMEOUT_MS: one reset at each message let a
+ * user who held one directory after another, each for a little less than
+ * the bound, stretch root's scan of /boot without end (fourteenth
+ * review). Twice a lookup's, for a large /boot and ESP on a cold cache.
  */
+#define RUN_TIMEOUT_MS (2 * SL_LOOKUP_TIMEOUT_MS)
 enum { RUN_DATA = 'd', RUN_END = 'e' };
 #define RUN_MESSAGE_MAX (64 * 1024)
 
@@ -913,6 +949,10 @@ int sl_run_bounded(struct splitlock_ctx *ctx, const char *what, const char *acti
 	int r;
 
 	r = bounded_start(ctx, what, run_work, &a, NULL, 0, &b);
+	if (r == 0) {
+		b.deadline.tv_sec += (RUN_TIMEOUT_MS - SL_LOOKUP_TIMEOUT_MS) / 1000;
+		b.timeout_s = RUN_TIMEOUT_MS / 1000;
+	}
 	if (r == -EAFNOSUPPORT) {
 		struct sl_emitter e = { .sock = -1, .take = take, .data = data };
 
@@ -954,8 +994,6 @@ int sl_run_bounded(struct splitlock_ctx *ctx, const char *what, const char *acti
 		r = take(data, buf + 1, (size_t)len - 1);
 		if (r < 0)
 			break;
-		clock_gettime(CLOCK_MONOTONIC, &b.deadline);
-		b.deadline.tv_sec += SL_LOOKUP_TIMEOUT_MS / 1000;
 	}
 	if (r < 0 && r != -ETIMEDOUT)
 		kill(b.pid, SIGKILL);
