@@ -523,4 +523,16 @@ test_bash_completion_knows_offenders() {
 	grep -qx 'table json prometheus' <<<"$(tail -1 <<<"$words")" || fail "completion: $words"
 }
 
+# A second --input replaced the first without a word: a report that looked
+# complete lacked the first file's events (fourth new-user review of issue
+# 26, M3). One log per run; several files are one cat away.
+test_second_input_is_a_usage_error() {
+	run "$SLCTL" offenders --input "$LOGS/log.journal.json" -i "$LOGS/log.kmsg"
+	expect_rc 2
+	[ -z "$out" ] || fail "printed $out"
+	expect_err "--input is given once"
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --json
+	expect_rc 0
+}
+
 run_tests
