@@ -73,6 +73,7 @@ struct sl_syslog_years {
 	} *lines;
 	size_t n, lines_allocated;
 	int month, mday;         /* of the last line seen; month -1: none */
+	int h, m, s;             /* its time */
 	int years;               /* the years begun so far */
 	int year;                /* the year of the line being read; 0: guess */
 };
