@@ -26,6 +26,7 @@ struct sl_pending {
 	int facility, level;   /* -1: not given */
 	int64_t mono, wall;
 	uint64_t boot, line;
+	uint64_t cursor;       /* hash of __CURSOR; 0: none */
 	size_t message_len;
 	/* export: a binary field being gathered in the scratch buffer */
 	bool in_binary, binary_message;
@@ -54,6 +55,18 @@ struct sl_kmsg_seen {
 	} *records;
 	size_t n, allocated;
 	uint64_t repeats; /* records read before and skipped */
+};
+
+/*
+ * Journal entries read, by a hash of their __CURSOR, which names one
+ * entry of one journal: an entry saved twice (overlapping journalctl -o
+ * export or -o json dumps appended to one file) is read once, as
+ * journalctl itself reads an entry of several files once.
+ */
+struct sl_journal_seen {
+	uint64_t *slots; /* open addressing; 0: empty */
+	size_t n, allocated;
+	uint64_t repeats;
 };
 
 /*
@@ -102,6 +115,7 @@ struct sl_reader {
 	size_t dmesg_indent; /* of a record's first line (pasted logs) */
 	struct sl_pending pending;
 	struct sl_kmsg_seen *kmsg_seen;
+	struct sl_journal_seen *journal_seen; /* journal export and JSON */
 	struct sl_syslog_years *years; /* RFC 3164 syslog: NULL for other forms */
 };
 
@@ -132,6 +146,9 @@ void sl_pending_field(struct sl_reader *rd, const char *name, size_t name_len,
 		      const char *value, size_t len);
 /* The record is complete: hand it on (when it has a message). */
 int sl_pending_end(struct sl_reader *rd);
+/* 1 when the entry of this __CURSOR hash was read before, 0 when not (it
+ * is now), -ENOMEM. */
+int sl_journal_seen_before(struct sl_reader *rd, uint64_t cursor);
 /* A record whose message could not be seen ("[1.2K blob data]"). */
 void sl_pending_message_lost(struct sl_reader *rd);
 /*

@@ -396,4 +396,25 @@ test_syslog_year_allows_a_zone_ahead_not_more() {
 	done
 }
 
+# Overlapping journal dumps appended to one file (journalctl -k -o export
+# --since -2d >> kern.export, daily) counted every entry twice, with a
+# report that said it was complete (fourth new-user review of issue 26,
+# H1). __CURSOR names one entry: a repeat is read once, as journalctl
+# reads an entry of several files once.
+test_journal_entries_saved_twice_are_read_once() {
+	local f want got
+	for f in events.journal-export events.json events.json-pretty events.json-seq; do
+		want=$(report "$F/$f")
+		[ -n "$want" ] || fail "$f: no report"
+		cat "$F/$f" "$F/$f" >"$T/twice"
+		got=$(report "$T/twice")
+		[ "$got" = "$want" ] || fail "$f twice: $got, once: $want"
+	done
+	# Entries without a cursor (written by hand) all count.
+	grep -v '^__CURSOR=' "$F/events.journal-export" >"$T/nocursor"
+	cat "$T/nocursor" "$T/nocursor" >"$T/twice"
+	run "$SLCTL" offenders --input "$T/twice" --json
+	expect_json .events "$((2 * $("$SLCTL" offenders --input "$T/nocursor" --json | jq .events)))"
+}
+
 run_tests
