@@ -635,6 +635,23 @@ static void print_fitted(const struct options *o, const struct splitlock_offende
 		snprintf(note + used, size - used, ". --full shows everything.\n");
 }
 
+/* Whether a row shown under -g exe or -g unit is a name: its task's
+ * executable or unit was not resolved. */
+static bool grouped_by_name(const struct options *o, const struct splitlock_offenders *r,
+			    size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
+
+		if (o->group == SPLITLOCK_GROUP_EXE && !splitlock_offender_get_exe(of))
+			return true;
+		if (o->group == SPLITLOCK_GROUP_UNIT && !splitlock_offender_get_unit(of) &&
+		    !splitlock_offender_get_container(of))
+			return true;
+	}
+	return false;
+}
+
 int offenders_print_table(const struct options *o, const struct splitlock_offenders *r)
 {
 	size_t n = offenders_shown(o, r), widths[32] = { 0 }, limit = terminal_width(o), width = 0;
@@ -684,6 +701,10 @@ int offenders_print_table(const struct options *o, const struct splitlock_offend
 	if (o->input && splitlock_offenders_get_count(r) &&
 	    (o->group == SPLITLOCK_GROUP_EXE || o->group == SPLITLOCK_GROUP_UNIT))
 		fprintf(buf, "A saved log names no %s: tasks are grouped by name.\n",
+			o->group == SPLITLOCK_GROUP_EXE ? "executable" : "unit");
+	else if (!o->input && grouped_by_name(o, r, n))
+		fprintf(buf, "Rows with no %s are tasks with no known %s: they are grouped "
+			"by name.\n", o->group == SPLITLOCK_GROUP_EXE ? "EXE" : "UNIT",
 			o->group == SPLITLOCK_GROUP_EXE ? "executable" : "unit");
 	if (fclose(buf) != 0) {
 		free(text);

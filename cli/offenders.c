@@ -770,6 +770,10 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
+			/* One log per run: a second replaced the first without a word. */
+			if (o->input)
+				return slctl_usage_error("offenders", "--input is given once: to read "
+							 "several logs, cat them into --input -.");
 			o->input = optarg;
 			break;
 		case OPT_INPUT_FORMAT:

@@ -52,10 +52,11 @@ static int journal_object(struct sl_reader *rd, const char *line, size_t len)
 				   .mono_usec = SPLITLOCK_TIME_UNKNOWN,
 				   .wall_usec = SPLITLOCK_TIME_UNKNOWN };
 	struct sl_json_iter it;
-	char key[64];
-	size_t klen;
+	char key[64], cursor[256];
+	size_t klen, cursor_len = 0;
+	bool cursor_set = false;
 	uint64_t v;
-	int more;
+	int more, ret;
 
 	p = sl_json_skip_ws(p, end);
 	if (p == end)
@@ -75,6 +76,12 @@ static int journal_object(struct sl_reader *rd, const char *line, size_t len)
 					   &j.message_len))
 				goto malformed;
 			j.message_set = true;
+			continue;
+		}
+		if (sl_json_name_is(key, klen, "__CURSOR")) {
+			if (!sl_json_value(&p, end, cursor, sizeof(cursor), &cursor_len))
+				goto malformed;
+			cursor_set = cursor_len < sizeof(cursor);
 			continue;
 		}
 		if (sl_json_name_is(key, klen, "_TRANSPORT"))
@@ -99,6 +106,9 @@ static int journal_object(struct sl_reader *rd, const char *line, size_t len)
 		goto malformed;
 	if (!j.message_set)
 		return 0;
+	ret = sl_journal_seen_before(rd, cursor_set ? sl_boot_hash(cursor, cursor_len) : 0);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	/*
 	 * Only the kernel's records count. journald marks what it read from
 	 * /dev/kmsg as _TRANSPORT=kernel, user-space writes there included,

@@ -7,6 +7,9 @@
  * space's writes there included, which keep their facility; only
  * facility kern (or none given) with that transport is the kernel's.
  */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "log-format.h"
 
 void sl_pending_begin(struct sl_reader *rd, bool journal)
@@ -70,7 +73,44 @@ void sl_pending_field(struct sl_reader *rd, const char *name, size_t name_len,
 			pe->wall = (int64_t)v;
 	} else if (field_is(name, name_len, "_BOOT_ID")) {
 		pe->boot = sl_boot_hash(value, len);
+	} else if (field_is(name, name_len, "__CURSOR")) {
+		pe->cursor = sl_boot_hash(value, len);
 	}
+}
+
+int sl_journal_seen_before(struct sl_reader *rd, uint64_t cursor)
+{
+	struct sl_journal_seen *s = rd->journal_seen;
+	size_t i;
+
+	if (!s || !cursor)
+		return 0;
+	if ((s->n + 1) * 2 > s->allocated) {
+		size_t n = s->allocated ? s->allocated * 2 : 1024;
+		uint64_t *slots = calloc(n, sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		for (size_t k = 0; k < s->allocated; k++) {
+			if (!s->slots[k])
+				continue;
+			for (i = s->slots[k] & (n - 1); slots[i]; i = (i + 1) & (n - 1))
+				;
+			slots[i] = s->slots[k];
+		}
+		free(s->slots);
+		s->slots = slots;
+		s->allocated = n;
+	}
+	for (i = cursor & (s->allocated - 1); s->slots[i]; i = (i + 1) & (s->allocated - 1)) {
+		if (s->slots[i] == cursor) {
+			s->repeats++;
+			return 1;
+		}
+	}
+	s->slots[i] = cursor;
+	s->n++;
+	return 0;
 }
 
 void sl_pending_message_lost(struct sl_reader *rd)
@@ -90,6 +130,9 @@ int sl_pending_end(struct sl_reader *rd)
 	if (!pe->open)
 		return 0;
 	pe->open = false;
+	ret = sl_journal_seen_before(rd, pe->cursor);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	r.rec.facility = pe->facility < 0 ? 0 : pe->facility;
 	if (pe->journal && !pe->kernel_transport)
 		r.rec.facility = 1;

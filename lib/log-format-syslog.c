@@ -18,16 +18,27 @@
 
 #include "log-format.h"
 
-static int guess_year(int month, int mday)
+/*
+ * RFC 3164 has no year: the latest year that puts the date no further
+ * ahead of now than one time zone is of another (UTC+14 against UTC-12):
+ * the writer's clock may be ahead of the reader's. Across a new year
+ * that is next year ("Jan  1 00:30" read on Dec 31 at 23:00).
+ */
+#define SYSLOG_AHEAD_USEC (26 * 3600 * INT64_C(1000000))
+
+static int guess_year(int month, int mday, int h, int m, int s)
 {
 	time_t now = time(NULL);
 	struct tm tm;
+	int64_t wall;
 
 	localtime_r(&now, &tm);
-	/* RFC 3164 has no year: a date after today is from last year. */
-	if (month > tm.tm_mon || (month == tm.tm_mon && mday > tm.tm_mday + 1))
-		return tm.tm_year + 1900 - 1;
-	return tm.tm_year + 1900;
+	for (int year = tm.tm_year + 1900 + 1; year > tm.tm_year + 1900 - 1; year--) {
+		wall = sl_stamp_local(year, month, mday, h, m, s);
+		if (wall != SPLITLOCK_TIME_UNKNOWN && wall <= (int64_t)now * 1000000 + SYSLOG_AHEAD_USEC)
+			return year;
+	}
+	return tm.tm_year + 1900 - 1;
 }
 
 static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year);
@@ -63,7 +74,7 @@ static const char *rfc3164(const char *p, const char *end, int year, int64_t *wa
 	if (!p)
 		return NULL;
 	if (month >= 0 && !year)
-		year = guess_year(month, mday);
+		year = guess_year(month, mday, h, m, s);
 	*wall = sl_stamp_local(month < 0 ? 0 : year, month, mday, h, m, s);
 	if (*wall != SPLITLOCK_TIME_UNKNOWN)
 		*wall += frac;
@@ -82,27 +93,37 @@ const char *sl_syslog_stamp(const char *p, const char *end, int64_t *wall)
 	return sl_syslog_stamp_in(p, end, 0, wall);
 }
 
-bool sl_syslog_yearless(const char *p, const char *end, int *month, int *mday)
+static bool yearless(const char *p, const char *end, int *month, int *mday, int *h, int *m,
+		     int *s)
 {
-	int h, m, s;
 	int64_t frac, wall;
 
 	p = sl_skip_blanks(p, end);
 	return !sl_stamp_rfc3339(p, end, &wall) &&
-	       rfc3164_parse(p, end, month, mday, &h, &m, &s, &frac) && *month >= 0;
+	       rfc3164_parse(p, end, month, mday, h, m, s, &frac) && *month >= 0;
+}
+
+bool sl_syslog_yearless(const char *p, const char *end, int *month, int *mday)
+{
+	int h, m, s;
+
+	return yearless(p, end, month, mday, &h, &m, &s);
 }
 
 /* Any line of the file: a month before the last line's began a year. */
 void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len)
 {
-	int month, mday;
+	int month, mday, h, m, s;
 
-	if (!sl_syslog_yearless(line, line + len, &month, &mday))
+	if (!yearless(line, line + len, &month, &mday, &h, &m, &s))
 		return;
 	if (y->month >= 0 && month < y->month)
 		y->years++;
 	y->month = month;
 	y->mday = mday;
+	y->h = h;
+	y->m = m;
+	y->s = s;
 }
 
 int sl_syslog_years_keep(struct sl_reader *rd, const char *line, size_t len)
@@ -145,8 +166,8 @@ int sl_syslog_years_replay(struct sl_reader *rd)
 
 	if (!y->n)
 		return 0;
-	/* The last line's year is the latest not in the future. */
-	first = guess_year(y->month, y->mday) - y->years;
+	/* The last line's year is the latest not over a day ahead. */
+	first = guess_year(y->month, y->mday, y->h, y->m, y->s) - y->years;
 	rd->years = NULL; /* the lines are read now, not kept again */
 	for (size_t i = 0; i < y->n; i++) {
 		int r;

@@ -26,6 +26,7 @@ struct sl_pending {
 	int facility, level;   /* -1: not given */
 	int64_t mono, wall;
 	uint64_t boot, line;
+	uint64_t cursor;       /* hash of __CURSOR; 0: none */
 	size_t message_len;
 	/* export: a binary field being gathered in the scratch buffer */
 	bool in_binary, binary_message;
@@ -57,6 +58,18 @@ struct sl_kmsg_seen {
 };
 
 /*
+ * Journal entries read, by a hash of their __CURSOR, which names one
+ * entry of one journal: an entry saved twice (overlapping journalctl -o
+ * export or -o json dumps appended to one file) is read once, as
+ * journalctl itself reads an entry of several files once.
+ */
+struct sl_journal_seen {
+	uint64_t *slots; /* open addressing; 0: empty */
+	size_t n, allocated;
+	uint64_t repeats;
+};
+
+/*
  * RFC 3164 syslog stamps have no year. A file's lines are in time order,
  * so its years are too: the last line's year is the latest that is not in
  * the future, and each time the month goes back between lines a year
@@ -73,6 +86,7 @@ struct sl_syslog_years {
 	} *lines;
 	size_t n, lines_allocated;
 	int month, mday;         /* of the last line seen; month -1: none */
+	int h, m, s;             /* its time */
 	int years;               /* the years begun so far */
 	int year;                /* the year of the line being read; 0: guess */
 };
@@ -101,6 +115,7 @@ struct sl_reader {
 	size_t dmesg_indent; /* of a record's first line (pasted logs) */
 	struct sl_pending pending;
 	struct sl_kmsg_seen *kmsg_seen;
+	struct sl_journal_seen *journal_seen; /* journal export and JSON */
 	struct sl_syslog_years *years; /* RFC 3164 syslog: NULL for other forms */
 };
 
@@ -131,6 +146,9 @@ void sl_pending_field(struct sl_reader *rd, const char *name, size_t name_len,
 		      const char *value, size_t len);
 /* The record is complete: hand it on (when it has a message). */
 int sl_pending_end(struct sl_reader *rd);
+/* 1 when the entry of this __CURSOR hash was read before, 0 when not (it
+ * is now), -ENOMEM. */
+int sl_journal_seen_before(struct sl_reader *rd, uint64_t cursor);
 /* A record whose message could not be seen ("[1.2K blob data]"). */
 void sl_pending_message_lost(struct sl_reader *rd);
 /*

@@ -390,6 +390,11 @@ static void kmsg_seen_free(struct sl_kmsg_seen *s)
 	free(s->records);
 }
 
+static void journal_seen_free(struct sl_journal_seen *s)
+{
+	free(s->slots);
+}
+
 static void syslog_years_free(struct sl_syslog_years *y)
 {
 	free(y->bytes);
@@ -416,6 +421,7 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 	_cleanup_free_ char *object = NULL;
 	_cleanup_free_ char *scratch = malloc(INPUT_BUF);
 	_cleanup_(kmsg_seen_free) struct sl_kmsg_seen kmsg_seen = { 0 };
+	_cleanup_(journal_seen_free) struct sl_journal_seen journal_seen = { 0 };
 	_cleanup_(syslog_years_free) struct sl_syslog_years years = { .month = -1 };
 	struct sl_reader rd = { .ctx = ctx, .fn = fn, .data = data,
 			     .unread = unread, .every_line = every_record };
@@ -473,6 +479,9 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 				sl_dmesg_detect_form(&rd, buf + start, buf + end);
 			if (rd.format == SPLITLOCK_INPUT_KMSG || rd.format == SPLITLOCK_INPUT_KMSG_NUL)
 				rd.kmsg_seen = &kmsg_seen;
+			if (rd.format == SPLITLOCK_INPUT_JOURNAL ||
+			    rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT)
+				rd.journal_seen = &journal_seen;
 			if (rd.format == SPLITLOCK_INPUT_SYSLOG && first_line_yearless(buf + start, buf + end))
 				rd.years = &years;
 			/* Records of several lines: every line is read. */
@@ -535,6 +544,9 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 		start = 0;
 		rd.counted = buf;
 	}
+	if (journal_seen.repeats)
+		sl_dbg(ctx, "%" PRIu64 " journal entries saved twice (overlapping dumps) read once",
+		       journal_seen.repeats);
 	if (kmsg_seen.repeats)
 		sl_dbg(ctx, "%" PRIu64 " records saved twice (overlapping dumps) read once",
 		       kmsg_seen.repeats);

@@ -671,6 +671,14 @@ static int add_log_record(struct splitlock_offenders *r,
 	if (wall == SPLITLOCK_TIME_UNKNOWN && lr->mono_usec != SPLITLOCK_TIME_UNKNOWN &&
 	    r->boot_wall != SPLITLOCK_TIME_UNKNOWN)
 		wall = r->boot_wall + lr->mono_usec;
+	/* An alignment check outside a fatal boot is no event: one that the
+	 * window cannot place is still one, never an undated event. */
+	if (type == SPLITLOCK_LINE_EVENT && sl_is_alignment_check(rec->message, rec->message_len) &&
+	    !sl_alignment_rule_counts(r->ctx, &r->alignment, lr)) {
+		if (in_window(r, wall, &undated) || undated)
+			r->alignment_checks++;
+		return 0;
+	}
 	if (!in_window(r, wall, &undated)) {
 		/* The window cannot say whether the kernel's suppressed events
 		 * were in it either: they are as undated as the logged ones. */
@@ -682,11 +690,6 @@ static int add_log_record(struct splitlock_offenders *r,
 	}
 	if (type == SPLITLOCK_LINE_SUPPRESSED) {
 		r->suppressed += ev.suppressed;
-		return 0;
-	}
-	if (sl_is_alignment_check(rec->message, rec->message_len) &&
-	    !sl_alignment_rule_counts(r->ctx, &r->alignment, lr)) {
-		r->alignment_checks++;
 		return 0;
 	}
 	r->events++;

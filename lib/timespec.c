@@ -11,8 +11,10 @@
  * Under another root only /proc/stat's btime is known (boot time, suspend
  * included), exact before the first suspend.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 #include <strings.h>
 #include <time.h>
 
@@ -251,7 +253,7 @@ static bool parse_offset(const char *p, long *gmtoff)
 
 /*
  * What names the zone at the end of an absolute time, as systemd reads
- * it: "Z" or "+05:30" welded to the time, or a last word "UTC", "+0530",
+ * it: "Z", "+05:30", "+0530" or "+05" welded to a T time, or a last word "UTC", "+0530",
  * or the local zone's own names (tzname[], "CET" and "CEST"). A zone of
  * the tz database ("Europe/Berlin") is not taken: its rules are read
  * only through the TZ variable of the whole process.
@@ -272,6 +274,19 @@ static int parse_zoned(const char *text, int64_t now, int64_t *usec)
 	    text[len - 3] == ':' && parse_offset(text + len - 6, &z.gmtoff)) {
 		z.utc = true;
 		return parse_absolute(text, len - 6, now, &z, usec);
+	}
+	/* "+01" and "+0100" (date +%FT%T%z) welded to a T time: only
+	 * there, as the "-01" of "2026-12-01" is a day, not an offset. */
+	for (size_t n = 5; n >= 3; n -= 2) {
+		const char *t = len > n ? memchr(text, 'T', len - n) : NULL;
+
+		if (t && t > text && isdigit((unsigned char)t[-1]) && isdigit((unsigned char)t[1]) &&
+		    (text[len - n] == '+' || text[len - n] == '-') &&
+		    isdigit((unsigned char)text[len - n - 1]) &&
+		    parse_offset(text + len - n, &z.gmtoff)) {
+			z.utc = true;
+			return parse_absolute(text, len - n, now, &z, usec);
+		}
 	}
 	if (space) {
 		size_t at = (size_t)(space - text);

@@ -371,4 +371,50 @@ test_syslog_years_follow_file_order() {
 	expect_json '[.offenders[] | .first_seen_wall[:4] | tonumber] | .[1] - .[0]' 1
 }
 
+# The last yearless line was given this year up to the end of tomorrow,
+# up to 48 hours ahead: a rotated log of last year whose last line is on
+# tomorrow's date passed --since as this year's (fourth new-user review of
+# issue 26, M1). A date may be up to 26 hours ahead (the writer's zone
+# ahead of the reader's), no more.
+test_syslog_year_allows_a_zone_ahead_not_more() {
+	local soon late now
+	export LC_ALL=C TZ=UTC
+	now=$(date '+%s') soon=$((now + 2 * 3600)) late=$(date -d 'tomorrow 23:59:59' '+%s')
+	for t in $soon $late; do
+		printf '%s host kernel: %s#AC: a/1 took a split_lock trap at address: 0x10\n' \
+			"$(date -d "@$t" '+%b %e %H:%M:%S')" "x86/split lock detection: " >"$T/kern.log"
+		run "$SLCTL" offenders --input "$T/kern.log" --json
+		expect_rc 0
+		if [ "$t" = "$soon" ]; then
+			# Two hours ahead: a writer east of the reader, this year.
+			expect_json '.offenders[0].first_seen_wall' "$(date -d "@$t" '+%Y-%m-%dT%H:%M:%S.000000Z')"
+		elif [ $((late - now)) -gt $((26 * 3600)) ]; then
+			# More than any zone is ahead: last year's.
+			expect_json '.offenders[0].first_seen_wall' \
+				"$(($(date -d "@$t" '+%Y') - 1))$(date -d "@$t" '+-%m-%dT%H:%M:%S.000000Z')"
+		fi
+	done
+}
+
+# Overlapping journal dumps appended to one file (journalctl -k -o export
+# --since -2d >> kern.export, daily) counted every entry twice, with a
+# report that said it was complete (fourth new-user review of issue 26,
+# H1). __CURSOR names one entry: a repeat is read once, as journalctl
+# reads an entry of several files once.
+test_journal_entries_saved_twice_are_read_once() {
+	local f want got
+	for f in events.journal-export events.json events.json-pretty events.json-seq; do
+		want=$(report "$F/$f")
+		[ -n "$want" ] || fail "$f: no report"
+		cat "$F/$f" "$F/$f" >"$T/twice"
+		got=$(report "$T/twice")
+		[ "$got" = "$want" ] || fail "$f twice: $got, once: $want"
+	done
+	# Entries without a cursor (written by hand) all count.
+	grep -v '^__CURSOR=' "$F/events.journal-export" >"$T/nocursor"
+	cat "$T/nocursor" "$T/nocursor" >"$T/twice"
+	run "$SLCTL" offenders --input "$T/twice" --json
+	expect_json .events "$((2 * $("$SLCTL" offenders --input "$T/nocursor" --json | jq .events)))"
+}
+
 run_tests

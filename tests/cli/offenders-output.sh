@@ -423,4 +423,32 @@ test_since_takes_journalctls_absolute_forms() {
 	done
 }
 
+# An offset welded to a T time as +HH or +HHMM (what date +%FT%T%z
+# prints) was refused, though slctl(8) lists them; only +HH:MM and Z were
+# taken (fourth new-user review of issue 26, M2).
+test_since_takes_offsets_welded_to_a_t_time() {
+	local t
+	while IFS='|' read -r t want; do
+		TZ=UTC run "$SLCTL" offenders --input "$F/events.json" --since "$t" --json
+		expect_rc 0
+		expect_json '[.offenders[].pid] | sort | @csv' "$want"
+	done <<-'EOF'
+	2026-12-01T01:00:09+01|7000,7200
+	2026-12-01T01:00:09+0100|7000,7200
+	2026-12-01T01:00:09+01:00|7000,7200
+	2026-11-30T23:00:09-01|7000,7200
+	2026-11-30T18:30:09-0530|7000,7200
+	2026-12-01T01:00:09.5+0100|7200
+	2026-12-01T01:00+01|4242,4250,5001,6000,7000,7200
+	2026-12-01T00:00:09Z|7000,7200
+	EOF
+	# A date alone still is one: its "-01" is the day, no offset.
+	TZ=UTC run "$SLCTL" offenders --input "$F/events.json" --since 2026-12-01 --json
+	expect_rc 0
+	for t in '2026-12-01T00:00:09+1' '2026-12-01T00:00:09+010' '2026-12-01T00:00:09+2500'; do
+		run "$SLCTL" offenders --input "$F/events.json" --since "$t" --json
+		expect_rc 2
+	done
+}
+
 run_tests

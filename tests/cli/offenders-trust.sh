@@ -264,4 +264,19 @@ test_live_alignment_checks_follow_the_running_mode() {
 	done
 }
 
+# A wall-clock --since on a log without wall-clock stamps added an
+# alignment check of a warn boot to "undated" (events), and took it out of
+# alignment_checks (fourth new-user review of issue 26, M4).
+test_undated_alignment_checks_stay_alignment_checks() {
+	printf '6,0,120000,-;%s\n4,1,5000000,-;%s\n6,2,9000000,-;%s\n' "$WARN" "$AC" "$TRAPS" >"$T/warn"
+	run "$SLCTL" offenders --input "$T/warn" --since -1h --json
+	expect_rc 0
+	expect_json '[.events, .undated, .alignment_checks] | @csv' '0,1,1'
+	# In a fatal boot the kill is an event, and undated like the others.
+	printf '6,0,120000,-;%s\n4,1,5000000,-;%s\n6,2,9000000,-;%s\n' "$FATAL" "$AC" "$TRAPS" >"$T/fatal"
+	run "$SLCTL" offenders --input "$T/fatal" --since -1h --json
+	expect_rc 0
+	expect_json '[.events, .undated, .alignment_checks] | @csv' '0,2,0'
+}
+
 run_tests

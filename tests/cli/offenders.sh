@@ -523,4 +523,35 @@ test_bash_completion_knows_offenders() {
 	grep -qx 'table json prometheus' <<<"$(tail -1 <<<"$words")" || fail "completion: $words"
 }
 
+# A second --input replaced the first without a word: a report that looked
+# complete lacked the first file's events (fourth new-user review of issue
+# 26, M3). One log per run; several files are one cat away.
+test_second_input_is_a_usage_error() {
+	run "$SLCTL" offenders --input "$LOGS/log.journal.json" -i "$LOGS/log.kmsg"
+	expect_rc 2
+	[ -z "$out" ] || fail "printed $out"
+	expect_err "--input is given once"
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --json
+	expect_rc 0
+}
+
+# -g unit and -g exe group the live log's unresolved tasks by name, as a
+# saved log's, but only --input said so after the table: a row with an
+# empty UNIT read as a task without a unit (fourth new-user review of
+# issue 26, M5).
+test_live_grouping_by_name_is_said() {
+	run "$SLCTL" --root "$ROOT" offenders -g unit
+	expect_rc 0
+	expect_out "Rows with no UNIT are tasks with no known unit: they are grouped by name."
+	run "$SLCTL" --root "$ROOT" offenders -g exe
+	expect_rc 0
+	expect_out "Rows with no EXE are tasks with no known executable: they are grouped by name."
+	run "$SLCTL" --root "$ROOT" offenders -g comm
+	expect_rc 0
+	! grep -q "grouped by name" <<<"$out" || fail "-g comm: $out"
+	# Only the tasks shown count: the top one is resolved.
+	run "$SLCTL" --root "$ROOT" offenders -g unit --top 1
+	! grep -q "grouped by name" <<<"$out" || fail "--top 1: $out"
+}
+
 run_tests
