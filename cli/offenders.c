@@ -263,6 +263,22 @@ static const char *undated_sentence(const struct splitlock_offenders *r)
 	return buf;
 }
 
+/*
+ * Events that may be a dump's repeat: counted, never silently (a file of
+ * dmesg >> saved.log run twice, in a form whose stamps cannot prove it).
+ */
+static const char *maybe_repeated_sentence(const struct splitlock_offenders *r)
+{
+	static char buf[320];
+	uint64_t n = splitlock_offenders_get_maybe_repeated(r);
+
+	snprintf(buf, sizeof(buf), "%" PRIu64 " event%s of a later boot in this log repeat%s "
+		 "an earlier boot's text, and this form's stamps cannot tell a dump saved twice "
+		 "from a new event, so %s may be counted twice and this report is incomplete",
+		 n, n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "it" : "they");
+	return buf;
+}
+
 /* Never silently incomplete: say how much detector text was not read. */
 void offenders_print_unrecognized(FILE *out, const struct splitlock_offenders *r)
 {
@@ -277,6 +293,8 @@ void offenders_print_unrecognized(FILE *out, const struct splitlock_offenders *r
 		       "report is incomplete.\n", n, n == 1 ? "" : "s");
 	if (splitlock_offenders_get_undated(r))
 		fprintf(out, "%s.\n", undated_sentence(r));
+	if (splitlock_offenders_get_maybe_repeated(r))
+		fprintf(out, "%s.\n", maybe_repeated_sentence(r));
 	if (splitlock_offenders_get_alignment_checks(r))
 		fprintf(out, "%" PRIu64 " alignment-check kill%s outside fatal mode left out: "
 		       "programs that set the AC flag themselves, not split locks.\n",
@@ -430,7 +448,8 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 	json_uint(&j, "suppressed", splitlock_offenders_get_suppressed(r));
 	json_bool(&j, "complete", splitlock_offenders_get_suppressed(r) == 0 &&
 		  splitlock_offenders_get_unrecognized(r, NULL) == 0 &&
-		  splitlock_offenders_get_undated(r) == 0);
+		  splitlock_offenders_get_undated(r) == 0 &&
+		  splitlock_offenders_get_maybe_repeated(r) == 0);
 	json_uint(&j, "unrecognized", splitlock_offenders_get_unrecognized(r, &first_line));
 	if (first_line)
 		json_uint(&j, "first_unrecognized_line", first_line);
@@ -445,6 +464,7 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 			  splitlock_offenders_get_forged_by(r, (enum splitlock_forged)i));
 	json_object_end(&j);
 	json_uint(&j, "undated", splitlock_offenders_get_undated(r));
+	json_uint(&j, "maybe_repeated", splitlock_offenders_get_maybe_repeated(r));
 	json_string(&j, "source", o->input ? "input" : "kmsg");
 	json_string(&j, "input_format", o->input ? splitlock_input_format_name(
 				    splitlock_offenders_get_input_format(r)) : NULL);
@@ -1123,6 +1143,8 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	/* The table says it after its rows; JSON and Prometheus here too. */
 	if (splitlock_offenders_get_undated(r) && o.format != FORMAT_TABLE)
 		slctl_warning("%s.", undated_sentence(r));
+	if (splitlock_offenders_get_maybe_repeated(r) && o.format != FORMAT_TABLE)
+		slctl_warning("%s.", maybe_repeated_sentence(r));
 	switch (o.format) {
 	case FORMAT_JSON:
 		print_json(ctx, &o, r);

@@ -1826,6 +1826,20 @@ uint64_t splitlock_offenders_get_forged_by(const struct splitlock_offenders *rep
  */
 uint64_t splitlock_offenders_get_undated(const struct splitlock_offenders *report);
 /**
+ * splitlock_offenders_get_maybe_repeated:
+ *
+ * Events of a saved log (logged or suppressed) that may be counted twice:
+ * a later boot of the file holds an earlier boot's event text in a form
+ * whose stamps cannot tell a dump saved twice from a new event (dmesg
+ * without stamps, with -H/-e minutes, -T or iso times). They are counted;
+ * nonzero means the report may be too high. A record that an earlier boot
+ * holds with the same stamp since boot or journal time and text is read
+ * once and not counted here.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+uint64_t splitlock_offenders_get_maybe_repeated(const struct splitlock_offenders *report);
+/**
  * splitlock_offenders_get_count:
  *
  * Offenders, most events first (ties: earliest first).

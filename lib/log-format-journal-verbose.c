@@ -7,7 +7,8 @@
  *       MESSAGE=x86/split lock detection: #AC: fo
  *               o/12 took a split_lock trap at address: 0x1
  *
- * A header line with the entry's wall-clock time, then one field a line
+ * A header line with the entry's wall-clock time and its cursor (an entry
+ * saved twice is read once by it, as in export and JSON), then one field a line
  * indented by four spaces; a value holding newlines goes on over lines
  * indented to where the value began. A value that is not printable text
  * is shown as "[1.2K blob data]": a kernel message shown so cannot be read,
@@ -64,6 +65,7 @@ int sl_journal_verbose_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	struct sl_pending *pe = &rd->pending;
 	int64_t wall = SPLITLOCK_TIME_UNKNOWN;
+	const char *after;
 	int r;
 
 	if (len && line[len - 1] == '\r')
@@ -77,12 +79,15 @@ int sl_journal_verbose_line(struct sl_reader *rd, const char *line, size_t len)
 		r = sl_pending_end(rd);
 		if (r)
 			return r;
-		if (!sl_journal_full_stamp(line, line + len, &wall)) {
+		after = sl_journal_full_stamp(line, line + len, &wall);
+		if (!after) {
 			sl_reader_unrecognized(rd, line, len);
 			return 0;
 		}
 		sl_pending_begin(rd, true);
 		pe->wall = wall;
+		if (line + len - after > 2 && after[0] == '[' && line[len - 1] == ']')
+			pe->cursor = sl_boot_hash(after + 1, (size_t)(line + len - after - 2));
 		return 0;
 	}
 	if (!pe->open) {

@@ -9,57 +9,21 @@
 
 #include "log-format.h"
 
-static uint64_t record_hash(const char *p, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /*
- * Has this record been read already? SEQ numbers every record of a boot
- * in order, and starts again at each boot. A record at or below the
- * highest SEQ read is a repeat when it is the very record read with that
- * SEQ (the same bytes: stamp, level, message); anything else there is a
- * new boot's record, and the boot's sequence goes on from it. So an
- * overlapping second dump of the same boot is read once, and a later
- * boot's records, whose SEQs repeat the earlier boot's, all count.
+ * SEQ numbers every record of a boot in order and starts again at each
+ * boot: where it goes back, a boot of the file begins (log-repeat.c). A
+ * record that an earlier boot of the file held byte for byte (SEQ, stamp,
+ * level, message) is that record again: an overlapping second dump, or a
+ * boot's dump appended again after another boot's, is read once.
  */
-static int seen_before(struct sl_kmsg_seen *s, uint64_t seq, const char *line, size_t len)
+static int seen_before(struct sl_repeat_seen *s, const struct splitlock_kmsg_record *rec,
+		       const char *line, size_t len)
 {
-	uint64_t hash = record_hash(line, len);
-	size_t lo = 0, hi = s->n;
+	/* A boot line is never dropped: each boot's is the same. */
+	bool boot = sl_boot_line(rec->message, rec->message_len);
 
-	if (s->n && seq <= s->records[s->n - 1].seq) {
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (s->records[mid].seq < seq)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < s->n && s->records[lo].seq == seq && s->records[lo].hash == hash) {
-			s->repeats++;
-			return 1;
-		}
-		/* Another boot: its records below this one were the earlier
-		 * boot's very records (the same first lines), and stay. */
-		s->n = lo;
-	}
-	if (s->n == s->allocated) {
-		size_t n = s->allocated ? s->allocated * 2 : 256;
-		struct sl_kmsg_seen_record *r = reallocarray(s->records, n, sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		s->records = r;
-		s->allocated = n;
-	}
-	s->records[s->n++] = (struct sl_kmsg_seen_record){ .seq = seq, .hash = hash };
-	return 0;
+	return sl_repeat_check(s, rec->seq > INT64_MAX ? INT64_MAX : (int64_t)rec->seq, false,
+			       boot ? 0 : sl_repeat_key(0, 0, 0, line, len), 0, NULL);
 }
 
 int sl_kmsg_line(struct sl_reader *rd, const char *line, size_t len)
@@ -76,8 +40,8 @@ int sl_kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 		sl_reader_unrecognized(rd, line, len);
 		return 0;
 	}
-	if (rd->kmsg_seen) {
-		int seen = seen_before(rd->kmsg_seen, r.rec.seq, line, len);
+	if (rd->repeat_seen) {
+		int seen = seen_before(rd->repeat_seen, &r.rec, line, len);
 
 		if (seen)
 			return seen < 0 ? seen : 0;

@@ -43,18 +43,22 @@ enum sl_dmesg_form {
 };
 
 /*
- * kmsg: the records read since the current boot's sequence began, by SEQ
- * (ascending) with a hash of the whole record, so that a record saved
- * twice (two overlapping dumps of /dev/kmsg appended to one file) is read
- * once. Only records that reach the line parser (those that may be the
- * detector's) are kept.
+ * Records saved twice (log-repeat.c): /dev/kmsg records, dmesg text,
+ * syslog and journalctl's text forms. Every record that may be the
+ * detector's, by a hash of its stamp and text, with the boot of the file
+ * that first held it and how often.
  */
-struct sl_kmsg_seen {
-	struct sl_kmsg_seen_record {
-		uint64_t seq, hash;
-	} *records;
+struct sl_repeat_seen {
+	struct sl_repeat_slot {
+		uint64_t key;                      /* 0: empty */
+		uint32_t first_boot, first_count;  /* the boot that held it first */
+		uint32_t boot, count;              /* a later boot: read again there */
+	} *slots;
 	size_t n, allocated;
-	uint64_t repeats; /* records read before and skipped */
+	uint32_t boot;          /* the boot being read, counted in file order */
+	int64_t last_stamp;
+	bool has_stamp;
+	uint64_t repeats;       /* records read before and skipped */
 };
 
 /*
@@ -114,7 +118,7 @@ struct sl_reader {
 	enum sl_dmesg_form dmesg_form;
 	size_t dmesg_indent; /* of a record's first line (pasted logs) */
 	struct sl_pending pending;
-	struct sl_kmsg_seen *kmsg_seen;
+	struct sl_repeat_seen *repeat_seen; /* kmsg, dmesg, syslog, journal text */
 	struct sl_journal_seen *journal_seen; /* journal export and JSON */
 	struct sl_syslog_years *years; /* RFC 3164 syslog: NULL for other forms */
 };
@@ -149,6 +153,20 @@ int sl_pending_end(struct sl_reader *rd);
 /* 1 when the entry of this __CURSOR hash was read before, 0 when not (it
  * is now), -ENOMEM. */
 int sl_journal_seen_before(struct sl_reader *rd, uint64_t cursor);
+/*
+ * log-repeat.c: a record with @stamp (SPLITLOCK_TIME_UNKNOWN: none; where
+ * it goes back, or at a @boot_line, a boot of the file begins). 1 when an
+ * earlier boot of the file held the record of @exact_key (its stamp and
+ * text): a repeat, to be skipped. Otherwise 0, and *@maybe set when an
+ * earlier boot held a record of @text_key (its text alone: the form's
+ * stamps cannot tell). -ENOMEM. A key of 0 is not looked up.
+ */
+int sl_repeat_check(struct sl_repeat_seen *s, int64_t stamp, bool boot_line,
+		    uint64_t exact_key, uint64_t text_key, bool *maybe);
+/* A boot's first lines, the kernel's banner and the detector's mode (@msg
+ * ends in a NUL): a boot of the file begins; never dropped as a repeat. */
+bool sl_boot_line(const char *msg, size_t len);
+uint64_t sl_repeat_key(int64_t stamp, int facility, int level, const char *text, size_t len);
 /* A record whose message could not be seen ("[1.2K blob data]"). */
 void sl_pending_message_lost(struct sl_reader *rd);
 /*

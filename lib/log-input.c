@@ -86,12 +86,47 @@ void sl_reader_unrecognized(struct sl_reader *rd, const char *line, size_t len)
 		sl_unread_note(rd->unread, rd->line);
 }
 
+/*
+ * Text forms: a record saved twice is read once (log-repeat.c). The
+ * kernel's stamps since boot and the journal's stored times are the
+ * record's own; dmesg's wall-clock times (-T, iso) it reckons at each
+ * dump, and the other forms have none: their repeats are only marked.
+ */
+static int text_repeat(struct sl_reader *rd, struct sl_log_record *r)
+{
+	const char *msg = r->rec.message;
+	size_t len = r->rec.message_len;
+	int64_t stamp = r->mono_usec != SPLITLOCK_TIME_UNKNOWN ? r->mono_usec : r->wall_usec;
+	bool own = r->mono_usec != SPLITLOCK_TIME_UNKNOWN ||
+		   (r->wall_usec != SPLITLOCK_TIME_UNKNOWN && rd->format != SPLITLOCK_INPUT_DMESG);
+	int facility = r->facility_known ? r->rec.facility : -1;
+	int level = r->level_known ? r->rec.level : -1;
+	bool maybe = false, boot = sl_boot_line(msg, len);
+	int ret;
+
+	/* A boot line is never dropped: each boot has its own, byte for
+	 * byte the same, and it says where the boot's mode begins. */
+	ret = sl_repeat_check(rd->repeat_seen, stamp, boot,
+			      stamp != SPLITLOCK_TIME_UNKNOWN && !boot ?
+			      sl_repeat_key(stamp, facility, level, msg, len) : 0,
+			      own ? 0 : sl_repeat_key(SPLITLOCK_TIME_UNKNOWN, facility, level, msg, len),
+			      &maybe);
+	r->maybe_repeat = maybe;
+	return ret;
+}
+
 int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
 		   const char *msg, size_t len)
 {
 	r->rec.message_len = sl_unescape(msg, len, rd->decoded);
 	rd->decoded[r->rec.message_len] = '\0';
 	r->rec.message = rd->decoded;
+	if (rd->repeat_seen && !r->further) {
+		int ret = text_repeat(rd, r);
+
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
 	r->line = rd->line;
 	return rd->fn(r, rd->data);
 }
@@ -385,9 +420,9 @@ static int fill(int fd, char *buf, size_t *end, size_t size, bool *eof)
 	return (int)n;
 }
 
-static void kmsg_seen_free(struct sl_kmsg_seen *s)
+static void repeat_seen_free(struct sl_repeat_seen *s)
 {
-	free(s->records);
+	free(s->slots);
 }
 
 static void journal_seen_free(struct sl_journal_seen *s)
@@ -420,7 +455,7 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 	_cleanup_free_ char *decoded = malloc(INPUT_BUF + 1);
 	_cleanup_free_ char *object = NULL;
 	_cleanup_free_ char *scratch = malloc(INPUT_BUF);
-	_cleanup_(kmsg_seen_free) struct sl_kmsg_seen kmsg_seen = { 0 };
+	_cleanup_(repeat_seen_free) struct sl_repeat_seen repeat_seen = { 0 };
 	_cleanup_(journal_seen_free) struct sl_journal_seen journal_seen = { 0 };
 	_cleanup_(syslog_years_free) struct sl_syslog_years years = { .month = -1 };
 	struct sl_reader rd = { .ctx = ctx, .fn = fn, .data = data,
@@ -477,10 +512,13 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			}
 			if (rd.format == SPLITLOCK_INPUT_DMESG)
 				sl_dmesg_detect_form(&rd, buf + start, buf + end);
-			if (rd.format == SPLITLOCK_INPUT_KMSG || rd.format == SPLITLOCK_INPUT_KMSG_NUL)
-				rd.kmsg_seen = &kmsg_seen;
+			if (rd.format == SPLITLOCK_INPUT_KMSG || rd.format == SPLITLOCK_INPUT_KMSG_NUL ||
+			    rd.format == SPLITLOCK_INPUT_DMESG || rd.format == SPLITLOCK_INPUT_SYSLOG ||
+			    rd.format == SPLITLOCK_INPUT_JOURNAL_TEXT)
+				rd.repeat_seen = &repeat_seen;
 			if (rd.format == SPLITLOCK_INPUT_JOURNAL ||
-			    rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT)
+			    rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT ||
+			    rd.format == SPLITLOCK_INPUT_JOURNAL_VERBOSE)
 				rd.journal_seen = &journal_seen;
 			if (rd.format == SPLITLOCK_INPUT_SYSLOG && first_line_yearless(buf + start, buf + end))
 				rd.years = &years;
@@ -547,9 +585,9 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 	if (journal_seen.repeats)
 		sl_dbg(ctx, "%" PRIu64 " journal entries saved twice (overlapping dumps) read once",
 		       journal_seen.repeats);
-	if (kmsg_seen.repeats)
-		sl_dbg(ctx, "%" PRIu64 " records saved twice (overlapping dumps) read once",
-		       kmsg_seen.repeats);
+	if (repeat_seen.repeats)
+		sl_dbg(ctx, "%" PRIu64 " records saved twice (repeated dumps) read once",
+		       repeat_seen.repeats);
 	if (progress)
 		progress(bytes, progress_data);
 	return 0;

@@ -14,6 +14,9 @@ struct sl_log_record {
 	bool level_known;
 	/* A record's further line (dmesg -r, -x, --json): never the kernel's. */
 	bool further;
+	/* A later boot of the file holds the text of an earlier boot's record
+	 * in a form whose stamps cannot tell a repeat (log-repeat.c). */
+	bool maybe_repeat;
 	int64_t mono_usec;   /* since boot, or SPLITLOCK_TIME_UNKNOWN */
 	int64_t wall_usec;   /* since the epoch, or SPLITLOCK_TIME_UNKNOWN */
 	uint64_t line;       /* line number in a saved log; 0: unknown */

@@ -53,6 +53,7 @@ struct splitlock_offenders {
 	int64_t since, until, boot_wall;
 	enum splitlock_input_format format;
 	uint64_t events, suppressed, forged, undated, alignment_checks;
+	uint64_t maybe_repeated; /* counted events that may be a dump's repeat */
 	uint64_t forged_by[SL_FORGED_REASONS]; /* forged, by reason */
 	struct sl_unread unread;
 	struct sl_alignment_rule alignment;
@@ -690,9 +691,13 @@ static int add_log_record(struct splitlock_offenders *r,
 	}
 	if (type == SPLITLOCK_LINE_SUPPRESSED) {
 		r->suppressed += ev.suppressed;
+		if (lr->maybe_repeat)
+			r->maybe_repeated += ev.suppressed;
 		return 0;
 	}
 	r->events++;
+	if (lr->maybe_repeat)
+		r->maybe_repeated++;
 	r->last_ip[0] = '\0';
 	if (r->flags & SPLITLOCK_OFFENDERS_RESOLVE)
 		pi = sl_proccache_lookup(r->ctx, r->procs, ev.pid, lr->mono_usec);
@@ -869,6 +874,11 @@ _public_ const char *splitlock_forged_name(enum splitlock_forged reason)
 _public_ uint64_t splitlock_offenders_get_undated(const struct splitlock_offenders *r)
 {
 	return r->undated;
+}
+
+_public_ uint64_t splitlock_offenders_get_maybe_repeated(const struct splitlock_offenders *r)
+{
+	return r->maybe_repeated;
 }
 
 _public_ size_t splitlock_offenders_get_count(const struct splitlock_offenders *r)

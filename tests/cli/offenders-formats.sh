@@ -417,4 +417,82 @@ test_journal_entries_saved_twice_are_read_once() {
 	expect_json .events "$((2 * $("$SLCTL" offenders --input "$T/nocursor" --json | jq .events)))"
 }
 
+# A dmesg dump appended to a file twice (dmesg -r >> saved.log, run again
+# later), and kmsg dumps appended out of boot order (boot 1, boot 2, boot 1
+# again), counted every event of the repeat again: the stamps since boot
+# starting over read as a new boot (fourth new-user review of issue 26, M6).
+# A record of an earlier boot in the file with the same stamp and the same
+# text is that record again, read once; the fixtures are the real tools'
+# output, so each file twice is what ">> saved.log" run twice writes.
+test_text_dumps_saved_twice_are_read_once() {
+	local f want got
+	for f in events.dmesg events.dmesg-r events.dmesg-x events.dmesg-d \
+		events.dmesg-color events.dmesg-x-color events.dmesg-T events.dmesg-iso \
+		events.dmesg-indented events.journal-short events.journal-short-precise \
+		events.journal-short-iso events.journal-short-full events.journal-short-monotonic \
+		events.journal-short-unix events.journal-with-unit events.kern.log-rfc3339; do
+		want=$(report "$F/$f")
+		cat "$F/$f" "$F/$f" >"$T/twice"
+		got=$(report "$T/twice")
+		[ "$got" = "$want" ] || fail "$f twice: $got, once: $want"
+		# The second dump taken later holds more: those count.
+		{ head -n 6 "$F/$f"; cat "$F/$f"; } >"$T/twice"
+		got=$(report "$T/twice")
+		[ "$got" = "$want" ] || fail "$f, a part then all: $got, once: $want"
+	done
+	# Two boots' dumps of other stamps both count.
+	sed -E 's/^\[ *([0-9]+\.)/[1000\1/' "$F/events.dmesg" | cat "$F/events.dmesg" - >"$T/boots"
+	run "$SLCTL" offenders --input "$T/boots" --json
+	expect_json .events "$((2 * $(report "$F/events.dmesg" | jq .events)))"
+	expect_json .maybe_repeated 0
+}
+
+test_kmsg_dumps_out_of_boot_order_are_read_once() {
+	{ kmsg_boot 1 0 5; kmsg_boot 2 0 5; kmsg_boot 1 0 5; } >"$T/boots"
+	run "$SLCTL" offenders --input "$T/boots" --json
+	expect_json .events 10
+	expect_json '[.offenders[] | .events] | max' 1
+	{ kmsg_boot 1 0 5; kmsg_boot 2 0 5; kmsg_boot 1 2 4; kmsg_boot 2 3 5; } >"$T/boots"
+	run "$SLCTL" offenders --input "$T/boots" --json
+	expect_json .events 10
+	expect_json .complete true
+}
+
+# journalctl -o verbose prints each entry's cursor after its time: a
+# repeat is read once, as in export and JSON.
+test_journal_verbose_saved_twice_is_read_once() {
+	local want got
+	want=$(report "$F/events.journal-verbose")
+	cat "$F/events.journal-verbose" "$F/events.journal-verbose" >"$T/twice"
+	got=$(report "$T/twice")
+	[ "$got" = "$want" ] || fail "verbose twice: $got, once: $want"
+}
+
+# Forms whose stamps do not tell a repeat (none, -H/-e's minutes, and
+# dmesg's own wall-clock times -T and iso, which it reckons anew at each
+# dump and a suspend shifts): a later boot's event with an earlier boot's
+# text is counted, and the report says it may be counted twice.
+test_unprovable_repeats_make_the_report_incomplete() {
+	local f once
+	for f in events.dmesg-notime events.dmesg-H events.dmesg-e; do
+		# Logged and suppressed, as the report counts them.
+		once=$("$SLCTL" offenders --input "$F/$f" --json | jq '.events + .suppressed')
+		cat "$F/$f" "$F/$f" >"$T/twice"
+		run "$SLCTL" offenders --input "$T/twice" --json
+		expect_rc 0
+		expect_json .complete false
+		expect_json .maybe_repeated "$once"
+		run "$SLCTL" offenders --input "$T/twice"
+		expect_out "may be counted twice"
+	done
+	# -T reckoned after a suspend: other stamps, the same text.
+	sed 's/09:18:33/09:19:40/' "$F/events.dmesg-T" | cat "$F/events.dmesg-T" - >"$T/twice"
+	run "$SLCTL" offenders --input "$T/twice" --json
+	expect_json .complete false
+	expect_json '.maybe_repeated > 0' true
+	# One dump: complete.
+	run "$SLCTL" offenders --input "$F/events.dmesg-notime" --json
+	expect_json .maybe_repeated 0
+}
+
 run_tests

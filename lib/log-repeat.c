@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Records saved twice. People keep the kernel log by appending dumps to
+ * one file (dmesg >> saved.log, dd of /dev/kmsg from a timer), so a file
+ * may hold a boot's records twice, after other boots' too. A boot begins
+ * where the stamps go back (the clock since boot starts over, the SEQ of
+ * /dev/kmsg too) or at a boot line. A record that an earlier boot of the
+ * file holds with the same stamp and the same text is that record again:
+ * a later boot never has them both. It is read once, as often as that
+ * earlier boot held it (two equal lines of one second in -T are two).
+ *
+ * Where the stamps are not the record's own (none, minutes, dmesg's
+ * wall-clock times, which it reckons anew at each dump and a suspend
+ * shifts), a repeat cannot be told from a later boot's event of the same
+ * text: such a record is counted and marked as maybe a repeat.
+ */
+#include <errno.h>
+
+#include "log-format.h"
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull; /* FNV-1a */
+	return h;
+}
+
+bool sl_boot_line(const char *msg, size_t len)
+{
+	enum splitlock_mode mode;
+	unsigned rate;
+
+	return (len > 14 && memcmp(msg, "Linux version ", 14) == 0) ||
+	       splitlock_mode_from_boot_line(msg, &mode, &rate) == 1;
+}
+
+uint64_t sl_repeat_key(int64_t stamp, int facility, int level, const char *text, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	int32_t who[2] = { facility, level };
+
+	h = hash_bytes(h, &stamp, sizeof(stamp));
+	h = hash_bytes(h, who, sizeof(who));
+	h = hash_bytes(h, text, len);
+	return h ? h : 1;
+}
+
+static struct sl_repeat_slot *find(struct sl_repeat_seen *s, uint64_t key, bool *found)
+{
+	size_t i, mask;
+
+	if ((s->n + 1) * 2 > s->allocated) {
+		size_t n = s->allocated ? s->allocated * 2 : 1024;
+		struct sl_repeat_slot *slots = calloc(n, sizeof(*slots));
+
+		if (!slots)
+			return NULL;
+		for (size_t k = 0; k < s->allocated; k++) {
+			if (!s->slots[k].key)
+				continue;
+			for (i = s->slots[k].key & (n - 1); slots[i].key; i = (i + 1) & (n - 1))
+				;
+			slots[i] = s->slots[k];
+		}
+		free(s->slots);
+		s->slots = slots;
+		s->allocated = n;
+	}
+	mask = s->allocated - 1;
+	for (i = key & mask; s->slots[i].key; i = (i + 1) & mask) {
+		if (s->slots[i].key == key) {
+			*found = true;
+			return &s->slots[i];
+		}
+	}
+	*found = false;
+	s->slots[i].key = key;
+	s->n++;
+	return &s->slots[i];
+}
+
+int sl_repeat_check(struct sl_repeat_seen *s, int64_t stamp, bool boot_line,
+		    uint64_t exact_key, uint64_t text_key, bool *maybe)
+{
+	struct sl_repeat_slot *slot;
+	bool found;
+
+	if (boot_line || (stamp != SPLITLOCK_TIME_UNKNOWN && s->has_stamp && stamp < s->last_stamp))
+		s->boot++;
+	if (stamp != SPLITLOCK_TIME_UNKNOWN) {
+		s->last_stamp = stamp;
+		s->has_stamp = true;
+	}
+	if (exact_key) {
+		slot = find(s, exact_key, &found);
+		if (!slot)
+			return -ENOMEM;
+		if (!found) {
+			slot->first_boot = s->boot;
+			slot->first_count = 1;
+		} else if (slot->first_boot == s->boot) {
+			slot->first_count++;
+		} else {
+			if (slot->boot != s->boot) {
+				slot->boot = s->boot;
+				slot->count = 0;
+			}
+			if (++slot->count <= slot->first_count) {
+				s->repeats++;
+				return 1;
+			}
+		}
+	}
+	if (text_key && maybe) {
+		slot = find(s, text_key, &found);
+		if (!slot)
+			return -ENOMEM;
+		if (!found)
+			slot->first_boot = s->boot;
+		else if (slot->first_boot != s->boot)
+			*maybe = true;
+	}
+	return 0;
+}
