@@ -4,6 +4,7 @@
  * saved. The library parses and aggregates; this file chooses, prints and
  * follows.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -801,9 +802,17 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 				return slctl_usage_error("offenders", "unknown input format '%s'.", optarg);
 			o->input_format_set = true;
 			break;
-		case 'g':
-			if (splitlock_group_parse(optarg, &o->group) < 0)
+		case 'g': {
+			/* Any case, as -o's columns: the keys are lower case. */
+			char key[16];
+			size_t i;
+
+			for (i = 0; optarg[i] && i + 1 < sizeof(key); i++)
+				key[i] = (char)tolower((unsigned char)optarg[i]);
+			key[i] = '\0';
+			if (optarg[i] || splitlock_group_parse(key, &o->group) < 0)
 				return slctl_usage_error("offenders", "unknown --group-by key '%s'.", optarg);
+			}
 			o->group_set = true;
 			break;
 		case 'S':
@@ -815,6 +824,9 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 		case 't':
 			errno = 0;
 			o->top = strtoul(optarg, &end, 10);
+			if (errno == ERANGE && !*end && optarg[0] != '-')
+				return slctl_usage_error("offenders", "--top %s is too large (at most %lu).",
+							 optarg, ULONG_MAX);
 			if (errno || *end || !*optarg || optarg[0] == '-' || o->top == 0)
 				return slctl_usage_error("offenders", "--top needs a positive number.");
 			break;

@@ -281,12 +281,33 @@ test_group_by_keys() {
 	expect_rc 2
 }
 
+# -o took COMM and comm alike, -g only comm (fourth new-user review of
+# issue 26, L3): keys are matched as -o's columns are.
+test_group_by_keys_in_any_case() {
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" -g Comm --json
+	expect_rc 0
+	expect_json .group_by comm
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --group-by TASK --json
+	expect_json .group_by task
+}
+
 test_top() {
 	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --top 2 --json
 	expect_json '.offenders | length' 2
 	expect_json .events 11
 	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --top 0
 	expect_rc 2
+}
+
+# A --top too large for a number was called not positive (fourth new-user
+# review of issue 26, L4).
+test_top_too_large_says_so() {
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --top 99999999999999999999
+	expect_rc 2
+	expect_err "too large"
+	run "$SLCTL" offenders --input "$LOGS/log.kmsg" --top -1
+	expect_rc 2
+	expect_err "positive number"
 }
 
 test_since_and_until() {
