@@ -270,12 +270,13 @@ static const char *undated_sentence(const struct splitlock_offenders *r)
  */
 static const char *maybe_repeated_sentence(const struct splitlock_offenders *r)
 {
-	static char buf[320];
+	static char buf[400];
 	uint64_t n = splitlock_offenders_get_maybe_repeated(r);
 
-	snprintf(buf, sizeof(buf), "%" PRIu64 " event%s of a later boot in this log repeat%s "
-		 "an earlier boot's text, and this form's stamps cannot tell a dump saved twice "
-		 "from a new event, so %s may be counted twice and this report is incomplete",
+	snprintf(buf, sizeof(buf), "%" PRIu64 " event%s in this log repeat%s an earlier one "
+		 "(an earlier boot's text, or the task and address of a split lock, which the "
+		 "kernel warns of once a task), and this form's stamps cannot tell a dump saved "
+		 "twice from a new event, so %s may be counted twice and this report is incomplete",
 		 n, n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "it" : "they");
 	return buf;
 }

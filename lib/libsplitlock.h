@@ -1831,7 +1831,11 @@ uint64_t splitlock_offenders_get_undated(const struct splitlock_offenders *repor
  * Events of a saved log (logged or suppressed) that may be counted twice:
  * a later boot of the file holds an earlier boot's event text in a form
  * whose stamps cannot tell a dump saved twice from a new event (dmesg
- * without stamps, with -H/-e minutes, -T or iso times). They are counted;
+ * without stamps, with -H/-e minutes, -T or iso times), or, in those
+ * forms, a split lock #AC event repeats the task (COMM/PID) and address
+ * of an earlier one, which the kernel warns of once a task (a dump saved
+ * twice without a boot line, or a reused PID; #DB bus locks and rate
+ * limits repeat and are not). They are counted;
  * nonzero means the report may be too high. A record that an earlier boot
  * holds with the same stamp since boot or journal time and text is read
  * once and not counted here.

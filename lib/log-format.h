@@ -46,7 +46,8 @@ enum sl_dmesg_form {
  * Records saved twice (log-repeat.c): /dev/kmsg records, dmesg text,
  * syslog and journalctl's text forms. Every record that may be the
  * detector's, by a hash of its stamp and text, with the boot of the file
- * that first held it and how often.
+ * that first held it and how often; and each split lock #AC event's task
+ * and address (sl_repeat_split_lock_warned()).
  */
 struct sl_repeat_seen {
 	struct sl_repeat_slot {
@@ -167,6 +168,10 @@ int sl_repeat_check(struct sl_repeat_seen *s, int64_t stamp, bool boot_line,
  * ends in a NUL): a boot of the file begins; never dropped as a repeat. */
 bool sl_boot_line(const char *msg, size_t len);
 uint64_t sl_repeat_key(int64_t stamp, int facility, int level, const char *text, size_t len);
+/* 1 when @msg is a split lock #AC event of the task (COMM/PID) and address
+ * of an earlier one in the file (the kernel warns of a task's once), 0
+ * when not (it is now kept), -ENOMEM. */
+int sl_repeat_split_lock_warned(struct sl_repeat_seen *s, const char *msg, size_t len);
 /* A record whose message could not be seen ("[1.2K blob data]"). */
 void sl_pending_message_lost(struct sl_reader *rd);
 /*

@@ -90,7 +90,9 @@ void sl_reader_unrecognized(struct sl_reader *rd, const char *line, size_t len)
  * Text forms: a record saved twice is read once (log-repeat.c). The
  * kernel's stamps since boot and the journal's stored times are the
  * record's own; dmesg's wall-clock times (-T, iso) it reckons at each
- * dump, and the other forms have none: their repeats are only marked.
+ * dump, and the other forms have none: their repeats are only marked,
+ * an earlier boot's text again or a split lock the kernel had warned of
+ * already for the task (log-repeat.c: seen with no boot line too).
  */
 static int text_repeat(struct sl_reader *rd, struct sl_log_record *r)
 {
@@ -111,6 +113,12 @@ static int text_repeat(struct sl_reader *rd, struct sl_log_record *r)
 			      sl_repeat_key(stamp, facility, level, msg, len) : 0,
 			      own ? 0 : sl_repeat_key(SPLITLOCK_TIME_UNKNOWN, facility, level, msg, len),
 			      &maybe);
+	if (ret == 0 && !own && !boot && !(r->facility_known && r->rec.facility != 0)) {
+		ret = sl_repeat_split_lock_warned(rd->repeat_seen, msg, len);
+		if (ret > 0)
+			maybe = true;
+		ret = ret < 0 ? ret : 0;
+	}
 	r->maybe_repeat = maybe;
 	return ret;
 }

@@ -12,7 +12,13 @@
  * Where the stamps are not the record's own (none, minutes, dmesg's
  * wall-clock times, which it reckons anew at each dump and a suspend
  * shifts), a repeat cannot be told from a later boot's event of the same
- * text: such a record is counted and marked as maybe a repeat.
+ * text: such a record is counted and marked as maybe a repeat. With no
+ * boot line and no stamps that go back (dmesg -t cut to the detector's
+ * lines) no boot is seen at all; but the kernel warns of a task's split
+ * lock once (#AC: COMM/PID took, fatal or bogus), so in these forms an #AC
+ * event of the task and address of an earlier one in the file is the dump
+ * again or a reused PID: it is marked too. Bus locks (#DB) warn at each
+ * trap and rate limits repeat: those are not.
  */
 #include <errno.h>
 
@@ -123,4 +129,30 @@ int sl_repeat_check(struct sl_repeat_seen *s, int64_t stamp, bool boot_line,
 			*maybe = true;
 	}
 	return 0;
+}
+
+/*
+ * A split lock #AC event of @msg whose COMM, PID and IP an earlier one of
+ * the file had: 1 (and 0 for the first, or any other line). One slot an
+ * #AC event line, as each is read. -ENOMEM.
+ */
+int sl_repeat_split_lock_warned(struct sl_repeat_seen *s, const char *msg, size_t len)
+{
+	static const char tag[] = "#AC task";
+	struct splitlock_event ev;
+	struct sl_repeat_slot *slot;
+	uint64_t h = 0xcbf29ce484222325ull;
+	bool found;
+
+	if (splitlock_detector_line_parse(msg, len, &ev) != SPLITLOCK_LINE_EVENT ||
+	    ev.kind != SPLITLOCK_KIND_SPLIT_LOCK || !ev.has_ip || sl_is_alignment_check(msg, len))
+		return 0;
+	h = hash_bytes(h, tag, sizeof(tag));
+	h = hash_bytes(h, &ev.pid, sizeof(ev.pid));
+	h = hash_bytes(h, &ev.ip, sizeof(ev.ip));
+	h = hash_bytes(h, ev.comm, ev.comm_len);
+	slot = find(s, h ? h : 1, &found);
+	if (!slot)
+		return -ENOMEM;
+	return found;
 }
