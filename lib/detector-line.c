@@ -311,6 +311,10 @@ bool sl_detector_text_unread(const char *s, size_t len)
 	static const char *const known[] = {
 		/* kernel-patch/: the run-time switch and the hotplug warning */
 		PR_FMT "mode changed from ", PR_FMT "No splitlock CPU offline handler",
+		/* its exemption's grants, revocations and exec drops, the test
+		 * hook's boot warning, a mode it could not parse */
+		PR_FMT "misery exemption of ", PR_FMT "split_lock_inject: ",
+		PR_FMT "unknown split_lock_detect=",
 	};
 	enum splitlock_mode mode;
 	unsigned rate;

@@ -166,6 +166,12 @@ step-v5)
 	run slinject sigreturn 10
 	run slinject fault 10
 	;;
+guest-v6)
+	# v6, the review of v5 (F2): a KVM guest's split lock #AC in "seq",
+	# through the hook as its VMM: SIGBUS, as in "fatal", not the 2
+	# jiffies without detection of "warn".
+	run slinject guest 1
+	;;
 kconfig-mitigate-default-n)
 	run slinject ac 30
 	;;

@@ -333,8 +333,8 @@ int main(int argc, char **argv)
 	if (argc != 2 || (strcmp(argv[0], "ac") && strcmp(argv[0], "db") &&
 			  strcmp(argv[0], "split") && strcmp(argv[0], "retrap") &&
 			  strcmp(argv[0], "probed") && strcmp(argv[0], "sigreturn") &&
-			  strcmp(argv[0], "fault"))) {
-		fprintf(stderr, "usage: slinject [-t THREADS] ac|db|split|retrap|probed|sigreturn|fault COUNT\n"
+			  strcmp(argv[0], "fault") && strcmp(argv[0], "guest"))) {
+		fprintf(stderr, "usage: slinject [-t THREADS] ac|db|split|retrap|probed|sigreturn|fault|guest COUNT\n"
 				"       slinject write PATH VALUE\n"
 				"       slinject proc\n"
 				"       slinject asuser UID PROG [ARG...]\n"
