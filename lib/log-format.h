@@ -56,6 +56,11 @@ struct sl_repeat_seen {
 		uint32_t boot, count;              /* a later boot: read again there */
 	} *slots;
 	size_t n, allocated;
+	/* The first boot's keys, in file order, until a second boot begins:
+	 * most logs hold one, where nothing can repeat an earlier boot and a
+	 * hash table would only cost (log-repeat.c). */
+	uint64_t *first;
+	size_t n_first, allocated_first;
 	uint32_t boot;          /* the boot being read, counted in file order */
 	int64_t last_stamp;
 	bool has_stamp;

@@ -431,6 +431,7 @@ static int fill(int fd, char *buf, size_t *end, size_t size, bool *eof)
 static void repeat_seen_free(struct sl_repeat_seen *s)
 {
 	free(s->slots);
+	free(s->first);
 }
 
 static void journal_seen_free(struct sl_journal_seen *s)
