@@ -257,10 +257,10 @@ static const char *undated_sentence(const struct splitlock_offenders *r)
 	uint64_t n = splitlock_offenders_get_undated(r);
 
 	snprintf(buf, sizeof(buf), "%" PRIu64 " event%s (logged or suppressed by the kernel's "
-		 "rate limit) %s no wall-clock time in this log's form, so --since/--until "
-		 "cannot place %s and this report is incomplete (dmesg -T or --time-format iso, "
-		 "and journalctl's forms but short-monotonic, have one)", n, n == 1 ? "" : "s", n == 1 ? "has" : "have",
-		 n == 1 ? "it" : "them");
+		 "rate limit) cannot be placed by --since/--until, so this report is incomplete: "
+		 "this log's form gives %s no wall-clock time, or only the second, inside which "
+		 "the bound falls (dmesg --time-format iso and journalctl -o short-iso-precise "
+		 "give exact times)", n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
 	return buf;
 }
 
@@ -273,12 +273,23 @@ static const char *maybe_repeated_sentence(const struct splitlock_offenders *r)
 	static char buf[400];
 	uint64_t n = splitlock_offenders_get_maybe_repeated(r);
 
-	snprintf(buf, sizeof(buf), "%" PRIu64 " event%s in this log repeat%s an earlier one "
-		 "(an earlier boot's text, or the task and address of a split lock, which the "
-		 "kernel warns of once a task), and this form's stamps cannot tell a dump saved "
+	snprintf(buf, sizeof(buf), "%" PRIu64 " event%s (logged or suppressed by the kernel's "
+		 "rate limit) in this log repeat%s an earlier one "
+		 "(an earlier boot's text, the task and address of a split lock, which the "
+		 "kernel warns of once a task, or, where no stamp shows, of a bus lock), and "
+		 "this form's stamps cannot tell a dump saved "
 		 "twice from a new event, so %s may be counted twice and this report is incomplete",
 		 n, n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "it" : "they");
 	return buf;
+}
+
+/* Every event of the log counted once, none left out or maybe twice. */
+static bool report_complete(const struct splitlock_offenders *r)
+{
+	return splitlock_offenders_get_suppressed(r) == 0 &&
+	       splitlock_offenders_get_unrecognized(r, NULL) == 0 &&
+	       splitlock_offenders_get_undated(r) == 0 &&
+	       splitlock_offenders_get_maybe_repeated(r) == 0;
 }
 
 /* Never silently incomplete: say how much detector text was not read. */
@@ -293,6 +304,15 @@ void offenders_print_unrecognized(FILE *out, const struct splitlock_offenders *r
 	else if (n)
 		fprintf(out, "%" PRIu64 " line%s that may hold detector text could not be read, so this "
 		       "report is incomplete.\n", n, n == 1 ? "" : "s");
+	/* Where the reader knows why, the sentence says what to run instead. */
+	if ((n = splitlock_offenders_get_unrecognized_by(r, SPLITLOCK_UNREAD_HIDDEN)))
+		fprintf(out, "Of these, %" PRIu64 " %s kernel record%s whose message the log hides "
+		       "(journalctl prints \"[84B blob data]\" for a message that is not printable "
+		       "text unless run with -a).\n", n, n == 1 ? "is a" : "are", n == 1 ? "" : "s");
+	if ((n = splitlock_offenders_get_unrecognized_by(r, SPLITLOCK_UNREAD_WRITER_UNKNOWN)))
+		fprintf(out, "Of these, %" PRIu64 " %s journal entr%s without _TRANSPORT, which tells "
+		       "the kernel's from user space's (journalctl --output-fields leaves it out "
+		       "unless named).\n", n, n == 1 ? "is a" : "are", n == 1 ? "y" : "ies");
 	if (splitlock_offenders_get_undated(r))
 		fprintf(out, "%s.\n", undated_sentence(r));
 	if (splitlock_offenders_get_maybe_repeated(r))
@@ -448,11 +468,13 @@ static void print_json(struct splitlock_ctx *ctx, const struct options *o,
 	json_uint(&j, "version", OFFENDERS_JSON_VERSION);
 	json_uint(&j, "events", splitlock_offenders_get_events(r));
 	json_uint(&j, "suppressed", splitlock_offenders_get_suppressed(r));
-	json_bool(&j, "complete", splitlock_offenders_get_suppressed(r) == 0 &&
-		  splitlock_offenders_get_unrecognized(r, NULL) == 0 &&
-		  splitlock_offenders_get_undated(r) == 0 &&
-		  splitlock_offenders_get_maybe_repeated(r) == 0);
+	json_bool(&j, "complete", report_complete(r));
 	json_uint(&j, "unrecognized", splitlock_offenders_get_unrecognized(r, &first_line));
+	json_object_begin(&j, "unrecognized_by");
+	for (int i = 0; splitlock_unread_name((enum splitlock_unread)i); i++)
+		json_uint(&j, splitlock_unread_name((enum splitlock_unread)i),
+			  splitlock_offenders_get_unrecognized_by(r, (enum splitlock_unread)i));
+	json_object_end(&j);
 	if (first_line)
 		json_uint(&j, "first_unrecognized_line", first_line);
 	else
@@ -575,6 +597,24 @@ static int print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
 	     "because the log gives them no wall-clock time.");
 	puts("# TYPE splitlock_undated_total counter");
 	printf("splitlock_undated_total %" PRIu64 "\n", splitlock_offenders_get_undated(r));
+	/* What makes a report incomplete, so that an alert need not parse
+	 * stderr, which a timer's unit throws away. */
+	puts("# HELP splitlock_unrecognized_total Log lines holding detector text that were "
+	     "not read, by reason.");
+	puts("# TYPE splitlock_unrecognized_total counter");
+	for (int i = 0; splitlock_unread_name((enum splitlock_unread)i); i++)
+		printf("splitlock_unrecognized_total{reason=\"%s\"} %" PRIu64 "\n",
+		       splitlock_unread_name((enum splitlock_unread)i),
+		       splitlock_offenders_get_unrecognized_by(r, (enum splitlock_unread)i));
+	puts("# HELP splitlock_maybe_repeated_total Events counted that may be a saved "
+	     "dump's repeat.");
+	puts("# TYPE splitlock_maybe_repeated_total counter");
+	printf("splitlock_maybe_repeated_total %" PRIu64 "\n",
+	       splitlock_offenders_get_maybe_repeated(r));
+	puts("# HELP splitlock_report_complete 1 when the report holds every event of the "
+	     "log exactly (the \"complete\" of --json).");
+	puts("# TYPE splitlock_report_complete gauge");
+	printf("splitlock_report_complete %d\n", report_complete(r));
 	if (o->input)
 		return 0; /* a saved log says nothing about this machine's settings */
 

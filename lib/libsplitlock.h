@@ -1640,7 +1640,9 @@ splitlock_offenders_unref(struct splitlock_offenders *report);
  * Keep only events whose wall-clock time (microseconds since the epoch) is
  * in [since, until); SPLITLOCK_TIME_UNKNOWN leaves a side open. Events
  * whose wall-clock time is unknown, suppressed ones included, are left out
- * and counted as undated (splitlock_offenders_get_undated()).
+ * and counted as undated (splitlock_offenders_get_undated()), and so are
+ * those stamped on a whole second (a form that shows no fraction) when a
+ * bound falls inside that second.
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -1753,6 +1755,43 @@ uint64_t splitlock_offenders_get_malformed(const struct splitlock_offenders *rep
  */
 uint64_t splitlock_offenders_get_unrecognized(const struct splitlock_offenders *report,
 					      uint64_t *first_line);
+/* Why detector text went unread (splitlock_offenders_get_unrecognized_by()). */
+enum splitlock_unread {
+	/* Detector text in a line no parser of the log's form reads: a line
+	 * cut or broken, a form not understood, an overlong line. */
+	SPLITLOCK_UNREAD_UNPARSED,
+	/* A kernel record whose message the log does not show: journalctl
+	 * prints "[84B blob data]" for a message that is not printable UTF-8
+	 * unless run with -a (a task may name itself with any byte). */
+	SPLITLOCK_UNREAD_HIDDEN,
+	/* A journal entry holding detector text without the _TRANSPORT field
+	 * that tells the kernel's entries from user space's (journalctl
+	 * --output-fields left it out): whose it is cannot be told. */
+	SPLITLOCK_UNREAD_WRITER_UNKNOWN,
+	/*
+	 * No _MAX: a later release may add reasons. Walk them with
+	 * splitlock_unread_name(), which is NULL past the last one.
+	 */
+};
+/**
+ * splitlock_unread_name:
+ *
+ * "unparsed", "hidden", "writer_unknown"; NULL for a reason the library
+ * does not know.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+const char *splitlock_unread_name(enum splitlock_unread reason);
+/**
+ * splitlock_offenders_get_unrecognized_by:
+ *
+ * The lines of splitlock_offenders_get_unrecognized() left unread for
+ * @reason; 0 for a reason this library does not know.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+uint64_t splitlock_offenders_get_unrecognized_by(const struct splitlock_offenders *report,
+						 enum splitlock_unread reason);
 /**
  * splitlock_offenders_get_alignment_checks:
  *
@@ -1814,9 +1853,10 @@ uint64_t splitlock_offenders_get_forged_by(const struct splitlock_offenders *rep
 /**
  * splitlock_offenders_get_undated:
  *
- * Events left out by the time window because their time is unknown:
- * those logged and those the kernel's rate limit suppressed ("callbacks
- * suppressed" lines without a time). Nonzero means the report is
+ * Events left out by the time window because their time is unknown, or
+ * known to the second only where a bound falls inside it: those logged
+ * and those the kernel's rate limit suppressed ("callbacks suppressed"
+ * lines without a time). Nonzero means the report is
  * incomplete: its form (raw records, dmesg's stamps since boot without a
  * boot time) cannot say which of them fell in the window.
  *
@@ -1834,8 +1874,10 @@ uint64_t splitlock_offenders_get_undated(const struct splitlock_offenders *repor
  * without stamps, with -H/-e minutes, -T or iso times), or, in those
  * forms, a split lock #AC event repeats the task (COMM/PID) and address
  * of an earlier one, which the kernel warns of once a task (a dump saved
- * twice without a boot line, or a reused PID; #DB bus locks and rate
- * limits repeat and are not). They are counted;
+ * twice without a boot line, or a reused PID), or, in a form without
+ * any stamp (dmesg -t), a bus lock #DB event repeats the task and
+ * address of an earlier one (a new trap or the dump again: nothing
+ * tells). They are counted;
  * nonzero means the report may be too high. A record that an earlier boot
  * holds with the same stamp since boot or journal time and text is read
  * once and not counted here.

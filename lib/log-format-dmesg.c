@@ -7,6 +7,7 @@
  *   [Dec 3 09:18] MSG / [  +0,118315] MSG     -H, -e (reltime; a locale's
  *                                            decimal comma)
  *   [<    0.118315>] MSG, [ 5.0 < 0.1>] MSG   --time-format delta, -d
+ *   [Thu Dec  3 09:18:33 2026 <    0.1>] MSG  -T -d
  *   2026-12-03T09:18:33,000000+00:00 MSG     --time-format iso
  *   MSG                                      --time-format notime, -t
  *   <4>[    5.000000] MSG                    -r (the syslog(2) form)
@@ -174,6 +175,19 @@ static bool mono_delta_stamp(const char *p, const char *end, int64_t *usec)
 	return sl_stamp_mono(p, e, usec) && relative_stamp(lt, end);
 }
 
+/* -T -d: "Sat Dec  5 19:14:45 2026 <    4.880000>" */
+static bool ctime_delta_stamp(const char *p, const char *end, int64_t *usec)
+{
+	const char *lt = memchr(p, '<', (size_t)(end - p));
+	const char *e = lt;
+
+	if (!lt)
+		return false;
+	while (e > p && e[-1] == ' ')
+		e--;
+	return ctime_stamp(p, e, usec) && relative_stamp(lt, end);
+}
+
 size_t sl_strip_colors(const char *p, size_t len, char *out)
 {
 	const char *end = p + len;
@@ -280,6 +294,7 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 		if (close && (sl_stamp_mono(p + 1, close, &r.mono_usec) ||
 			      mono_delta_stamp(p + 1, close, &r.mono_usec) ||
 			      ctime_stamp(p + 1, close, &r.wall_usec) ||
+			      ctime_delta_stamp(p + 1, close, &r.wall_usec) ||
 			      minute_stamp(p + 1, close) ||
 			      relative_stamp(p + 1, close))) {
 			p = close + 1;

@@ -112,8 +112,15 @@ static int journal_object(struct sl_reader *rd, const char *line, size_t len)
 	/*
 	 * Only the kernel's records count. journald marks what it read from
 	 * /dev/kmsg as _TRANSPORT=kernel, user-space writes there included,
-	 * which keep their facility.
+	 * which keep their facility. journalctl --output-fields leaves the
+	 * field out unless asked: then the writer is unknown, and detector
+	 * text is neither counted nor called forged.
 	 */
+	if (!j.transport.set) {
+		if (sl_maybe_detector(rd->decoded, j.message_len))
+			sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_WRITER_UNKNOWN);
+		return 0;
+	}
 	if (!jfield_is(&j.transport, "kernel"))
 		r.rec.facility = 1;
 	else if (j.facility.set)

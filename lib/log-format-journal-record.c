@@ -58,6 +58,7 @@ void sl_pending_field(struct sl_reader *rd, const char *name, size_t name_len,
 		pe->message_len = len;
 		pe->has_message = true;
 	} else if (field_is(name, name_len, "_TRANSPORT")) {
+		pe->has_transport = true;
 		pe->kernel_transport = len == 6 && memcmp(value, "kernel", 6) == 0;
 	} else if (field_is(name, name_len, "SYSLOG_FACILITY")) {
 		/* Not a number: not one the kernel gave. */
@@ -113,6 +114,22 @@ int sl_journal_seen_before(struct sl_reader *rd, uint64_t cursor)
 	return 0;
 }
 
+bool sl_blob_data(const char *v, size_t len)
+{
+	const char *p = v + 1, *end = v + len - 11;
+
+	if (len < 14 || v[0] != '[' || memcmp(end, " blob data]", 11) != 0)
+		return false;
+	/* "84B", "1.2K", "3.0M": digits, a fraction, a unit's letters. */
+	if (*p < '0' || *p > '9')
+		return false;
+	while (p < end && ((*p >= '0' && *p <= '9') || *p == '.'))
+		p++;
+	while (p < end && ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')))
+		p++;
+	return p == end;
+}
+
 void sl_pending_message_lost(struct sl_reader *rd)
 {
 	if (!rd->pending.open)
@@ -134,11 +151,22 @@ int sl_pending_end(struct sl_reader *rd)
 	if (ret)
 		return ret < 0 ? ret : 0;
 	r.rec.facility = pe->facility < 0 ? 0 : pe->facility;
+	/*
+	 * journalctl --output-fields leaves out the fields not asked for,
+	 * _TRANSPORT among them: the entry may be the kernel's or anyone's.
+	 * Its detector text is neither counted nor called forged.
+	 */
+	if (pe->journal && !pe->has_transport) {
+		if (pe->message_lost ||
+		    (pe->has_message && sl_maybe_detector(rd->decoded, pe->message_len)))
+			sl_unread_note_why(rd->unread, pe->line, SPLITLOCK_UNREAD_WRITER_UNKNOWN);
+		return 0;
+	}
 	if (pe->journal && !pe->kernel_transport)
 		r.rec.facility = 1;
 	/* A kernel record nobody can read: the report cannot be complete. */
 	if (pe->message_lost && r.rec.facility == 0) {
-		sl_unread_note(rd->unread, pe->line);
+		sl_unread_note_why(rd->unread, pe->line, SPLITLOCK_UNREAD_HIDDEN);
 		return 0;
 	}
 	if (!pe->has_message)
@@ -154,6 +182,13 @@ int sl_pending_end(struct sl_reader *rd)
 	rd->decoded[pe->message_len] = '\0';
 	r.rec.message = rd->decoded;
 	r.rec.message_len = pe->message_len;
+	/* dmesg --json has no cursor: a dump saved twice is told by its
+	 * stamps since boot, as dmesg -r text is. */
+	if (!pe->journal && rd->repeat_seen) {
+		ret = sl_text_repeat(rd, &r);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
 	rd->line = pe->line;
 	ret = rd->fn(&r, rd->data);
 	rd->line = line;

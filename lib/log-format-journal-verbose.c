@@ -18,11 +18,6 @@
 
 #define FIELD_INDENT 4
 
-static bool blob(const char *v, size_t len)
-{
-	return len > 12 && v[0] == '[' && memcmp(v + len - 11, " blob data]", 11) == 0;
-}
-
 static int field(struct sl_reader *rd, const char *p, size_t len)
 {
 	const char *eq = memchr(p, '=', len);
@@ -34,7 +29,7 @@ static int field(struct sl_reader *rd, const char *p, size_t len)
 	}
 	name_len = (size_t)(eq - p);
 	rd->pending.continues_message = name_len == 7 && memcmp(p, "MESSAGE", 7) == 0;
-	if (rd->pending.continues_message && blob(eq + 1, (size_t)(p + len - eq - 1))) {
+	if (rd->pending.continues_message && sl_blob_data(eq + 1, (size_t)(p + len - eq - 1))) {
 		sl_pending_message_lost(rd);
 		rd->pending.continues_message = false;
 		return 0;

@@ -154,7 +154,8 @@ int sl_syslog_years_keep(struct sl_reader *rd, const char *line, size_t len)
 	}
 	memcpy(y->bytes + y->len, line, len);
 	y->lines[y->n++] = (struct sl_syslog_kept){ .line = rd->line, .at = y->len,
-						    .len = len, .years = y->years };
+						    .len = len, .years = y->years,
+						    .follows = rd->follows };
 	y->len += len;
 	return 0;
 }
@@ -174,6 +175,7 @@ int sl_syslog_years_replay(struct sl_reader *rd)
 
 		y->year = first + y->lines[i].years;
 		rd->line = y->lines[i].line;
+		rd->follows = y->lines[i].follows;
 		r = sl_syslog_line_in(rd, y->bytes + y->lines[i].at, y->lines[i].len, y->year);
 		if (r) {
 			rd->years = y;
@@ -210,12 +212,126 @@ static const char *tag(const char *p, const char *end, bool *kernel)
 	return q < end ? q + 1 : q;
 }
 
+/*
+ * "message repeated N times: [" (rsyslog, MSG after it up to a closing
+ * "]") or "last message repeated N times" (sysklogd; rsyslog's old form)
+ * at @p, to @end: N, or 0 when it is neither. *@inner: rsyslog's MSG.
+ */
+#define SYSLOG_REPEATS_MAX (1u << 20)
+static uint64_t repeat_count(const char *p, const char *end, const char **inner,
+			     const char **inner_end)
+{
+	bool last = end - p > 5 && memcmp(p, "last ", 5) == 0;
+	int64_t n;
+
+	if (last)
+		p += 5;
+	if (end - p < 17 || memcmp(p, "message repeated ", 17) != 0)
+		return 0;
+	p += 17;
+	if (!sl_stamp_num(&p, end, 10, &n) || n < 1 || end - p < 6 || memcmp(p, " times", 6) != 0)
+		return 0;
+	p += 6;
+	*inner = NULL;
+	if (last)
+		return p == end ? (uint64_t)n : 0;
+	if (end - p < 4 || memcmp(p, ": [", 3) != 0 || end[-1] != ']')
+		return 0;
+	/* MSG as rsyslog holds it: with the space that followed the tag. */
+	p += 3;
+	if (*p == ' ')
+		p++;
+	*inner = p;
+	*inner_end = end - 1;
+	return (uint64_t)n;
+}
+
+/* The kernel's message at [@msg, @end) as if logged @n times more. */
+static int emit_repeats(struct sl_reader *rd, const struct sl_log_record *tmpl,
+			const char *msg, const char *end, uint64_t n)
+{
+	int64_t mono;
+	const char *p = sl_skip_kernel_stamp(msg, end, &mono);
+
+	/* A count no daemon reaches is no count to spend time on. */
+	if (n > SYSLOG_REPEATS_MAX) {
+		if (sl_maybe_detector(msg, (size_t)(end - msg)))
+			sl_unread_note(rd->unread, rd->line);
+		return 0;
+	}
+	p = sl_skip_caller_id(p, end);
+	for (uint64_t i = 0; i < n; i++) {
+		struct sl_log_record r = *tmpl;
+		int ret = sl_reader_emit(rd, &r, p, (size_t)(end - p));
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The daemon's repeat lines: rsyslog names the message again, sysklogd
+ * means the line before (of this file: the daemon counts per file). 1
+ * when the line at @msg is one (handled), 0 when not, or an error.
+ */
+static int syslog_repeats(struct sl_reader *rd, struct sl_log_record *r,
+			  const char *msg, const char *end, bool kernel)
+{
+	struct sl_syslog_last *last = rd->last;
+	const char *inner, *inner_end;
+	uint64_t n = repeat_count(msg, end, &inner, &inner_end);
+	int ret;
+
+	if (!n)
+		return 0;
+	if (inner) {
+		r->facility_known = true;
+		r->rec.facility = kernel ? 0 : 1;
+		ret = emit_repeats(rd, r, inner, inner_end, n);
+		return ret ? ret : 1;
+	}
+	/* The line before was not read: the scan passed it by, holding no
+	 * detector text; or it was not the kernel's. */
+	if (!rd->follows || !last->valid) {
+		if (rd->follows && last->overlong)
+			sl_unread_note(rd->unread, rd->line);
+		last->valid = last->overlong = false;
+		return 1;
+	}
+	/* Logged again since: when, the repeat line's stamp says. */
+	last->r.wall_usec = r->wall_usec;
+	last->r.mono_usec = SPLITLOCK_TIME_UNKNOWN;
+	last->r.rec.usec = 0;
+	ret = emit_repeats(rd, &last->r, last->msg, last->msg + last->len, n);
+	return ret ? ret : 1;
+}
+
+/* The kernel's line, kept for a "last message repeated" after it. */
+static void keep_last(struct sl_reader *rd, const struct sl_log_record *r,
+		      const char *msg, const char *end, bool kernel)
+{
+	struct sl_syslog_last *last = rd->last;
+	size_t len = (size_t)(end - msg);
+
+	if (!last)
+		return;
+	last->valid = kernel && len <= sizeof(last->msg);
+	last->overlong = kernel && !last->valid;
+	if (last->valid) {
+		memcpy(last->msg, msg, len);
+		last->len = len;
+		last->r = *r;
+	}
+}
+
 int sl_syslog_tail(struct sl_reader *rd, struct sl_log_record *r,
 		   const char *p, const char *end)
 {
 	const char *msg;
 	bool kernel;
 	int64_t mono;
+	int ret;
 
 	/* A HOST token unless the tag comes first (journalctl --no-hostname). */
 	msg = tag(p, end, &kernel);
@@ -223,13 +339,28 @@ int sl_syslog_tail(struct sl_reader *rd, struct sl_log_record *r,
 		const char *sp = memchr(p, ' ', (size_t)(end - p));
 
 		msg = sp ? tag(sp + 1, end, &kernel) : NULL;
+		/* sysklogd: "HOST last message repeated N times", no tag. */
+		if (!msg && rd->last && sp && (ret = syslog_repeats(rd, r, sp + 1, end, false)))
+			return ret < 0 ? ret : 0;
 	}
 	if (!msg) {
+		if (rd->last)
+			rd->last->valid = rd->last->overlong = false;
 		sl_reader_unrecognized(rd, p, (size_t)(end - p));
 		return 0;
 	}
+	if (rd->last && (ret = syslog_repeats(rd, r, msg, end, kernel)))
+		return ret < 0 ? ret : 0;
 	r->facility_known = true;
 	r->rec.facility = kernel ? 0 : 1;
+	keep_last(rd, r, msg, end, kernel);
+	/* journalctl's short forms without -a hide a message that is not
+	 * printable UTF-8: a task's name may hold any byte. (Short is read
+	 * as syslog: the two look the same.) */
+	if (kernel && sl_blob_data(msg, (size_t)(end - msg))) {
+		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_HIDDEN);
+		return 0;
+	}
 	p = sl_skip_kernel_stamp(msg, end, &mono);
 	if (p != msg && r->mono_usec == SPLITLOCK_TIME_UNKNOWN) {
 		r->mono_usec = mono;

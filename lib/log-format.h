@@ -22,7 +22,7 @@
 struct sl_pending {
 	bool open, has_message, message_lost;
 	bool journal;          /* journal fields: _TRANSPORT decides trust */
-	bool kernel_transport;
+	bool has_transport, kernel_transport;
 	int facility, level;   /* -1: not given */
 	int64_t mono, wall;
 	uint64_t boot, line;
@@ -43,11 +43,11 @@ enum sl_dmesg_form {
 };
 
 /*
- * Records saved twice (log-repeat.c): /dev/kmsg records, dmesg text,
- * syslog and journalctl's text forms. Every record that may be the
+ * Records saved twice (log-repeat.c): /dev/kmsg records, dmesg text and
+ * --json, syslog and journalctl's text forms. Every record that may be the
  * detector's, by a hash of its stamp and text, with the boot of the file
  * that first held it and how often; and each split lock #AC event's task
- * and address (sl_repeat_split_lock_warned()).
+ * and address (sl_repeat_event_again()).
  */
 struct sl_repeat_seen {
 	struct sl_repeat_slot {
@@ -93,12 +93,28 @@ struct sl_syslog_years {
 		uint64_t line;
 		size_t at, len;
 		int years;       /* the years begun before it in the file */
+		bool follows;    /* right after the line kept before it */
 	} *lines;
 	size_t n, lines_allocated;
 	int month, mday;         /* of the last line seen; month -1: none */
 	int h, m, s;             /* its time */
 	int years;               /* the years begun so far */
 	int year;                /* the year of the line being read; 0: guess */
+};
+
+/*
+ * Syslog daemons write a message that repeats as one line: rsyslog "TAG:
+ * message repeated N times: [MSG]", sysklogd (and rsyslog's old form)
+ * "last message repeated N times" after the line it repeats. The kernel's
+ * record of the line just before, for the second (log-format-syslog.c).
+ */
+#define SL_SYSLOG_LAST_MAX 1024
+struct sl_syslog_last {
+	bool valid;     /* the line before was the kernel's, kept here */
+	bool overlong;  /* the line before was the kernel's, too long to keep */
+	struct sl_log_record r;
+	size_t len;
+	char msg[SL_SYSLOG_LAST_MAX];
 };
 
 struct sl_reader {
@@ -127,8 +143,19 @@ struct sl_reader {
 	struct sl_repeat_seen *repeat_seen; /* kmsg, dmesg, syslog, journal text */
 	struct sl_journal_seen *journal_seen; /* journal export and JSON */
 	struct sl_syslog_years *years; /* RFC 3164 syslog: NULL for other forms */
+	/* Whether the line being handled comes right after the one handled
+	 * before it: the scan passes lines by. */
+	const char *after_handled; /* one past the last line handled; NULL: none */
+	bool follows;
+	struct sl_syslog_last *last; /* syslog: NULL for other forms */
 };
 
+/*
+ * log-input.c: is @r (its message decoded) a record an earlier dump in the
+ * file held (log-repeat.c)? 1: skip it; 0: read it, r->maybe_repeat set
+ * when its form cannot tell; -ENOMEM.
+ */
+int sl_text_repeat(struct sl_reader *rd, struct sl_log_record *r);
 /* A line holding detector text that no parser read. */
 void sl_reader_unrecognized(struct sl_reader *rd, const char *line, size_t len);
 /* Decode \xNN of @msg into rd->decoded, fill @r's message and pass it on. */
@@ -174,11 +201,18 @@ int sl_repeat_check(struct sl_repeat_seen *s, int64_t stamp, bool boot_line,
 bool sl_boot_line(const char *msg, size_t len);
 uint64_t sl_repeat_key(int64_t stamp, int facility, int level, const char *text, size_t len);
 /* 1 when @msg is a split lock #AC event of the task (COMM/PID) and address
- * of an earlier one in the file (the kernel warns of a task's once), 0
- * when not (it is now kept), -ENOMEM. */
-int sl_repeat_split_lock_warned(struct sl_repeat_seen *s, const char *msg, size_t len);
+ * of an earlier one in the file (the kernel warns of a task's once), or,
+ * in a form without stamps (@stamp unknown), a bus lock #DB event of
+ * those; 0 when not (it is now kept), -ENOMEM. */
+int sl_repeat_event_again(struct sl_repeat_seen *s, const char *msg, size_t len, int64_t stamp);
 /* A record whose message could not be seen ("[1.2K blob data]"). */
 void sl_pending_message_lost(struct sl_reader *rd);
+/*
+ * journalctl's stand-in for a value that is not printable UTF-8 ("[84B
+ * blob data]", "[1.2K blob data]": systemd logs-show.c) at @v, the whole
+ * value: the message is not in the log.
+ */
+bool sl_blob_data(const char *v, size_t len);
 /*
  * The lines of a message after its first: a record's first line is all
  * the kernel's detector ever writes, so they are passed on as user

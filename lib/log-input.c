@@ -65,10 +65,27 @@ static const struct sl_needle journal_needles[] = {
 };
 #define N_JOURNAL_NEEDLES (sizeof(journal_needles) / sizeof(journal_needles[0]))
 
-/* journalctl text: its "-- Boot ID --" lines start a new boot. */
+/*
+ * Syslog: the daemons' "message repeated N times" lines hold a count;
+ * journalctl's short form, which looks the same and is read as syslog,
+ * may hide a message as "[84B blob data]" (below).
+ */
+static const struct sl_needle syslog_needles[] = {
+	DETECTOR_NEEDLES,
+	{ "message repeated ", 17, 10 },
+	{ " blob data]", 11, 10 },
+};
+#define N_SYSLOG_NEEDLES (sizeof(syslog_needles) / sizeof(syslog_needles[0]))
+
+/*
+ * journalctl text: its "-- Boot ID --" lines start a new boot; without -a
+ * it shows a message that is not printable UTF-8 as "[84B blob data]",
+ * which hides whether it was the detector's.
+ */
 static const struct sl_needle journal_text_needles[] = {
 	DETECTOR_NEEDLES,
 	{ "-- Boot ", 8, 3 },
+	{ " blob data]", 11, 10 },
 };
 #define N_JOURNAL_TEXT_NEEDLES (sizeof(journal_text_needles) / sizeof(journal_text_needles[0]))
 
@@ -94,7 +111,7 @@ void sl_reader_unrecognized(struct sl_reader *rd, const char *line, size_t len)
  * an earlier boot's text again or a split lock the kernel had warned of
  * already for the task (log-repeat.c: seen with no boot line too).
  */
-static int text_repeat(struct sl_reader *rd, struct sl_log_record *r)
+int sl_text_repeat(struct sl_reader *rd, struct sl_log_record *r)
 {
 	const char *msg = r->rec.message;
 	size_t len = r->rec.message_len;
@@ -114,7 +131,7 @@ static int text_repeat(struct sl_reader *rd, struct sl_log_record *r)
 			      own ? 0 : sl_repeat_key(SPLITLOCK_TIME_UNKNOWN, facility, level, msg, len),
 			      &maybe);
 	if (ret == 0 && !own && !boot && !(r->facility_known && r->rec.facility != 0)) {
-		ret = sl_repeat_split_lock_warned(rd->repeat_seen, msg, len);
+		ret = sl_repeat_event_again(rd->repeat_seen, msg, len, stamp);
 		if (ret > 0)
 			maybe = true;
 		ret = ret < 0 ? ret : 0;
@@ -130,7 +147,7 @@ int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
 	rd->decoded[r->rec.message_len] = '\0';
 	r->rec.message = rd->decoded;
 	if (rd->repeat_seen && !r->further) {
-		int ret = text_repeat(rd, r);
+		int ret = sl_text_repeat(rd, r);
 
 		if (ret)
 			return ret < 0 ? ret : 0;
@@ -159,6 +176,8 @@ static void count_lines_to(struct sl_reader *rd, const char *pos)
 static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	count_lines_to(rd, line);
+	rd->follows = rd->every_line || line == rd->after_handled;
+	rd->after_handled = line + len + 1;
 	/*
 	 * A log saved on Windows ends its lines with "\r\n". No text form
 	 * ends a line of its own with a raw CR (the kernel, dmesg and
@@ -200,6 +219,9 @@ static int scan_region(struct sl_reader *rd, const char *p, const char *end)
 	} else if (rd->format == SPLITLOCK_INPUT_JOURNAL_TEXT) {
 		set = journal_text_needles;
 		n_set = N_JOURNAL_TEXT_NEEDLES;
+	} else if (rd->format == SPLITLOCK_INPUT_SYSLOG) {
+		set = syslog_needles;
+		n_set = N_SYSLOG_NEEDLES;
 	}
 	/* json-pretty spreads a record over lines: every line is read. */
 	if (rd->object || rd->every_line) {
@@ -467,6 +489,7 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 	_cleanup_(repeat_seen_free) struct sl_repeat_seen repeat_seen = { 0 };
 	_cleanup_(journal_seen_free) struct sl_journal_seen journal_seen = { 0 };
 	_cleanup_(syslog_years_free) struct sl_syslog_years years = { .month = -1 };
+	_cleanup_free_ struct sl_syslog_last *syslog_last = NULL;
 	struct sl_reader rd = { .ctx = ctx, .fn = fn, .data = data,
 			     .unread = unread, .every_line = every_record };
 	size_t start = 0, end = 0;
@@ -523,7 +546,8 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 				sl_dmesg_detect_form(&rd, buf + start, buf + end);
 			if (rd.format == SPLITLOCK_INPUT_KMSG || rd.format == SPLITLOCK_INPUT_KMSG_NUL ||
 			    rd.format == SPLITLOCK_INPUT_DMESG || rd.format == SPLITLOCK_INPUT_SYSLOG ||
-			    rd.format == SPLITLOCK_INPUT_JOURNAL_TEXT)
+			    rd.format == SPLITLOCK_INPUT_JOURNAL_TEXT ||
+			    rd.format == SPLITLOCK_INPUT_DMESG_JSON)
 				rd.repeat_seen = &repeat_seen;
 			if (rd.format == SPLITLOCK_INPUT_JOURNAL ||
 			    rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT ||
@@ -531,6 +555,11 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 				rd.journal_seen = &journal_seen;
 			if (rd.format == SPLITLOCK_INPUT_SYSLOG && first_line_yearless(buf + start, buf + end))
 				rd.years = &years;
+			if (rd.format == SPLITLOCK_INPUT_SYSLOG) {
+				rd.last = syslog_last = calloc(1, sizeof(*syslog_last));
+				if (!syslog_last)
+					return -ENOMEM;
+			}
 			/* Records of several lines: every line is read. */
 			if (rd.format == SPLITLOCK_INPUT_DMESG_JSON ||
 			    rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT ||
@@ -583,9 +612,11 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			sl_unread_note(unread, rd.line);
 			skipping = true;
 			start = end = 0;
+			rd.after_handled = NULL;
 			continue;
 		}
 		count_lines_to(&rd, buf + start);
+		rd.after_handled = rd.after_handled == buf + start ? buf : NULL;
 		memmove(buf, buf + start, end - start);
 		end -= start;
 		start = 0;

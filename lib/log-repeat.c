@@ -18,7 +18,11 @@
  * lock once (#AC: COMM/PID took, fatal or bogus), so in these forms an #AC
  * event of the task and address of an earlier one in the file is the dump
  * again or a reused PID: it is marked too. Bus locks (#DB) warn at each
- * trap and rate limits repeat: those are not.
+ * trap: in a form with no stamps at all (dmesg -t, journalctl -o cat) a
+ * #DB event of the task and address of an earlier one may be a new trap
+ * or the dump again, which nothing tells: it is marked as well. Where a
+ * stamp shows (dmesg -T, iso), traps in one second are common (a real
+ * guest's log: three a second), so those are not; nor rate limits' lines.
  */
 #include <errno.h>
 #include <string.h>
@@ -209,22 +213,30 @@ int sl_repeat_check(struct sl_repeat_seen *s, int64_t stamp, bool boot_line,
 }
 
 /*
- * A split lock #AC event of @msg whose COMM, PID and IP an earlier one of
- * the file had: 1 (and 0 for the first, or any other line). One slot an
- * #AC event line, as each is read. -ENOMEM.
+ * An event of @msg that an earlier one of the file matches: 1 (and 0 for
+ * the first, or any other line). A split lock #AC event by its COMM, PID
+ * and IP; a bus lock #DB event by those where the form has no stamp
+ * (@stamp SPLITLOCK_TIME_UNKNOWN). One slot an event line, as each is
+ * read. -ENOMEM.
  */
-int sl_repeat_split_lock_warned(struct sl_repeat_seen *s, const char *msg, size_t len)
+int sl_repeat_event_again(struct sl_repeat_seen *s, const char *msg, size_t len, int64_t stamp)
 {
-	static const char tag[] = "#AC task";
+	static const char ac[] = "#AC task", db[] = "#DB task";
 	struct splitlock_event ev;
 	struct sl_repeat_slot *slot;
 	uint64_t h = 0xcbf29ce484222325ull;
 	bool found;
 
 	if (splitlock_detector_line_parse(msg, len, &ev) != SPLITLOCK_LINE_EVENT ||
-	    ev.kind != SPLITLOCK_KIND_SPLIT_LOCK || !ev.has_ip || sl_is_alignment_check(msg, len))
+	    !ev.has_ip || sl_is_alignment_check(msg, len))
 		return 0;
-	h = hash_bytes(h, tag, sizeof(tag));
+	if (ev.kind == SPLITLOCK_KIND_SPLIT_LOCK) {
+		h = hash_bytes(h, ac, sizeof(ac));
+	} else if (ev.kind == SPLITLOCK_KIND_BUS_LOCK && stamp == SPLITLOCK_TIME_UNKNOWN) {
+		h = hash_bytes(h, db, sizeof(db));
+	} else {
+		return 0;
+	}
 	h = hash_bytes(h, &ev.pid, sizeof(ev.pid));
 	h = hash_bytes(h, &ev.ip, sizeof(ev.ip));
 	h = hash_bytes(h, ev.comm, ev.comm_len);

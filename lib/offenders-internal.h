@@ -30,12 +30,20 @@ struct sl_log_record {
 struct sl_unread {
 	uint64_t lines;
 	uint64_t first_line; /* 0: unknown */
+	uint64_t by[SPLITLOCK_UNREAD_WRITER_UNKNOWN + 1]; /* enum splitlock_unread */
 };
 
-static inline void sl_unread_note(struct sl_unread *u, uint64_t line)
+static inline void sl_unread_note_why(struct sl_unread *u, uint64_t line,
+				      enum splitlock_unread why)
 {
 	if (u->lines++ == 0)
 		u->first_line = line;
+	u->by[why]++;
+}
+
+static inline void sl_unread_note(struct sl_unread *u, uint64_t line)
+{
+	sl_unread_note_why(u, line, SPLITLOCK_UNREAD_UNPARSED);
 }
 
 /*

@@ -595,12 +595,28 @@ static void ip_text(struct splitlock_offenders *r, const struct splitlock_event 
 	hex_text(ev->ip, buf, size);
 }
 
+#define SECOND_USEC INT64_C(1000000)
+
 static bool in_window(struct splitlock_offenders *r, int64_t wall, bool *undated)
 {
 	*undated = false;
 	if (r->since == SPLITLOCK_TIME_UNKNOWN && r->until == SPLITLOCK_TIME_UNKNOWN)
 		return true;
 	if (wall == SPLITLOCK_TIME_UNKNOWN) {
+		*undated = true;
+		return false;
+	}
+	/*
+	 * A stamp on a whole second may show no fraction (syslog, journalctl
+	 * short, dmesg -T): the event was at any time in that second, which a
+	 * bound inside the second cannot place. A stamp with a fraction of
+	 * .000000 is taken so too: undated at worst, never misplaced.
+	 */
+	if (wall % SECOND_USEC == 0 &&
+	    ((r->since != SPLITLOCK_TIME_UNKNOWN && r->since > wall &&
+	      r->since < wall + SECOND_USEC) ||
+	     (r->until != SPLITLOCK_TIME_UNKNOWN && r->until > wall &&
+	      r->until < wall + SECOND_USEC))) {
 		*undated = true;
 		return false;
 	}
@@ -864,6 +880,24 @@ _public_ uint64_t splitlock_offenders_get_forged_by(const struct splitlock_offen
 						     enum splitlock_forged reason)
 {
 	return (unsigned)reason < SL_FORGED_REASONS ? r->forged_by[reason] : 0;
+}
+
+/* enum splitlock_unread: the JSON keys of a report's "unrecognized_by". */
+static const char *const unread_names[] = {
+	[SPLITLOCK_UNREAD_UNPARSED] = "unparsed",
+	[SPLITLOCK_UNREAD_HIDDEN] = "hidden",
+	[SPLITLOCK_UNREAD_WRITER_UNKNOWN] = "writer_unknown",
+};
+
+_public_ uint64_t splitlock_offenders_get_unrecognized_by(const struct splitlock_offenders *r,
+							  enum splitlock_unread reason)
+{
+	return (unsigned)reason < ARRAY_SIZE(r->unread.by) ? r->unread.by[reason] : 0;
+}
+
+_public_ const char *splitlock_unread_name(enum splitlock_unread reason)
+{
+	return (unsigned)reason < ARRAY_SIZE(unread_names) ? unread_names[reason] : NULL;
 }
 
 _public_ const char *splitlock_forged_name(enum splitlock_forged reason)

@@ -523,16 +523,32 @@ test_stampless_dump_saved_twice_is_incomplete() {
 	expect_out "may be counted twice"
 }
 
-# Bus locks warn at every trap: the same task and address again is the
-# kernel's, not a repeat.
-test_stampless_bus_locks_of_one_task_are_complete() {
+# Bus locks warn at every trap: in a form without stamps the same task and
+# address again is a new trap or the dump saved twice, and nothing tells
+# (fifth new-user review, F6: a #DB-only dmesg -t dump appended twice was
+# "complete"). Counted, and said. Where a stamp shows, traps in one second
+# are the kernel's: a real guest's dmesg -T holds three a second.
+test_stampless_bus_locks_of_one_task_are_said_to_maybe_repeat() {
 	printf '%s\n' "${SL_P}#DB: stress-ng/6000 took a bus_lock trap at address: 0x401a2c" \
 		"${SL_P}#DB: stress-ng/6000 took a bus_lock trap at address: 0x401a2c" >"$T/db"
 	run "$SLCTL" offenders --input "$T/db" --json
 	expect_json .input_format dmesg
 	expect_json .events 2
+	expect_json .maybe_repeated 1
+	expect_json .complete false
+	# Two tasks, or one task at two addresses: nothing repeats.
+	printf '%s\n' "${SL_P}#DB: stress-ng/6000 took a bus_lock trap at address: 0x401a2c" \
+		"${SL_P}#DB: stress-ng/6000 took a bus_lock trap at address: 0x401a30" \
+		"${SL_P}#DB: stress-ng/6001 took a bus_lock trap at address: 0x401a2c" >"$T/db3"
+	run "$SLCTL" offenders --input "$T/db3" --json
 	expect_json .maybe_repeated 0
 	expect_json .complete true
+	# The same two traps in one second of dmesg -T: the kernel's.
+	printf '%s\n' "[Sat Dec  5 19:14:45 2026] ${SL_P}#DB: stress-ng/6000 took a bus_lock trap at address: 0x401a2c" \
+		"[Sat Dec  5 19:14:45 2026] ${SL_P}#DB: stress-ng/6000 took a bus_lock trap at address: 0x401a2c" >"$T/dbT"
+	run "$SLCTL" offenders --input "$T/dbT" --json
+	expect_json .events 2
+	expect_json .maybe_repeated 0
 }
 
 test_stampless_dump_of_two_tasks_is_complete() {
@@ -543,6 +559,152 @@ test_stampless_dump_of_two_tasks_is_complete() {
 	expect_json .events 2
 	expect_json .maybe_repeated 0
 	expect_json .complete true
+}
+
+
+# journalctl's short forms without -a print a message that is not
+# printable UTF-8 as "[81B blob data]"; a task may name itself with an ESC
+# byte. Such a kernel line was skipped and the report "complete" (fifth
+# new-user review, F1). Fixtures: generate-tools.sh, journalctl 252.
+test_journalctl_blob_data_is_never_complete() {
+	local f
+	for f in blob.journal-short blob.journal-short-monotonic; do
+		grep -q 'kernel: \[81B blob data\]' "$F/$f" || fail "$f lacks the blob line"
+		run "$SLCTL" offenders --input "$F/$f" --json
+		expect_json .events 1
+		expect_json .complete false
+		expect_json .unrecognized 1
+		expect_json .unrecognized_by.hidden 1
+		expect_json .first_unrecognized_line 2
+		run "$SLCTL" offenders --input "$F/$f"
+		expect_out "unless run with -a"
+		# The same journal printed with -a: every event, exactly.
+		run "$SLCTL" offenders --input "$F/$f-a" --json
+		expect_json .events 2
+		expect_json .complete true
+		expect_json '[.offenders[].comm] | sort | tojson' '["bad\u001bname","plain"]'
+	done
+	# A user's message shown so is nobody's event and no reason to doubt.
+	printf 'Dec 01 00:00:06 host sshd[12]: [81B blob data]\n' >"$T/user-blob"
+	run "$SLCTL" offenders --input "$T/user-blob" --input-format journal-text --json
+	expect_json .complete true
+}
+
+# journalctl --output-fields leaves out _TRANSPORT unless named: the
+# entries were taken for user space's, "0 events, complete" (F3).
+test_journal_entries_without_transport_are_unread_not_forged() {
+	local o want
+	want=$(report "$F/events.kmsg")
+	for o in json export verbose; do
+		run "$SLCTL" offenders --input "$F/fields.journal-$o" --json
+		expect_json .events 0
+		expect_json .complete false
+		expect_json .forged 0
+		expect_json '.unrecognized_by.writer_unknown == .unrecognized and .unrecognized > 0' true
+		run "$SLCTL" offenders --input "$F/fields.journal-$o"
+		expect_out "without _TRANSPORT"
+		# Named, the field is there and the report is the raw records'.
+		[ "$(report "$F/fields-transport.journal-$o")" = "$want" ] ||
+			fail "fields-transport.journal-$o: $(report "$F/fields-transport.journal-$o")"
+	done
+}
+
+# dmesg --json carries each record's stamp since boot, as -r does: a dump
+# appended twice is read once (F2: every event was counted twice).
+test_dmesg_json_saved_twice_counts_once() {
+	local f
+	for f in events.dmesg-json events.dmesg-json-x; do
+		cat "$F/$f" "$F/$f" >"$T/twice"
+		[ "$(report "$T/twice")" = "$(report "$F/$f")" ] || fail "$f twice: $(report "$T/twice")"
+	done
+}
+
+# Syslog daemons fold a repeated message into one line (rsyslog's default
+# $RepeatedMsgReduction on Ubuntu; sysklogd): the events it stands for are
+# counted (F4 ignored them, "complete"; F8 said 1 unread line). Forms as
+# rsyslog's ratelimit.c and sysklogd's syslogd.c print them.
+test_syslog_repeat_lines_are_counted() {
+	local boot="Dec  3 10:42:34 host kernel: ${SL_P}#AC: crashing the kernel on kernel split_locks and warning on user-space split_locks"
+	local db="${SL_P}#DB: stress-ng/6000 took a bus_lock trap at address: 0x401a2c"
+	# rsyslog: the message again in brackets, with the tag's space.
+	printf '%s\n' "$boot" "Dec  3 10:42:35 host kernel: $db" \
+		"Dec  3 10:42:36 host kernel: message repeated 4 times: [ $db]" >"$T/rsyslog"
+	run "$SLCTL" offenders --input "$T/rsyslog" --json
+	expect_json .input_format syslog
+	expect_json .events 5
+	expect_json .complete true
+	# ... saved twice, read once.
+	cat "$T/rsyslog" "$T/rsyslog" >"$T/rsyslog2"
+	run "$SLCTL" offenders --input "$T/rsyslog2" --json
+	expect_json .events 5
+	# sysklogd: "last message repeated N times" after the line, no tag;
+	# rsyslog's old form keeps the tag.
+	printf '%s\n' "$boot" "Dec  3 10:42:36 host kernel: $db" \
+		"Dec  3 10:42:38 host last message repeated 3 times" >"$T/sysklogd"
+	run "$SLCTL" offenders --input "$T/sysklogd" --json
+	expect_json .events 4
+	expect_json .complete true
+	sed 's/host last/host kernel: last/' "$T/sysklogd" >"$T/oldform"
+	run "$SLCTL" offenders --input "$T/oldform" --json
+	expect_json .events 4
+	# It repeats the line just before: not an event the scan passed by,
+	# nor a line of user space.
+	printf '%s\n' "$boot" "Dec  3 10:42:36 host kernel: $db" "Dec  3 10:42:37 host sshd[5]: hello" \
+		"Dec  3 10:42:38 host last message repeated 3 times" \
+		"Dec  3 10:42:39 host logger: $db" "Dec  3 10:42:40 host last message repeated 2 times" >"$T/other"
+	run "$SLCTL" offenders --input "$T/other" --json
+	expect_json .events 1
+	expect_json .forged 1
+	# A count no daemon reaches is not spent time on: unread, said.
+	printf '%s\n' "$boot" "Dec  3 10:42:36 host kernel: message repeated 99999999 times: [ $db]" >"$T/huge"
+	run "$SLCTL" offenders --input "$T/huge" --json
+	expect_json .events 0
+	expect_json .complete false
+	expect_json .unrecognized 1
+}
+
+# A bound with a fraction of a second inside a stamp that shows none
+# cannot place the event: undated, never silently left out (F7: 4 events
+# where the journal's exact times gave 6).
+test_subsecond_bounds_on_whole_second_stamps_are_undated() {
+	local f
+	for f in events.journal-short events.journal-short-full; do
+		run "$SLCTL" offenders --input "$F/$f" --json --since '2026-12-01 00:00:05.1 UTC'
+		expect_json .complete false
+		expect_json '.undated >= 3' true
+		expect_json '.events + .undated >= 6' true
+		# A bound on the second places them all.
+		run "$SLCTL" offenders --input "$F/$f" --json --since '2026-12-01 00:00:05 UTC'
+		expect_json .undated 0
+		expect_json .events 7
+	done
+	# The exact times of the journal: nothing undated but a stamp of .000000.
+	run "$SLCTL" offenders --input "$F/events.json" --json --since '2026-12-01 00:00:05.1 UTC'
+	expect_json .events 6
+}
+
+# A timer's unit throws stderr away: completeness has series of its own
+# (F13).
+test_prometheus_says_whether_the_report_is_complete() {
+	cat "$F/events.dmesg-notime" "$F/events.dmesg-notime" >"$T/twice"
+	run "$SLCTL" offenders --input "$T/twice" --format prometheus
+	expect_out 'splitlock_maybe_repeated_total 25'
+	expect_out 'splitlock_report_complete 0'
+	expect_out 'splitlock_unrecognized_total{reason="unparsed"} 0'
+	run "$SLCTL" offenders --input "$F/blob.journal-short-a" --format prometheus
+	expect_out 'splitlock_report_complete 1'
+	run "$SLCTL" offenders --input "$F/fields.journal-json" --format prometheus
+	expect_out 'splitlock_unrecognized_total{reason="writer_unknown"} 9'
+	expect_out 'splitlock_report_complete 0'
+}
+
+# -T with -d: "[Sat Dec  5 19:14:45 2026 <    4.880000>]" (F5: every line
+# unread). Its report is the raw records' (test above); detected as dmesg.
+test_dmesg_T_with_delta_is_read() {
+	run "$SLCTL" offenders --input "$F/events.dmesg-T-d" --json
+	expect_json .input_format dmesg
+	expect_json .unrecognized 0
+	expect_json .events 7
 }
 
 run_tests
