@@ -297,6 +297,9 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 			      ctime_delta_stamp(p + 1, close, &r.wall_usec) ||
 			      minute_stamp(p + 1, close) ||
 			      relative_stamp(p + 1, close))) {
+			/* -T shows whole seconds (its delta is no part of it) */
+			if (r.wall_usec != SPLITLOCK_TIME_UNKNOWN)
+				r.wall_grain = INT64_C(1000000) - 1;
 			p = close + 1;
 			if (p < end && *p == ' ')
 				p++;
@@ -304,8 +307,10 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 	} else if (p < end && *p >= '0' && *p <= '9') {
 		/* --time-format iso */
 		q = sl_stamp_rfc3339(p, end, &r.wall_usec);
-		if (q)
+		if (q) {
+			r.wall_grain = sl_stamp_grain(p, q);
 			p = q;
+		}
 	}
 	p = sl_skip_caller_id(p, end);
 	if (!r.facility_known)

@@ -133,6 +133,8 @@ int sl_journal_text_line(struct sl_reader *rd, const char *line, size_t len)
 		sl_reader_unrecognized(rd, line, len);
 		return 0;
 	}
+	if (r.wall_usec != SPLITLOCK_TIME_UNKNOWN)
+		r.wall_grain = sl_stamp_grain(p, q);
 	/* Lines before the first "-- Boot" marker are of one boot too. */
 	if (!rd->boot)
 		rd->boot = 1;

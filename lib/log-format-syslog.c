@@ -288,19 +288,31 @@ static int syslog_repeats(struct sl_reader *rd, struct sl_log_record *r,
 	if (inner) {
 		r->facility_known = true;
 		r->rec.facility = kernel ? 0 : 1;
+		/* rsyslog keeps the last repeat's time: the others came after
+		 * the line repeated, which is the one before where it is read. */
+		r->wall_before = rd->follows && last->valid && last->r.wall_usec != SPLITLOCK_TIME_UNKNOWN &&
+				 r->wall_usec != SPLITLOCK_TIME_UNKNOWN ?
+				 r->wall_usec - last->r.wall_usec : INT64_MAX;
 		ret = emit_repeats(rd, r, inner, inner_end, n);
 		return ret ? ret : 1;
 	}
 	/* The line before was not read: the scan passed it by, holding no
 	 * detector text; or it was not the kernel's. */
 	if (!rd->follows || !last->valid) {
-		if (rd->follows && last->overlong)
+		/* The file's first line: what it repeats is in an older file
+		 * (rotated), and may have been the detector's. */
+		if ((rd->follows && last->overlong) || rd->line == 1)
 			sl_unread_note(rd->unread, rd->line);
 		last->valid = last->overlong = false;
 		return 1;
 	}
-	/* Logged again since: when, the repeat line's stamp says. */
+	/* Logged again since, at the latest at the repeat line's time. */
+	if (last->r.wall_usec != SPLITLOCK_TIME_UNKNOWN && r->wall_usec != SPLITLOCK_TIME_UNKNOWN)
+		last->r.wall_before = r->wall_usec - last->r.wall_usec;
+	else
+		last->r.wall_before = INT64_MAX;
 	last->r.wall_usec = r->wall_usec;
+	last->r.wall_grain = r->wall_grain;
 	last->r.mono_usec = SPLITLOCK_TIME_UNKNOWN;
 	last->r.rec.usec = 0;
 	ret = emit_repeats(rd, &last->r, last->msg, last->msg + last->len, n);
@@ -393,8 +405,16 @@ bool sl_syslog_line_matches(const char *line, size_t len)
 	const char *end = line + len, *p;
 	int64_t wall;
 
+	const char *sp, *inner, *inner_end;
+
 	p = sl_syslog_stamp(line, end, &wall);
-	return p && sl_syslog_tail_matches(p, end, false);
+	if (!p)
+		return false;
+	if (sl_syslog_tail_matches(p, end, false))
+		return true;
+	/* sysklogd's "HOST last message repeated N times" has no tag. */
+	sp = memchr(p, ' ', (size_t)(end - p));
+	return sp && repeat_count(sp + 1, end, &inner, &inner_end) && !inner;
 }
 
 static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year)
@@ -409,6 +429,7 @@ static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len,
 		sl_reader_unrecognized(rd, line, len);
 		return 0;
 	}
+	r.wall_grain = sl_stamp_grain(p, q);
 	return sl_syslog_tail(rd, &r, q, end);
 }
 

@@ -282,6 +282,12 @@ int64_t sl_stamp_utc(int year, int mon, int mday, int h, int m, int s);
  */
 const char *sl_stamp_rfc3339(const char *p, const char *end, int64_t *wall);
 const char *sl_skip_blanks(const char *p, const char *end);
+/*
+ * The wall-clock stamp at [@p, @end) shows its second to how many digits
+ * of a fraction: how much later than the time it gives the event may be
+ * (999999 for whole seconds, 999 for milliseconds, 0 for microseconds).
+ */
+int64_t sl_stamp_grain(const char *p, const char *end);
 /* "+01:00", "+0100", "Z" at *pp → seconds east of UTC. */
 bool sl_stamp_offset(const char **pp, const char *end, int *seconds);
 /*

@@ -285,6 +285,27 @@ const char *sl_stamp_rfc3339(const char *p, const char *end, int64_t *wall)
 	return q + 1;
 }
 
+int64_t sl_stamp_grain(const char *p, const char *end)
+{
+	/* "HH:MM:SS" then its fraction; or the seconds of a Unix time. */
+	for (const char *q = p; q < end; q++) {
+		const char *f;
+		int64_t grain = INT64_C(1000000);
+
+		if (*q != '.' && *q != ',')
+			continue;
+		if (q == p || q[-1] < '0' || q[-1] > '9')
+			continue;
+		for (f = q + 1; f < end && *f >= '0' && *f <= '9'; f++)
+			if (grain > 1)
+				grain /= 10;
+		if (f == q + 1)
+			continue;
+		return grain - 1;
+	}
+	return INT64_C(1000000) - 1;
+}
+
 const char *sl_skip_blanks(const char *p, const char *end)
 {
 	while (p < end && (*p == ' ' || *p == '\t'))

@@ -19,6 +19,14 @@ struct sl_log_record {
 	bool maybe_repeat;
 	int64_t mono_usec;   /* since boot, or SPLITLOCK_TIME_UNKNOWN */
 	int64_t wall_usec;   /* since the epoch, or SPLITLOCK_TIME_UNKNOWN */
+	/*
+	 * How well wall_usec places the event: it was in [wall_usec -
+	 * wall_before, wall_usec + wall_grain]. A stamp that shows whole
+	 * seconds has a grain of a second less a microsecond (0: exact); an
+	 * event a syslog daemon folded into a later "repeated N times" line
+	 * happened at or before that line's time, after the line it repeats.
+	 */
+	int64_t wall_grain, wall_before;
 	uint64_t line;       /* line number in a saved log; 0: unknown */
 	uint64_t boot;       /* which boot (journal boot id); 0: unknown */
 };

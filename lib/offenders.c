@@ -595,10 +595,17 @@ static void ip_text(struct splitlock_offenders *r, const struct splitlock_event 
 	hex_text(ev->ip, buf, size);
 }
 
-#define SECOND_USEC INT64_C(1000000)
-
-static bool in_window(struct splitlock_offenders *r, int64_t wall, bool *undated)
+/*
+ * Is the event of @lr in [since, until)? Its time may be known only to a
+ * span (a stamp that shows whole seconds, a syslog daemon's repeat line:
+ * see struct sl_log_record): a bound inside the span cannot place it,
+ * and it is undated rather than silently in or out.
+ */
+static bool in_window(struct splitlock_offenders *r, const struct sl_log_record *lr,
+		      int64_t wall, bool *undated)
 {
+	int64_t lo = wall, hi = wall;
+
 	*undated = false;
 	if (r->since == SPLITLOCK_TIME_UNKNOWN && r->until == SPLITLOCK_TIME_UNKNOWN)
 		return true;
@@ -606,24 +613,18 @@ static bool in_window(struct splitlock_offenders *r, int64_t wall, bool *undated
 		*undated = true;
 		return false;
 	}
-	/*
-	 * A stamp on a whole second may show no fraction (syslog, journalctl
-	 * short, dmesg -T): the event was at any time in that second, which a
-	 * bound inside the second cannot place. A stamp with a fraction of
-	 * .000000 is taken so too: undated at worst, never misplaced.
-	 */
-	if (wall % SECOND_USEC == 0 &&
-	    ((r->since != SPLITLOCK_TIME_UNKNOWN && r->since > wall &&
-	      r->since < wall + SECOND_USEC) ||
-	     (r->until != SPLITLOCK_TIME_UNKNOWN && r->until > wall &&
-	      r->until < wall + SECOND_USEC))) {
+	if (wall == lr->wall_usec) {
+		lo = lr->wall_before > wall - INT64_MIN / 2 ? INT64_MIN / 2 : wall - lr->wall_before;
+		hi = wall + lr->wall_grain;
+	}
+	if ((r->since != SPLITLOCK_TIME_UNKNOWN && hi < r->since) ||
+	    (r->until != SPLITLOCK_TIME_UNKNOWN && lo >= r->until))
+		return false;
+	if ((r->since != SPLITLOCK_TIME_UNKNOWN && lo < r->since) ||
+	    (r->until != SPLITLOCK_TIME_UNKNOWN && hi >= r->until)) {
 		*undated = true;
 		return false;
 	}
-	if (r->since != SPLITLOCK_TIME_UNKNOWN && wall < r->since)
-		return false;
-	if (r->until != SPLITLOCK_TIME_UNKNOWN && wall >= r->until)
-		return false;
 	return true;
 }
 
@@ -692,11 +693,11 @@ static int add_log_record(struct splitlock_offenders *r,
 	 * window cannot place is still one, never an undated event. */
 	if (type == SPLITLOCK_LINE_EVENT && sl_is_alignment_check(rec->message, rec->message_len) &&
 	    !sl_alignment_rule_counts(r->ctx, &r->alignment, lr)) {
-		if (in_window(r, wall, &undated) || undated)
+		if (in_window(r, lr, wall, &undated) || undated)
 			r->alignment_checks++;
 		return 0;
 	}
-	if (!in_window(r, wall, &undated)) {
+	if (!in_window(r, lr, wall, &undated)) {
 		/* The window cannot say whether the kernel's suppressed events
 		 * were in it either: they are as undated as the logged ones. */
 		if (undated && type == SPLITLOCK_LINE_EVENT)

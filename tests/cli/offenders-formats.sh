@@ -655,6 +655,11 @@ test_syslog_repeat_lines_are_counted() {
 	run "$SLCTL" offenders --input "$T/other" --json
 	expect_json .events 1
 	expect_json .forged 1
+	# The file's first line (rotated): what it repeats is not here.
+	tail -n 1 "$T/sysklogd" >"$T/rotated"
+	run "$SLCTL" offenders --input "$T/rotated" --input-format syslog --json
+	expect_json .complete false
+	expect_json .first_unrecognized_line 1
 	# A count no daemon reaches is not spent time on: unread, said.
 	printf '%s\n' "$boot" "Dec  3 10:42:36 host kernel: message repeated 99999999 times: [ $db]" >"$T/huge"
 	run "$SLCTL" offenders --input "$T/huge" --json
@@ -678,9 +683,39 @@ test_subsecond_bounds_on_whole_second_stamps_are_undated() {
 		expect_json .undated 0
 		expect_json .events 7
 	done
-	# The exact times of the journal: nothing undated but a stamp of .000000.
+	# The exact times of the journal, .000000 ones too: nothing undated.
 	run "$SLCTL" offenders --input "$F/events.json" --json --since '2026-12-01 00:00:05.1 UTC'
 	expect_json .events 6
+	expect_json .undated 0
+	# Milliseconds (syslog-ng frac-digits(3)): the event is in [.118, .119).
+	printf '%s\n' "2026-12-01T00:00:05.118+00:00 host kernel: ${SL_P}#AC: GoW.exe/4242 took a split_lock trap at address: 0x1" >"$T/ms"
+	while read -r since events undated; do
+		run "$SLCTL" offenders --input "$T/ms" --json --since "2026-12-01T00:00:$since"Z
+		expect_json .events "$events"
+		expect_json .undated "$undated"
+	done <<-EOF
+	05.118 1 0
+	05.1185 0 1
+	05.119 0 0
+	EOF
+	# Repeats a syslog daemon folded into a later line happened between
+	# the line repeated and that one (fifth review's second pass, H7).
+	printf '%s\n' "2026-12-01T00:00:08+00:00 host kernel: ${SL_P}#DB: stress-ng/6000 took a bus_lock trap at address: 0x401a2c" \
+		"2026-12-01T00:00:20+00:00 host kernel: message repeated 3 times: [ ${SL_P}#DB: stress-ng/6000 took a bus_lock trap at address: 0x401a2c]" >"$T/rep"
+	sed 's/kernel: message repeated 3 times: .*/last message repeated 3 times/' "$T/rep" >"$T/rep-old"
+	for f in rep rep-old; do
+		while read -r bound events undated; do
+			run "$SLCTL" offenders --input "$T/$f" --json $bound
+			expect_json .events "$events"
+			expect_json .undated "$undated"
+		done <<-EOF
+		--until=2026-12-01T00:00:15Z 1 3
+		--since=2026-12-01T00:00:15Z 0 3
+		--since=2026-12-01T00:00:21Z 0 0
+		--until=2026-12-01T00:00:21Z 4 0
+		--since=2026-12-01T00:00:08Z 4 0
+		EOF
+	done
 }
 
 # A timer's unit throws stderr away: completeness has series of its own

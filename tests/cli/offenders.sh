@@ -326,7 +326,7 @@ test_since_and_until() {
 	expect_json .events 0
 	expect_json .undated 36
 	expect_json .complete false
-	expect_err "have no wall-clock time"
+	expect_err "cannot be placed by --since/--until"
 	run "$SLCTL" offenders --since yesterday-ish
 	expect_rc 2
 }
@@ -355,7 +355,7 @@ test_window_over_a_log_without_wall_clock_is_incomplete() {
 	# holds the suppressed events (2 logged here): "7 events" alone read
 	# as a miscount.
 	run "$SLCTL" offenders --input "$T/log" --since @$((BTIME + 8))
-	expect_out "7 events (logged or suppressed by the kernel's rate limit) have no wall-clock time in this log's form, so --since/--until cannot place them and this report is incomplete"
+	expect_out "7 events (logged or suppressed by the kernel's rate limit) cannot be placed by --since/--until, so this report is incomplete: this log's form gives them no wall-clock time"
 	# A window over a log with wall-clock times is complete as before.
 	run "$SLCTL" offenders --input "$FIXTURES/offenders/formats/newline.journal-json" --since @0 --json
 	expect_json '[.events, .undated, .complete] | @csv' '2,0,true'
