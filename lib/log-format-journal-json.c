@@ -113,10 +113,13 @@ static int journal_object(struct sl_reader *rd, const char *line, size_t len)
 	 * Only the kernel's records count. journald marks what it read from
 	 * /dev/kmsg as _TRANSPORT=kernel, user-space writes there included,
 	 * which keep their facility. journalctl --output-fields leaves the
-	 * field out unless asked: then the writer is unknown, and detector
-	 * text is neither counted nor called forged.
+	 * fields out unless asked: without _TRANSPORT, or a kernel entry
+	 * without SYSLOG_FACILITY (journald writes it for each; a root write
+	 * to /dev/kmsg keeps facility user), the writer is unknown, and
+	 * detector text is neither counted nor called forged. Without
+	 * PRIORITY the level is unknown, as in dmesg text.
 	 */
-	if (!j.transport.set) {
+	if (!j.transport.set || (jfield_is(&j.transport, "kernel") && !j.facility.set)) {
 		if (sl_maybe_detector(rd->decoded, j.message_len))
 			sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_WRITER_UNKNOWN);
 		return 0;

@@ -153,10 +153,13 @@ int sl_pending_end(struct sl_reader *rd)
 	r.rec.facility = pe->facility < 0 ? 0 : pe->facility;
 	/*
 	 * journalctl --output-fields leaves out the fields not asked for,
-	 * _TRANSPORT among them: the entry may be the kernel's or anyone's.
+	 * _TRANSPORT among them, or SYSLOG_FACILITY, which journald writes
+	 * for each kernel entry (a root write to /dev/kmsg keeps facility
+	 * user): the entry may be the kernel's or anyone's.
 	 * Its detector text is neither counted nor called forged.
 	 */
-	if (pe->journal && !pe->has_transport) {
+	if (pe->journal && (!pe->has_transport ||
+			    (pe->kernel_transport && pe->facility < 0))) {
 		if (pe->message_lost ||
 		    (pe->has_message && sl_maybe_detector(rd->decoded, pe->message_len)))
 			sl_unread_note_why(rd->unread, pe->line, SPLITLOCK_UNREAD_WRITER_UNKNOWN);

@@ -17,15 +17,55 @@
  * /dev/kmsg "kernel" and prints no PID for it; what a process logged
  * shows its PID ("kernel[1234]:") and is not the kernel's.
  */
+#include <time.h>
+
 #include "log-format.h"
 
-/* short-full: "Thu 2026-12-03 09:18:33 UTC" (zone abbreviations: local). */
+/*
+ * The zone journalctl printed (strftime's %Z) at [@z, @end): seconds east
+ * of UTC in *@off, or *@local for a name of the reader's own zone. False
+ * for a name that tells nothing certain ("IST" is three zones).
+ */
+static bool full_stamp_zone(const char *z, const char *end, int *off, bool *local)
+{
+	size_t n = (size_t)(end - z);
+	const char *q = z;
+
+	*local = false;
+	*off = 0;
+	if ((n == 3 && (memcmp(z, "UTC", 3) == 0 || memcmp(z, "GMT", 3) == 0)) ||
+	    (n == 1 && *z == 'Z'))
+		return true;
+	/* tzdata's numeric abbreviations: "+03", "-0330" */
+	if ((*z == '+' || *z == '-') && (n == 3 || n == 5)) {
+		int64_t v;
+		int sign = *q++ == '-' ? -1 : 1;
+
+		if (!sl_stamp_num(&q, end, (int)n - 1, &v) || q != end)
+			return false;
+		*off = sign * (n == 3 ? (int)v * 3600 : (int)(v / 100) * 3600 + (int)(v % 100) * 60);
+		return true;
+	}
+	tzset();
+	for (int j = 0; j <= 1; j++)
+		if (tzname[j] && strlen(tzname[j]) == n && memcmp(tzname[j], z, n) == 0) {
+			*local = true;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * short-full and the verbose header: "Thu 2026-12-03 09:18:33 UTC". A
+ * zone that is neither UTC, an offset nor a name of the reader's zone
+ * leaves the time unknown: read as local, it was hours off.
+ */
 const char *sl_journal_full_stamp(const char *p, const char *end, int64_t *wall)
 {
-	const char *q = p;
+	const char *q = p, *z;
 	int64_t y, mo, d, frac;
-	int h, m, s;
-	bool has_frac;
+	int h, m, s, off;
+	bool has_frac, local;
 
 	while (q < end && *q != ' ')
 		q++;
@@ -39,11 +79,17 @@ const char *sl_journal_full_stamp(const char *p, const char *end, int64_t *wall)
 	    !sl_stamp_clock(&q, end, &h, &m, &s, &frac, &has_frac) ||
 	    q >= end || *q++ != ' ' || mo < 1 || mo > 12)
 		return NULL;
+	z = q;
 	while (q < end && *q != ' ')
 		q++;
-	if (q >= end)
+	if (q >= end || q == z)
 		return NULL;
-	*wall = sl_stamp_local((int)y, (int)mo - 1, (int)d, h, m, s);
+	if (!full_stamp_zone(z, q, &off, &local))
+		*wall = SPLITLOCK_TIME_UNKNOWN;
+	else if (local)
+		*wall = sl_stamp_local((int)y, (int)mo - 1, (int)d, h, m, s);
+	else if ((*wall = sl_stamp_utc((int)y, (int)mo - 1, (int)d, h, m, s)) != SPLITLOCK_TIME_UNKNOWN)
+		*wall -= (int64_t)off * 1000000;
 	if (*wall != SPLITLOCK_TIME_UNKNOWN)
 		*wall += frac;
 	return q + 1;

@@ -188,13 +188,14 @@ int sl_pending_end(struct sl_reader *rd);
 int sl_journal_seen_before(struct sl_reader *rd, uint64_t cursor);
 /*
  * log-repeat.c: a record with @stamp (SPLITLOCK_TIME_UNKNOWN: none; where
- * it goes back, or at a @boot_line, a boot of the file begins). 1 when an
+ * it goes back, or stays where it was when it is @exact: SEQ or
+ * microseconds, or at a @boot_line, a boot of the file begins). 1 when an
  * earlier boot of the file held the record of @exact_key (its stamp and
  * text): a repeat, to be skipped. Otherwise 0, and *@maybe set when an
  * earlier boot held a record of @text_key (its text alone: the form's
  * stamps cannot tell). -ENOMEM. A key of 0 is not looked up.
  */
-int sl_repeat_check(struct sl_repeat_seen *s, int64_t stamp, bool boot_line,
+int sl_repeat_check(struct sl_repeat_seen *s, int64_t stamp, bool exact, bool boot_line,
 		    uint64_t exact_key, uint64_t text_key, bool *maybe);
 /* A boot's first lines, the kernel's banner and the detector's mode (@msg
  * ends in a NUL): a boot of the file begins; never dropped as a repeat. */

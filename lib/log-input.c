@@ -125,7 +125,8 @@ int sl_text_repeat(struct sl_reader *rd, struct sl_log_record *r)
 
 	/* A boot line is never dropped: each boot has its own, byte for
 	 * byte the same, and it says where the boot's mode begins. */
-	ret = sl_repeat_check(rd->repeat_seen, stamp, boot,
+	ret = sl_repeat_check(rd->repeat_seen, stamp,
+			      r->mono_usec != SPLITLOCK_TIME_UNKNOWN || (own && r->wall_grain == 0), boot,
 			      stamp != SPLITLOCK_TIME_UNKNOWN && !boot ?
 			      sl_repeat_key(stamp, facility, level, msg, len) : 0,
 			      own ? 0 : sl_repeat_key(SPLITLOCK_TIME_UNKNOWN, facility, level, msg, len),

@@ -159,13 +159,21 @@ static int list_first(struct sl_repeat_seen *s, uint64_t key)
 	return 0;
 }
 
-int sl_repeat_check(struct sl_repeat_seen *s, int64_t stamp, bool boot_line,
+int sl_repeat_check(struct sl_repeat_seen *s, int64_t stamp, bool exact, bool boot_line,
 		    uint64_t exact_key, uint64_t text_key, bool *maybe)
 {
 	struct sl_repeat_slot *slot;
 	bool found;
 
-	if (boot_line || (stamp != SPLITLOCK_TIME_UNKNOWN && s->has_stamp && stamp < s->last_stamp))
+	/*
+	 * An exact stamp (SEQ, microseconds) that the record before had too
+	 * is that record again: a dump that starts where the last one ended
+	 * (one record in both) goes back by nothing. Two records of a boot
+	 * that share a microsecond are cut apart harmlessly: a later boot's
+	 * record is skipped only where stamp and text are both an earlier's.
+	 */
+	if (boot_line || (stamp != SPLITLOCK_TIME_UNKNOWN && s->has_stamp &&
+			  (stamp < s->last_stamp || (exact && stamp == s->last_stamp))))
 		s->boot++;
 	if (stamp != SPLITLOCK_TIME_UNKNOWN) {
 		s->last_stamp = stamp;

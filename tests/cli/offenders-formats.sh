@@ -607,6 +607,17 @@ test_journal_entries_without_transport_are_unread_not_forged() {
 		[ "$(report "$F/fields-transport.journal-$o")" = "$want" ] ||
 			fail "fields-transport.journal-$o: $(report "$F/fields-transport.journal-$o")"
 	done
+	# _TRANSPORT without SYSLOG_FACILITY (--output-fields=MESSAGE,_TRANSPORT):
+	# a root write to /dev/kmsg is kernel transport too, facility user.
+	jq -c 'del(.SYSLOG_FACILITY)' "$F/fields-transport.journal-json" >"$T/nofac"
+	run "$SLCTL" offenders --input "$T/nofac" --json
+	expect_json .events 0
+	expect_json .complete false
+	expect_json '.unrecognized_by.writer_unknown > 0' true
+	grep -v '^SYSLOG_FACILITY=' "$F/fields-transport.journal-export" >"$T/nofac.export"
+	run "$SLCTL" offenders --input "$T/nofac.export" --json
+	expect_json .events 0
+	expect_json '.unrecognized_by.writer_unknown > 0' true
 }
 
 # dmesg --json carries each record's stamp since boot, as -r does: a dump
@@ -740,6 +751,55 @@ test_dmesg_T_with_delta_is_read() {
 	expect_json .input_format dmesg
 	expect_json .unrecognized 0
 	expect_json .events 7
+}
+
+
+# A dump that starts with the record the last one ended with goes back by
+# nothing: with exact stamps (SEQ, microseconds) that record is the same
+# one, read once (second review of the fixes, H1: "grep 'took a' >>
+# saved.log" run twice counted it twice, "complete").
+test_dumps_sharing_one_record_count_it_once() {
+	local f want
+	for f in events.kmsg events.dmesg events.dmesg-r events.dmesg-x events.dmesg-d \
+		events.journal-short-monotonic events.journal-short-precise \
+		events.journal-short-unix events.journal-short-delta; do
+		grep 'took a' "$F/$f" >"$T/once"
+		{ head -n 1 "$T/once"; cat "$T/once"; } >"$T/overlap"
+		want=$(report "$T/once")
+		[ "$(report "$T/overlap")" = "$want" ] || fail "$f: $(report "$T/overlap")"
+	done
+	# Two records of one boot in one microsecond are both the kernel's.
+	printf '%s\n' "[    5.000000] ${SL_P}#AC: a/1 took a split_lock trap at address: 0x1" \
+		"[    5.000000] ${SL_P}#AC: b/2 took a split_lock trap at address: 0x1" \
+		"[    6.000000] ${SL_P}#AC: c/3 took a split_lock trap at address: 0x1" >"$T/same-usec"
+	run "$SLCTL" offenders --input "$T/same-usec" --json
+	expect_json .events 3
+	expect_json .complete true
+}
+
+
+# short-full and -o verbose print the zone (strftime's %Z): it was read as
+# the reader's local time, hours off with "complete" (second review of the
+# fixes, H5). UTC, offsets and the reader's own zone names are read; a
+# name that tells nothing certain leaves the time unknown: undated.
+test_short_full_zone_is_read() {
+	local tz
+	for tz in UTC Europe/Berlin Asia/Tokyo; do
+		TZ=$tz run "$SLCTL" offenders --input "$F/events.journal-short-full" --json --since 2026-12-01T00:00:07Z
+		expect_json .events 4
+		expect_json .undated 0
+	done
+	[ -e /usr/share/zoneinfo/Asia/Tokyo ] || skip "no tz database (tzdata) here"
+	sed 's/ UTC / JST /; s/ 00:00:/ 09:00:/' "$F/events.journal-short-full" >"$T/jst"
+	TZ=Asia/Tokyo run "$SLCTL" offenders --input "$T/jst" --json --since 2026-12-01T00:00:07Z
+	expect_json .events 4
+	TZ=Europe/Berlin run "$SLCTL" offenders --input "$T/jst" --json --since 2026-12-01T00:00:07Z
+	expect_json .events 0
+	expect_json .complete false
+	expect_json '.undated > 0' true
+	sed 's/ UTC / +09 /; s/ 00:00:/ 09:00:/' "$F/events.journal-short-full" >"$T/plus9"
+	TZ=Europe/Berlin run "$SLCTL" offenders --input "$T/plus9" --json --since 2026-12-01T00:00:07Z
+	expect_json .events 4
 }
 
 run_tests
