@@ -188,6 +188,19 @@ static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 	if (len && line[len - 1] == '\r' && rd->sep == '\n' &&
 	    !(rd->format == SPLITLOCK_INPUT_JOURNAL_EXPORT && rd->pending.in_binary))
 		len--;
+	/*
+	 * journalctl colours its output on a terminal or with SYSTEMD_COLORS
+	 * (a "script" capture): the keys of json and verbose, the messages of
+	 * the short forms. Its JSON escapes a name's own ESC as \u001b and
+	 * rsyslog writes it as #033, so a raw one is a colour. (dmesg's
+	 * parser leaves its colours out itself.)
+	 */
+	if ((rd->format == SPLITLOCK_INPUT_JOURNAL || rd->format == SPLITLOCK_INPUT_JOURNAL_VERBOSE ||
+	     rd->format == SPLITLOCK_INPUT_JOURNAL_TEXT || rd->format == SPLITLOCK_INPUT_SYSLOG) &&
+	    memchr(line, '\x1b', len)) {
+		len = sl_strip_colors(line, len, rd->scratch);
+		line = rd->scratch;
+	}
 	switch (rd->format) {
 	case SPLITLOCK_INPUT_JOURNAL:
 		return sl_journal_json_line(rd, line, len);
