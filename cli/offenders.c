@@ -313,6 +313,11 @@ void offenders_print_unrecognized(FILE *out, const struct splitlock_offenders *r
 		fprintf(out, "Of these, %" PRIu64 " %s journal entr%s without _TRANSPORT, which tells "
 		       "the kernel's from user space's (journalctl --output-fields leaves it out "
 		       "unless named).\n", n, n == 1 ? "is a" : "are", n == 1 ? "y" : "ies");
+	if ((n = splitlock_offenders_get_unrecognized_by(r, SPLITLOCK_UNREAD_MODE_UNKNOWN)))
+		fprintf(out, "Of these, %" PRIu64 " %s alignment-check kill%s in a boot whose detector "
+		       "mode the log does not show before %s (its boot line is gone, or comes after: "
+		       "journalctl -r): split lock kills if that boot ran in fatal mode.\n",
+		       n, n == 1 ? "is an" : "are", n == 1 ? "" : "s", n == 1 ? "it" : "them");
 	if (splitlock_offenders_get_undated(r))
 		fprintf(out, "%s.\n", undated_sentence(r));
 	if (splitlock_offenders_get_maybe_repeated(r))

@@ -1768,6 +1768,10 @@ enum splitlock_unread {
 	 * that tells the kernel's entries from user space's (journalctl
 	 * --output-fields left it out): whose it is cannot be told. */
 	SPLITLOCK_UNREAD_WRITER_UNKNOWN,
+	/* An alignment-check kill in a boot whose detector mode the log does
+	 * not show before it (its boot line lost, or after it: journalctl
+	 * -r): a split lock kill in fatal mode, or a program's own AC flag. */
+	SPLITLOCK_UNREAD_MODE_UNKNOWN,
 	/*
 	 * No _MAX: a later release may add reasons. Walk them with
 	 * splitlock_unread_name(), which is NULL past the last one.
@@ -1776,8 +1780,8 @@ enum splitlock_unread {
 /**
  * splitlock_unread_name:
  *
- * "unparsed", "hidden", "writer_unknown"; NULL for a reason the library
- * does not know.
+ * "unparsed", "hidden", "writer_unknown", "mode_unknown"; NULL for a
+ * reason the library does not know.
  *
  * Since: LIBSPLITLOCK_1
  */

@@ -76,8 +76,8 @@ static int live_fatal(struct splitlock_ctx *ctx)
 	return fatal;
 }
 
-bool sl_alignment_rule_counts(struct splitlock_ctx *ctx, struct sl_alignment_rule *a,
-			      const struct sl_log_record *lr)
+int sl_alignment_rule_counts(struct splitlock_ctx *ctx, struct sl_alignment_rule *a,
+			     const struct sl_log_record *lr)
 {
 	if (a->live) {
 		if (!a->live_read) {
@@ -87,5 +87,5 @@ bool sl_alignment_rule_counts(struct splitlock_ctx *ctx, struct sl_alignment_rul
 		return a->fatal == 1;
 	}
 	boundary(a, lr);
-	return a->fatal == 1;
+	return a->fatal;
 }

@@ -38,7 +38,7 @@ struct sl_log_record {
 struct sl_unread {
 	uint64_t lines;
 	uint64_t first_line; /* 0: unknown */
-	uint64_t by[SPLITLOCK_UNREAD_WRITER_UNKNOWN + 1]; /* enum splitlock_unread */
+	uint64_t by[SPLITLOCK_UNREAD_MODE_UNKNOWN + 1]; /* enum splitlock_unread */
 };
 
 static inline void sl_unread_note_why(struct sl_unread *u, uint64_t line,
@@ -71,8 +71,9 @@ void sl_alignment_rule_init(struct sl_alignment_rule *a, bool live);
 /* Learn from a kernel record that is not an event (boot lines, boundaries). */
 void sl_alignment_rule_see(struct sl_alignment_rule *a,
 			   const struct sl_log_record *lr);
-/* Does the alignment-check kill in @lr count as a split-lock kill? */
-bool sl_alignment_rule_counts(struct splitlock_ctx *ctx,
+/* Does the alignment-check kill in @lr count as a split-lock kill? 1 yes,
+ * 0 no, -1 the log has not shown that boot's mode (saved logs only). */
+int sl_alignment_rule_counts(struct splitlock_ctx *ctx,
 			      struct sl_alignment_rule *a,
 			      const struct sl_log_record *lr);
 bool sl_is_alignment_check(const char *message, size_t len);

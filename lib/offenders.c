@@ -689,13 +689,25 @@ static int add_log_record(struct splitlock_offenders *r,
 	if (wall == SPLITLOCK_TIME_UNKNOWN && lr->mono_usec != SPLITLOCK_TIME_UNKNOWN &&
 	    r->boot_wall != SPLITLOCK_TIME_UNKNOWN)
 		wall = r->boot_wall + lr->mono_usec;
-	/* An alignment check outside a fatal boot is no event: one that the
-	 * window cannot place is still one, never an undated event. */
-	if (type == SPLITLOCK_LINE_EVENT && sl_is_alignment_check(rec->message, rec->message_len) &&
-	    !sl_alignment_rule_counts(r->ctx, &r->alignment, lr)) {
-		if (in_window(r, lr, wall, &undated) || undated)
-			r->alignment_checks++;
-		return 0;
+	/*
+	 * An alignment check outside a fatal boot is no event: one that the
+	 * window cannot place is still one, never an undated event. Where
+	 * the log does not show the boot's mode before it (its boot line
+	 * lost to a wrapped buffer, or after it: journalctl -r), nobody can
+	 * tell, and the report is not complete.
+	 */
+	if (type == SPLITLOCK_LINE_EVENT && sl_is_alignment_check(rec->message, rec->message_len)) {
+		int counts = sl_alignment_rule_counts(r->ctx, &r->alignment, lr);
+
+		if (counts <= 0) {
+			if (!in_window(r, lr, wall, &undated) && !undated)
+				return 0;
+			if (counts == 0)
+				r->alignment_checks++;
+			else
+				sl_unread_note_why(&r->unread, lr->line, SPLITLOCK_UNREAD_MODE_UNKNOWN);
+			return 0;
+		}
 	}
 	if (!in_window(r, lr, wall, &undated)) {
 		/* The window cannot say whether the kernel's suppressed events
@@ -888,6 +900,7 @@ static const char *const unread_names[] = {
 	[SPLITLOCK_UNREAD_UNPARSED] = "unparsed",
 	[SPLITLOCK_UNREAD_HIDDEN] = "hidden",
 	[SPLITLOCK_UNREAD_WRITER_UNKNOWN] = "writer_unknown",
+	[SPLITLOCK_UNREAD_MODE_UNKNOWN] = "mode_unknown",
 };
 
 _public_ uint64_t splitlock_offenders_get_unrecognized_by(const struct splitlock_offenders *r,
