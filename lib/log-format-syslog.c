@@ -213,6 +213,38 @@ static const char *tag(const char *p, const char *end, bool *kernel)
 }
 
 /*
+ * syslog-ng's suppress(): "Last message '%.20s' repeated %d times,
+ * suppressed by syslog-ng on HOST" (lib/logwriter.c). N, and the quoted
+ * start of the message in [*@quote, *@quote_end); 0 when it is not one.
+ */
+static uint64_t syslog_ng_count(const char *p, const char *end, const char **quote,
+				const char **quote_end)
+{
+	static const char head[] = "Last message '", tail[] = " times, suppressed by syslog-ng on ";
+	const char *q;
+	int64_t n;
+
+	if ((size_t)(end - p) < sizeof(head) - 1 || memcmp(p, head, sizeof(head) - 1) != 0)
+		return 0;
+	p += sizeof(head) - 1;
+	/* At most 20 bytes quoted, which may hold a quote themselves. */
+	for (q = p; q <= p + 20 && q < end; q++) {
+		const char *r = q;
+
+		if (end - q < 11 || memcmp(q, "' repeated ", 11) != 0)
+			continue;
+		r += 11;
+		if (!sl_stamp_num(&r, end, 10, &n) || n < 1 ||
+		    (size_t)(end - r) < sizeof(tail) - 1 || memcmp(r, tail, sizeof(tail) - 1) != 0)
+			continue;
+		*quote = p;
+		*quote_end = q;
+		return (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
  * "message repeated N times: [" (rsyslog, MSG after it up to a closing
  * "]") or "last message repeated N times" (sysklogd; rsyslog's old form)
  * at @p, to @end: N, or 0 when it is neither. *@inner: rsyslog's MSG.
@@ -279,10 +311,12 @@ static int syslog_repeats(struct sl_reader *rd, struct sl_log_record *r,
 			  const char *msg, const char *end, bool kernel)
 {
 	struct sl_syslog_last *last = rd->last;
-	const char *inner, *inner_end;
+	const char *inner, *inner_end, *quote = NULL, *quote_end = NULL;
 	uint64_t n = repeat_count(msg, end, &inner, &inner_end);
 	int ret;
 
+	if (!n && (n = syslog_ng_count(msg, end, &quote, &quote_end)))
+		inner = NULL;
 	if (!n)
 		return 0;
 	if (inner) {
@@ -298,6 +332,13 @@ static int syslog_repeats(struct sl_reader *rd, struct sl_log_record *r,
 	}
 	/* The line before was not read: the scan passed it by, holding no
 	 * detector text; or it was not the kernel's. */
+	/* syslog-ng quotes the message's start: it must be the line's. */
+	if (quote && rd->follows && last->valid &&
+	    ((size_t)(quote_end - quote) > last->len || memcmp(quote, last->msg, (size_t)(quote_end - quote)) != 0)) {
+		if (sl_maybe_detector(quote, (size_t)(quote_end - quote)) || quote_end - quote == 20)
+			sl_unread_note(rd->unread, rd->line);
+		return 1;
+	}
 	if (!rd->follows || !last->valid) {
 		/* The file's first line: what it repeats is in an older file
 		 * (rotated), and may have been the detector's. */

@@ -666,6 +666,18 @@ test_syslog_repeat_lines_are_counted() {
 	run "$SLCTL" offenders --input "$T/other" --json
 	expect_json .events 1
 	expect_json .forged 1
+	# syslog-ng's suppress(): the message's first 20 bytes, quoted, must
+	# be the line's before (lib/logwriter.c).
+	printf '%s\n' "$boot" "Dec  3 10:42:36 host kernel: $db" \
+		"Dec  3 10:42:46 host kernel: Last message 'x86/split lock detec' repeated 3 times, suppressed by syslog-ng on host" >"$T/syslog-ng"
+	run "$SLCTL" offenders --input "$T/syslog-ng" --json
+	expect_json .events 4
+	expect_json .complete true
+	printf '%s\n' "$boot" "Dec  3 10:42:36 host kernel: usb 1-1: new device #2" \
+		"Dec  3 10:42:46 host kernel: Last message 'usb 1-1: new device' repeated 3 times, suppressed by syslog-ng on host" >"$T/syslog-ng-other"
+	run "$SLCTL" offenders --input "$T/syslog-ng-other" --json
+	expect_json .events 0
+	expect_json .complete true
 	# The file's first line (rotated): what it repeats is not here.
 	tail -n 1 "$T/sysklogd" >"$T/rotated"
 	run "$SLCTL" offenders --input "$T/rotated" --input-format syslog --json
