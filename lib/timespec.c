@@ -332,9 +332,19 @@ _public_ int splitlock_time_parse(const char *text, int64_t now, int64_t boot,
 		return 0;
 	}
 	if (text[0] == '@') {
-		if (!parse_int(text + 1, &end, &n) || *end || n > INT64_MAX / 1000000)
+		int64_t frac = 0, scale = 100000;
+
+		if (!parse_int(text + 1, &end, &n) || n > INT64_MAX / 1000000 - 1)
 			return -EINVAL;
-		*usec = n * 1000000;
+		/* "@1796083205.5", as systemd's parse_sec() takes it. */
+		if (*end == '.' && end[1]) {
+			for (end++; *end >= '0' && *end <= '9'; end++, scale /= 10)
+				if (scale)
+					frac += (*end - '0') * scale;
+		}
+		if (*end)
+			return -EINVAL;
+		*usec = n * 1000000 + frac;
 		return 0;
 	}
 	if (text[0] == '-' || text[0] == '+') {

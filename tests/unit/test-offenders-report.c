@@ -396,6 +396,14 @@ TEST(time_parse_forms)
 	CHECK(t == now - 1800LL * 1000000);
 	CHECK_INT(splitlock_time_parse("@1796083200", now, boot, &t), 0);
 	CHECK(t == now);
+	/* A fraction, as systemd's parse_sec() takes it (second review of
+	 * issue 26's fixes, L1); digits past the microsecond are dropped. */
+	CHECK_INT(splitlock_time_parse("@1796083200.5", now, boot, &t), 0);
+	CHECK(t == now + 500000);
+	CHECK_INT(splitlock_time_parse("@1796083200.1234567", now, boot, &t), 0);
+	CHECK(t == now + 123456);
+	CHECK_INT(splitlock_time_parse("@1796083200.", now, boot, &t), -EINVAL);
+	CHECK_INT(splitlock_time_parse("@1796083200.5x", now, boot, &t), -EINVAL);
 	CHECK_INT(splitlock_time_parse("2026-12-01 10:00", now, boot, &t), 0);
 	CHECK(t == now + 36000LL * 1000000);
 	CHECK_INT(splitlock_time_parse("2026-12-01 10:00:30", now, boot, &t), 0);
