@@ -285,12 +285,17 @@ static int emit_repeats(struct sl_reader *rd, const struct sl_log_record *tmpl,
 	int64_t mono;
 	const char *p = sl_skip_kernel_stamp(msg, end, &mono);
 
-	/* A count no daemon reaches is no count to spend time on. */
-	if (n > SYSLOG_REPEATS_MAX) {
+	/*
+	 * Each repeat is read as a line: a count no daemon reaches is no
+	 * count to spend time on, in one line or in all of them (any user
+	 * may write one with logger -t kernel).
+	 */
+	if (n > SYSLOG_REPEATS_MAX - rd->last->repeats) {
 		if (sl_maybe_detector(msg, (size_t)(end - msg)))
 			sl_unread_note(rd->unread, rd->line);
 		return 0;
 	}
+	rd->last->repeats += n;
 	p = sl_skip_caller_id(p, end);
 	for (uint64_t i = 0; i < n; i++) {
 		struct sl_log_record r = *tmpl;

@@ -112,6 +112,7 @@ struct sl_syslog_years {
 struct sl_syslog_last {
 	bool valid;     /* the line before was the kernel's, kept here */
 	bool overlong;  /* the line before was the kernel's, too long to keep */
+	uint64_t repeats; /* read so far from repeat lines, of the file */
 	struct sl_log_record r;
 	size_t len;
 	char msg[SL_SYSLOG_LAST_MAX];
