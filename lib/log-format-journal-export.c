@@ -55,6 +55,7 @@ static int binary_line(struct sl_reader *rd, const char *line, size_t len)
 			/* Framing broken: what follows cannot be trusted to be fields. */
 			pe->in_binary = false;
 			sl_pending_message_lost(rd);
+			pe->broken = true;
 			return 0;
 		}
 	}
@@ -82,6 +83,15 @@ int sl_journal_export_line(struct sl_reader *rd, const char *line, size_t len)
 		return binary_line(rd, line, len);
 	if (len == 0)
 		return sl_pending_end(rd);
+	/* Each entry starts with its cursor: one in an open entry starts the
+	 * next, and the one before was cut short (a dump cut, another
+	 * appended). It ends there, whatever it lacks. */
+	if (pe->open && pe->cursor && len > 9 && memcmp(line, "__CURSOR=", 9) == 0) {
+		int r = sl_pending_cut(rd);
+
+		if (r)
+			return r;
+	}
 	if (!pe->open)
 		sl_pending_begin(rd, true);
 	eq = memchr(line, '=', len);

@@ -130,6 +130,46 @@ bool sl_blob_data(const char *v, size_t len)
 	return p == end;
 }
 
+static bool journal_seen_has(const struct sl_journal_seen *s, uint64_t cursor)
+{
+	if (!s->allocated)
+		return false;
+	for (size_t i = cursor & (s->allocated - 1); s->slots[i]; i = (i + 1) & (s->allocated - 1))
+		if (s->slots[i] == cursor)
+			return true;
+	return false;
+}
+
+int sl_pending_cut(struct sl_reader *rd)
+{
+	struct sl_pending *pe = &rd->pending;
+	struct sl_journal_seen *s = rd->journal_seen;
+
+	pe->open = false;
+	if (!s || (pe->has_message && !sl_maybe_detector(rd->decoded, pe->message_len)))
+		return 0;
+	if (s->n_cut == s->allocated_cut) {
+		size_t n = s->allocated_cut ? s->allocated_cut * 2 : 16;
+		struct sl_journal_cut *c = reallocarray(s->cut, n, sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		s->cut = c;
+		s->allocated_cut = n;
+	}
+	s->cut[s->n_cut++] = (struct sl_journal_cut){ .cursor = pe->cursor, .line = pe->line };
+	return 0;
+}
+
+void sl_pending_cut_finish(struct sl_reader *rd)
+{
+	struct sl_journal_seen *s = rd->journal_seen;
+
+	for (size_t i = 0; s && i < s->n_cut; i++)
+		if (!journal_seen_has(s, s->cut[i].cursor))
+			sl_unread_note(rd->unread, s->cut[i].line);
+}
+
 void sl_pending_message_lost(struct sl_reader *rd)
 {
 	if (!rd->pending.open)
@@ -147,6 +187,10 @@ int sl_pending_end(struct sl_reader *rd)
 	if (!pe->open)
 		return 0;
 	pe->open = false;
+	/* An entry with no message is none of ours; its cursor is not taken,
+	 * so that the whole entry of another dump is read. */
+	if (!pe->has_message && !pe->message_lost)
+		return 0;
 	ret = sl_journal_seen_before(rd, pe->cursor);
 	if (ret)
 		return ret < 0 ? ret : 0;
@@ -169,7 +213,8 @@ int sl_pending_end(struct sl_reader *rd)
 		r.rec.facility = 1;
 	/* A kernel record nobody can read: the report cannot be complete. */
 	if (pe->message_lost && r.rec.facility == 0) {
-		sl_unread_note_why(rd->unread, pe->line, SPLITLOCK_UNREAD_HIDDEN);
+		sl_unread_note_why(rd->unread, pe->line,
+				   pe->broken ? SPLITLOCK_UNREAD_UNPARSED : SPLITLOCK_UNREAD_HIDDEN);
 		return 0;
 	}
 	if (!pe->has_message)

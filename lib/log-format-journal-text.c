@@ -23,15 +23,16 @@
 
 /*
  * The zone journalctl printed (strftime's %Z) at [@z, @end): seconds east
- * of UTC in *@off, or *@local for a name of the reader's own zone. False
+ * of UTC in *@off, or in *@local 0 or 1 for a name of the reader's own zone
+ * (standard or summer time; -1 for neither). False
  * for a name that tells nothing certain ("IST" is three zones).
  */
-static bool full_stamp_zone(const char *z, const char *end, int *off, bool *local)
+static bool full_stamp_zone(const char *z, const char *end, int *off, int *local)
 {
 	size_t n = (size_t)(end - z);
 	const char *q = z;
 
-	*local = false;
+	*local = -1;
 	*off = 0;
 	if ((n == 3 && (memcmp(z, "UTC", 3) == 0 || memcmp(z, "GMT", 3) == 0)) ||
 	    (n == 1 && *z == 'Z'))
@@ -49,7 +50,7 @@ static bool full_stamp_zone(const char *z, const char *end, int *off, bool *loca
 	tzset();
 	for (int j = 0; j <= 1; j++)
 		if (tzname[j] && strlen(tzname[j]) == n && memcmp(tzname[j], z, n) == 0) {
-			*local = true;
+			*local = j; /* tzname[1] is the summer time's */
 			return true;
 		}
 	return false;
@@ -64,8 +65,8 @@ const char *sl_journal_full_stamp(const char *p, const char *end, int64_t *wall)
 {
 	const char *q = p, *z;
 	int64_t y, mo, d, frac;
-	int h, m, s, off;
-	bool has_frac, local;
+	int h, m, s, off, local;
+	bool has_frac;
 
 	while (q < end && *q != ' ')
 		q++;
@@ -86,8 +87,8 @@ const char *sl_journal_full_stamp(const char *p, const char *end, int64_t *wall)
 		return NULL;
 	if (!full_stamp_zone(z, q, &off, &local))
 		*wall = SPLITLOCK_TIME_UNKNOWN;
-	else if (local)
-		*wall = sl_stamp_local((int)y, (int)mo - 1, (int)d, h, m, s);
+	else if (local >= 0)
+		*wall = sl_stamp_local_dst((int)y, (int)mo - 1, (int)d, h, m, s, local);
 	else if ((*wall = sl_stamp_utc((int)y, (int)mo - 1, (int)d, h, m, s)) != SPLITLOCK_TIME_UNKNOWN)
 		*wall -= (int64_t)off * 1000000;
 	if (*wall != SPLITLOCK_TIME_UNKNOWN)

@@ -117,7 +117,13 @@ void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len
 
 	if (!yearless(line, line + len, &month, &mday, &h, &m, &s))
 		return;
-	if (y->month >= 0 && month < y->month)
+	/*
+	 * A new year goes from late months to early ones. A month back by
+	 * less than half a year is a file out of order: rotated files cat'ed
+	 * newest first (cat kern.log*), journalctl -r, dumps appended across
+	 * a month's end. Those lines stay in the year of the line before.
+	 */
+	if (y->month >= 0 && y->month - month >= 6)
 		y->years++;
 	y->month = month;
 	y->mday = mday;

@@ -21,6 +21,7 @@
  */
 struct sl_pending {
 	bool open, has_message, message_lost;
+	bool broken;           /* framing broken: unparsed, not hidden */
 	bool journal;          /* journal fields: _TRANSPORT decides trust */
 	bool has_transport, kernel_transport;
 	int facility, level;   /* -1: not given */
@@ -77,6 +78,11 @@ struct sl_journal_seen {
 	uint64_t *slots; /* open addressing; 0: empty */
 	size_t n, allocated;
 	uint64_t repeats;
+	/* Entries cut short (sl_pending_cut()): their cursors and lines. */
+	struct sl_journal_cut {
+		uint64_t cursor, line;
+	} *cut;
+	size_t n_cut, allocated_cut;
 };
 
 /*
@@ -184,6 +190,14 @@ void sl_pending_field(struct sl_reader *rd, const char *name, size_t name_len,
 		      const char *value, size_t len);
 /* The record is complete: hand it on (when it has a message). */
 int sl_pending_end(struct sl_reader *rd);
+/*
+ * The record was cut short (export: the next entry's cursor came before
+ * its end): it is not read, but if its entry is not read whole later in
+ * the file (an overlapping dump), the report is incomplete.
+ */
+int sl_pending_cut(struct sl_reader *rd);
+/* At the end of the input: the cut entries never read whole. */
+void sl_pending_cut_finish(struct sl_reader *rd);
 /* 1 when the entry of this __CURSOR hash was read before, 0 when not (it
  * is now), -ENOMEM. */
 int sl_journal_seen_before(struct sl_reader *rd, uint64_t cursor);
@@ -276,6 +290,9 @@ bool sl_stamp_clock(const char **pp, const char *end, int *h, int *m, int *s,
 		    int64_t *usec_frac, bool *has_frac);
 /* Broken-down local time (or UTC with a known offset) → usec since epoch. */
 int64_t sl_stamp_local(int year, int mon, int mday, int h, int m, int s);
+/* The same where the stamp names standard (@isdst 0) or summer time (1):
+ * the hour a fall-back repeats is then one instant, not a guess. */
+int64_t sl_stamp_local_dst(int year, int mon, int mday, int h, int m, int s, int isdst);
 int64_t sl_stamp_utc(int year, int mon, int mday, int h, int m, int s);
 /*
  * RFC 3339 ("2026-12-03T09:18:33.604335+00:00", also with a decimal comma

@@ -149,7 +149,10 @@ int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
 	r->rec.message_len = sl_unescape(msg, len, rd->decoded);
 	rd->decoded[r->rec.message_len] = '\0';
 	r->rec.message = rd->decoded;
-	if (rd->repeat_seen && !r->further) {
+	/* Only a line that may be the kernel's: user space's lines may go
+	 * back in time (journald shows a daemon's own send time), which
+	 * must not start a boot of the file. */
+	if (rd->repeat_seen && !r->further && !(r->facility_known && r->rec.facility != 0)) {
 		int ret = sl_text_repeat(rd, r);
 
 		if (ret)
@@ -282,12 +285,17 @@ static int finish(struct sl_reader *rd)
 		return rd->years ? sl_syslog_years_replay(rd) : 0;
 	case SPLITLOCK_INPUT_DMESG_JSON:
 		return sl_dmesg_json_line(rd, "}", 1);
-	case SPLITLOCK_INPUT_JOURNAL_EXPORT:
+	case SPLITLOCK_INPUT_JOURNAL_EXPORT: {
+		int r;
+
 		if (rd->pending.in_binary) {
 			rd->pending.in_binary = false;
 			sl_pending_message_lost(rd);
 		}
-		return sl_pending_end(rd);
+		r = sl_pending_end(rd);
+		sl_pending_cut_finish(rd);
+		return r;
+	}
 	case SPLITLOCK_INPUT_JOURNAL_VERBOSE:
 		return sl_pending_end(rd);
 	default:
@@ -475,6 +483,7 @@ static void repeat_seen_free(struct sl_repeat_seen *s)
 static void journal_seen_free(struct sl_journal_seen *s)
 {
 	free(s->slots);
+	free(s->cut);
 }
 
 static void syslog_years_free(struct sl_syslog_years *y)

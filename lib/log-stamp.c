@@ -161,15 +161,20 @@ bool sl_stamp_clock(const char **pp, const char *end, int *h, int *m, int *s,
 	return true;
 }
 
-int64_t sl_stamp_local(int year, int mon, int mday, int h, int m, int s)
+int64_t sl_stamp_local_dst(int year, int mon, int mday, int h, int m, int s, int isdst)
 {
 	if (mon < 0)
 		return SPLITLOCK_TIME_UNKNOWN;
 	struct tm tm = { .tm_year = year - 1900, .tm_mon = mon, .tm_mday = mday,
-			 .tm_hour = h, .tm_min = m, .tm_sec = s, .tm_isdst = -1 };
+			 .tm_hour = h, .tm_min = m, .tm_sec = s, .tm_isdst = isdst };
 	time_t t = mktime(&tm);
 
 	return t == (time_t)-1 ? SPLITLOCK_TIME_UNKNOWN : (int64_t)t * 1000000;
+}
+
+int64_t sl_stamp_local(int year, int mon, int mday, int h, int m, int s)
+{
+	return sl_stamp_local_dst(year, mon, mday, h, m, s, -1);
 }
 
 int64_t sl_stamp_utc(int year, int mon, int mday, int h, int m, int s)

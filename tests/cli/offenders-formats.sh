@@ -814,4 +814,68 @@ test_short_full_zone_is_read() {
 	expect_json .events 4
 }
 
+
+# Third review of issue 26's fixes. H1: a month back by less than half a
+# year is a file out of order (cat kern.log*, newest first; dumps appended
+# across a month's end), not a new year: the lines were dated a year off.
+test_syslog_months_out_of_order_stay_in_their_year() {
+	local a="${SL_P}#AC: a/1 took a split_lock trap at address: 0x1"
+	local b="${SL_P}#AC: b/2 took a split_lock trap at address: 0x2"
+	printf '%s\n' "Dec  1 00:00:01 host kernel: $b" "Nov 28 10:00:00 host kernel: $a" >"$T/newest-first"
+	run "$SLCTL" offenders --input "$T/newest-first" --json
+	expect_json '[.offenders[].first_seen_wall[0:4]] | unique | length' 1
+	# Two dumps across Nov 30 / Dec 1, appended: read once.
+	printf '%s\n' "Nov 30 23:59:59 host kernel: $a" "Dec  1 00:00:01 host kernel: $b" >"$T/dump"
+	cat "$T/dump" "$T/dump" >"$T/twice"
+	run "$SLCTL" offenders --input "$T/twice" --json
+	expect_json .events 2
+	# A real new year still is one.
+	printf '%s\n' "Dec 31 23:59:59 host kernel: $a" "Jan  1 00:00:01 host kernel: $b" >"$T/newyear"
+	run "$SLCTL" offenders --input "$T/newyear" --json
+	expect_json '[.offenders[].first_seen_wall[0:4] | tonumber] | max - min' 1
+}
+
+# H2: a daemon's line may show an earlier time than the kernel line before
+# it (journald prints its own send time); it started a "boot" of the file,
+# and the next #DB line equal to one in the same second was dropped.
+test_user_lines_going_back_start_no_boot() {
+	local db="${SL_P}#DB: stress-ng/6000 took a bus_lock trap at address: 0x401a2c"
+	printf '%s\n' "Dec 01 00:00:09 host kernel: $db" "Dec 01 00:00:09 host kernel: $db" \
+		"Dec 01 00:00:08 host systemd-logind[812]: New session #5 of user root." \
+		"Dec 01 00:00:09 host kernel: $db" >"$T/short"
+	run "$SLCTL" offenders --input "$T/short" --json
+	expect_json .events 3
+}
+
+# H3: short-full names standard or summer time: in the hour a fall-back
+# repeats, each line is one instant.
+test_short_full_dst_names_place_the_repeated_hour() {
+	[ -e /usr/share/zoneinfo/Europe/Berlin ] || skip "no tz database (tzdata) here"
+	printf '%s\n' "Sun 2026-10-25 02:40:00 CEST host kernel: ${SL_P}#AC: a/1 took a split_lock trap at address: 0x1" \
+		"Sun 2026-10-25 02:20:00 CET host kernel: ${SL_P}#AC: b/2 took a split_lock trap at address: 0x2" >"$T/dst"
+	TZ=Europe/Berlin run "$SLCTL" offenders --input "$T/dst" --input-format journal-text --json --since 2026-10-25T01:00Z
+	expect_json '[.offenders[].comm] | join(",")' b
+	TZ=Europe/Berlin run "$SLCTL" offenders --input "$T/dst" --input-format journal-text --json --until 2026-10-25T01:00Z
+	expect_json '[.offenders[].comm] | join(",")' a
+}
+
+# M2: an export dump cut inside an entry, the next dump appended: the cut
+# entry ends at the next cursor; its event is read from the whole copy, or
+# the report says it is incomplete.
+test_export_cut_inside_an_entry() {
+	local want cut
+	want=$(report "$F/events.journal-export")
+	cut=$(grep -n '^MESSAGE=.*GoW' "$F/events.journal-export" | head -n 1 | cut -d: -f1)
+	head -n $((cut - 2)) "$F/events.journal-export" >"$T/cut"
+	cat "$T/cut" "$F/events.journal-export" >"$T/cut-then-whole"
+	[ "$(report "$T/cut-then-whole")" = "$want" ] || fail "cut, then whole: $(report "$T/cut-then-whole")"
+	# The rest of the cut entry never comes: incomplete, said.
+	sed -n "$((cut - 1)),\$p" "$F/events.journal-export" | sed '1,/^$/d' >"$T/rest"
+	cat "$T/cut" "$T/rest" >"$T/cut-only"
+	head -c 0 /dev/null
+	run "$SLCTL" offenders --input "$T/cut-only" --json
+	expect_json .complete false
+	expect_json '.unrecognized_by.unparsed > 0' true
+}
+
 run_tests
