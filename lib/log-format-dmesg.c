@@ -162,8 +162,13 @@ static bool relative_stamp(const char *p, const char *end)
 	return p == end;
 }
 
-/* -d: "    5.000000 <    4.880000>" */
-static bool mono_delta_stamp(const char *p, const char *end, int64_t *usec)
+/*
+ * -d after a stamp: "    5.000000 <    4.880000>" (with the default
+ * stamps), "Sat Dec  5 19:14:45 2026 <    4.880000>" (with -T): the
+ * stamp by @stamp, the delta dates nothing.
+ */
+static bool with_delta(const char *p, const char *end, int64_t *usec,
+		       bool (*stamp)(const char *p, const char *end, int64_t *usec))
 {
 	const char *lt = memchr(p, '<', (size_t)(end - p));
 	const char *e = lt;
@@ -172,20 +177,7 @@ static bool mono_delta_stamp(const char *p, const char *end, int64_t *usec)
 		return false;
 	while (e > p && e[-1] == ' ')
 		e--;
-	return sl_stamp_mono(p, e, usec) && relative_stamp(lt, end);
-}
-
-/* -T -d: "Sat Dec  5 19:14:45 2026 <    4.880000>" */
-static bool ctime_delta_stamp(const char *p, const char *end, int64_t *usec)
-{
-	const char *lt = memchr(p, '<', (size_t)(end - p));
-	const char *e = lt;
-
-	if (!lt)
-		return false;
-	while (e > p && e[-1] == ' ')
-		e--;
-	return ctime_stamp(p, e, usec) && relative_stamp(lt, end);
+	return stamp(p, e, usec) && relative_stamp(lt, end);
 }
 
 size_t sl_strip_colors(const char *p, size_t len, char *out)
@@ -292,9 +284,9 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 		const char *close = memchr(p, ']', (size_t)(end - p));
 
 		if (close && (sl_stamp_mono(p + 1, close, &r.mono_usec) ||
-			      mono_delta_stamp(p + 1, close, &r.mono_usec) ||
+			      with_delta(p + 1, close, &r.mono_usec, sl_stamp_mono) ||
 			      ctime_stamp(p + 1, close, &r.wall_usec) ||
-			      ctime_delta_stamp(p + 1, close, &r.wall_usec) ||
+			      with_delta(p + 1, close, &r.wall_usec, ctime_stamp) ||
 			      minute_stamp(p + 1, close) ||
 			      relative_stamp(p + 1, close))) {
 			/* -T shows whole seconds (its delta is no part of it) */
