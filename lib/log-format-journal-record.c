@@ -79,6 +79,16 @@ void sl_pending_field(struct sl_reader *rd, const char *name, size_t name_len,
 	}
 }
 
+/* The slot of @cursor in the table (allocated), or the empty one it would take. */
+static size_t seen_slot(const struct sl_journal_seen *s, uint64_t cursor)
+{
+	size_t i = cursor & (s->allocated - 1);
+
+	while (s->slots[i] && s->slots[i] != cursor)
+		i = (i + 1) & (s->allocated - 1);
+	return i;
+}
+
 int sl_journal_seen_before(struct sl_reader *rd, uint64_t cursor)
 {
 	struct sl_journal_seen *s = rd->journal_seen;
@@ -103,11 +113,10 @@ int sl_journal_seen_before(struct sl_reader *rd, uint64_t cursor)
 		s->slots = slots;
 		s->allocated = n;
 	}
-	for (i = cursor & (s->allocated - 1); s->slots[i]; i = (i + 1) & (s->allocated - 1)) {
-		if (s->slots[i] == cursor) {
-			s->repeats++;
-			return 1;
-		}
+	i = seen_slot(s, cursor);
+	if (s->slots[i]) {
+		s->repeats++;
+		return 1;
 	}
 	s->slots[i] = cursor;
 	s->n++;
@@ -132,12 +141,7 @@ bool sl_blob_data(const char *v, size_t len)
 
 static bool journal_seen_has(const struct sl_journal_seen *s, uint64_t cursor)
 {
-	if (!s->allocated)
-		return false;
-	for (size_t i = cursor & (s->allocated - 1); s->slots[i]; i = (i + 1) & (s->allocated - 1))
-		if (s->slots[i] == cursor)
-			return true;
-	return false;
+	return s->allocated && s->slots[seen_slot(s, cursor)];
 }
 
 int sl_pending_cut(struct sl_reader *rd)
