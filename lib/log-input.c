@@ -345,8 +345,16 @@ static enum splitlock_input_format detect_text(const char *p, const char *end)
 		len = (size_t)(le - p);
 		if (len) {
 			lines++;
-			syslog += sl_syslog_line_matches(p, len);
-			journal += sl_journal_text_line_matches(p, len);
+			/*
+			 * dmesg --time-format iso: "2026-12-03T09:18:33,000000+00:00
+			 * MSG", a comma where the RFC 3339 stamps of the syslog
+			 * daemons and journalctl have a point. Its other lines
+			 * ("usb 1-1: ...") would pass for a host and a tag.
+			 */
+			if (len <= 19 || p[10] != 'T' || p[19] != ',') {
+				syslog += sl_syslog_line_matches(p, len);
+				journal += sl_journal_text_line_matches(p, len);
+			}
 		}
 		p = le + 1;
 	}

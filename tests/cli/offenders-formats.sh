@@ -298,6 +298,12 @@ test_logs_from_a_real_kvm_guest_give_one_report() {
 	for f in "$R"/log.*; do
 		[ "$(report "$f")" = "$want" ] || fail "${f##*/}: $(report "$f")"
 	done
+	# The whole boot in dmesg's iso stamps, whose other lines ("pci
+	# 0000:00:00.0: ...") looked like syslog's host and tag: it was read
+	# as syslog, 0 events (fourth review of the fixes, H1). util-linux's
+	# dmesg reads the raw dump back with -F.
+	TZ=UTC dmesg --color=never -F "$R/log.dmesg-r" --time-format iso >"$T/iso"
+	[ "$(report "$T/iso")" = "$want" ] || fail "dmesg --time-format iso: $(report "$T/iso")"
 	# The wall-clock form dates the first event at the time dmesg -T said.
 	run "$SLCTL" offenders --input "$R/log.dmesg-T" --json
 	expect_json '.offenders[0].first_seen_wall | startswith("2026-12-04T18:04:58")' true
