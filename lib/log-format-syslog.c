@@ -118,13 +118,24 @@ void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len
 	if (!yearless(line, line + len, &month, &mday, &h, &m, &s))
 		return;
 	/*
-	 * A new year goes from late months to early ones. A month back by
-	 * less than half a year is a file out of order: rotated files cat'ed
-	 * newest first (cat kern.log*), journalctl -r, dumps appended across
-	 * a month's end. Those lines stay in the year of the line before.
+	 * A line is given the year, the one of the line before or the one
+	 * after or before it, that puts it nearest to the line before: a
+	 * new year goes from December to January, and back from January to
+	 * December in a file read newest first (journalctl -r, cat kern.log
+	 * kern.log.1). A step back by less than half a year is a file out of
+	 * order (rotated files cat'ed newest first, dumps appended across a
+	 * month's end): those lines stay in the year of the line before.
 	 */
-	if (y->month >= 0 && y->month - month >= 6)
-		y->years++;
+	if (y->month >= 0) {
+		static const int before_month[12] = { 0,   31,  59,  90,  120, 151,
+						      181, 212, 243, 273, 304, 334 };
+		int step = before_month[month] + mday - (before_month[y->month] + y->mday);
+
+		if (step < -183)
+			y->years++;
+		else if (step > 183)
+			y->years--;
+	}
 	y->month = month;
 	y->mday = mday;
 	y->h = h;

@@ -98,13 +98,13 @@ struct sl_syslog_years {
 	struct sl_syslog_kept {
 		uint64_t line;
 		size_t at, len;
-		int years;       /* the years begun before it in the file */
+		int years;       /* years begun before it in the file, less those gone back */
 		bool follows;    /* right after the line kept before it */
 	} *lines;
 	size_t n, lines_allocated;
 	int month, mday;         /* of the last line seen; month -1: none */
 	int h, m, s;             /* its time */
-	int years;               /* the years begun so far */
+	int years;               /* the same, so far */
 	int year;                /* the year of the line being read; 0: guess */
 };
 
