@@ -11,8 +11,7 @@
 
 void sl_alignment_rule_init(struct sl_alignment_rule *a, bool live)
 {
-	*a = (struct sl_alignment_rule){ .live = live, .fatal = -1,
-					 .last_mono = SPLITLOCK_TIME_UNKNOWN };
+	*a = (struct sl_alignment_rule){ .live = live, .live_fatal = -1 };
 }
 
 bool sl_is_alignment_check(const char *message, size_t len)
@@ -21,43 +20,66 @@ bool sl_is_alignment_check(const char *message, size_t len)
 	       memmem(message, len, "] trap alignment check ", 23);
 }
 
-/* A saved log may hold many boots: each one's own boot line decides. */
-static void boundary(struct sl_alignment_rule *a, const struct sl_log_record *lr)
-{
-	bool new_boot = false;
+/*
+ * Records of one CPU's are stamped in order, those of two may be a few
+ * microseconds out of order in the buffer; the clock since boot going
+ * back by more is a reboot.
+ */
+#define REBOOT_STEP_USEC 10000
 
-	if (lr->boot && a->boot && lr->boot != a->boot)
-		new_boot = true;
+/* The boot @lr belongs to: its journal boot id and its host, as known. */
+static struct sl_alignment_boot *boot_of(struct sl_alignment_rule *a,
+					 const struct sl_log_record *lr)
+{
+	uint64_t key = (lr->boot ^ lr->host) | 1; /* nonzero: slots in use */
+	struct sl_alignment_boot *b;
+
+	for (b = a->boots; b < a->boots + SL_ALIGNMENT_BOOTS && b->key; b++)
+		if (b->key == key)
+			return b;
+	/* More boots than slots: one forgotten, its mode not known again. */
+	if (b == a->boots + SL_ALIGNMENT_BOOTS)
+		b = &a->boots[a->next_evict++ % SL_ALIGNMENT_BOOTS];
+	*b = (struct sl_alignment_boot){ .key = key, .fatal = -1,
+					 .last_mono = SPLITLOCK_TIME_UNKNOWN };
+	return b;
+}
+
+/* A saved log may hold many boots: each one's own boot line decides. */
+static struct sl_alignment_boot *boundary(struct sl_alignment_rule *a,
+					  const struct sl_log_record *lr)
+{
+	struct sl_alignment_boot *b = boot_of(a, lr);
+
 	/* Every boot starts with it; its "#1 SMP ..." gets it past the scan. */
 	if (lr->rec.message_len > 14 && memcmp(lr->rec.message, "Linux version ", 14) == 0)
-		new_boot = true;
-	if (lr->mono_usec != SPLITLOCK_TIME_UNKNOWN &&
-	    a->last_mono != SPLITLOCK_TIME_UNKNOWN && lr->mono_usec < a->last_mono)
-		new_boot = true; /* the clock since boot went back: a reboot */
-	if (new_boot)
-		a->fatal = -1;
-	if (lr->boot)
-		a->boot = lr->boot;
-	if (lr->mono_usec != SPLITLOCK_TIME_UNKNOWN)
-		a->last_mono = lr->mono_usec;
+		b->fatal = -1;
+	if (lr->mono_usec != SPLITLOCK_TIME_UNKNOWN) {
+		if (b->last_mono != SPLITLOCK_TIME_UNKNOWN &&
+		    lr->mono_usec < b->last_mono - REBOOT_STEP_USEC)
+			b->fatal = -1;
+		b->last_mono = lr->mono_usec;
+	}
+	return b;
 }
 
 void sl_alignment_rule_see(struct sl_alignment_rule *a, const struct sl_log_record *lr)
 {
+	struct sl_alignment_boot *b;
 	enum splitlock_mode mode;
 	unsigned rate;
 
 	if (a->live)
 		return;
-	boundary(a, lr);
+	b = boundary(a, lr);
 	if (!splitlock_mode_from_boot_line(lr->rec.message, &mode, &rate))
 		return;
 	/* "#DB: sending SIGBUS on user-space bus_locks": no #AC detection. */
-	a->fatal = mode == SPLITLOCK_MODE_FATAL &&
+	b->fatal = mode == SPLITLOCK_MODE_FATAL &&
 		   !memmem(lr->rec.message, lr->rec.message_len, "#DB:", 4);
 }
 
-static int live_fatal(struct splitlock_ctx *ctx)
+static int read_live_fatal(struct splitlock_ctx *ctx)
 {
 	struct splitlock_mode_info *info = NULL;
 	unsigned features;
@@ -81,11 +103,10 @@ int sl_alignment_rule_counts(struct splitlock_ctx *ctx, struct sl_alignment_rule
 {
 	if (a->live) {
 		if (!a->live_read) {
-			a->fatal = live_fatal(ctx);
+			a->live_fatal = read_live_fatal(ctx);
 			a->live_read = true;
 		}
-		return a->fatal == 1;
+		return a->live_fatal == 1;
 	}
-	boundary(a, lr);
-	return a->fatal;
+	return boundary(a, lr)->fatal;
 }

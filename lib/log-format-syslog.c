@@ -417,6 +417,9 @@ int sl_syslog_tail(struct sl_reader *rd, struct sl_log_record *r,
 		/* sysklogd: "HOST last message repeated N times", no tag. */
 		if (!msg && rd->last && sp && (ret = syslog_repeats(rd, r, sp + 1, end, false)))
 			return ret < 0 ? ret : 0;
+		/* One file may hold the kernels of many hosts (remote syslog). */
+		if (msg)
+			r->host = sl_boot_hash(p, (size_t)(sp - p));
 	}
 	if (!msg) {
 		if (rd->last)

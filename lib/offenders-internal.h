@@ -29,6 +29,7 @@ struct sl_log_record {
 	int64_t wall_grain, wall_before;
 	uint64_t line;       /* line number in a saved log; 0: unknown */
 	uint64_t boot;       /* which boot (journal boot id); 0: unknown */
+	uint64_t host;       /* which host (syslog's HOST); 0: unknown */
 };
 
 /*
@@ -60,11 +61,20 @@ static inline void sl_unread_note(struct sl_unread *u, uint64_t line)
  * EFLAGS.AC itself and get the same line. Saved logs decide by the boot
  * line in the same log, the live log by the running kernel's mode.
  */
+/*
+ * The mode of each boot a saved log interleaves (journal entries of several
+ * boots, remote syslog of several hosts), as its boot line said.
+ */
+#define SL_ALIGNMENT_BOOTS 16
 struct sl_alignment_rule {
 	bool live, live_read;
-	int fatal;          /* 1 fatal, 0 not, -1 not known (this boot) */
-	uint64_t boot;
-	int64_t last_mono;
+	int live_fatal;
+	struct sl_alignment_boot {
+		uint64_t key;       /* boot ^ host; 0: a free slot */
+		int fatal;          /* 1 fatal, 0 not, -1 not known */
+		int64_t last_mono;
+	} boots[SL_ALIGNMENT_BOOTS];
+	unsigned next_evict;
 };
 
 void sl_alignment_rule_init(struct sl_alignment_rule *a, bool live);

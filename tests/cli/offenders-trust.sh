@@ -260,6 +260,41 @@ test_each_boot_of_a_log_has_its_own_mode() {
 	} >"$T/short"
 	run "$SLCTL" offenders --input "$T/short" --input-format journal-text --json
 	expect_json '[.offenders[].comm] | join(",")' one
+	# Boots interleaved: each keeps its own mode, the first's fatal kill
+	# after the second's warn banner is still a kill, and the warn boot's
+	# alignment check after the fatal banner is none (fourth review of
+	# issue 26's fixes, H3).
+	{
+		printf '{"_BOOT_ID":"a","_TRANSPORT":"kernel","SYSLOG_FACILITY":"0","MESSAGE":"%s"}\n' "$FATAL"
+		printf '{"_BOOT_ID":"b","_TRANSPORT":"kernel","SYSLOG_FACILITY":"0","MESSAGE":"%s"}\n' "$WARN"
+		printf '{"_BOOT_ID":"a","_TRANSPORT":"kernel","SYSLOG_FACILITY":"0","MESSAGE":"%s"}\n' "${TRAPS/acprog\[800\]/one[801]}"
+		printf '{"_BOOT_ID":"c","_TRANSPORT":"kernel","SYSLOG_FACILITY":"0","MESSAGE":"%s"}\n' "$FATAL"
+		printf '{"_BOOT_ID":"b","_TRANSPORT":"kernel","SYSLOG_FACILITY":"0","MESSAGE":"%s"}\n' "${TRAPS/acprog\[800\]/two[802]}"
+	} >"$T/interleaved.json"
+	run "$SLCTL" offenders --input "$T/interleaved.json" --json
+	expect_json '[.offenders[].comm] | join(",")' one
+	expect_json .alignment_checks 1
+	expect_json .complete true
+	# Remote syslog: one file, two hosts' kernels.
+	{
+		echo "Dec  1 00:00:00 alpha kernel: [    0.120000] $FATAL"
+		echo "Dec  1 00:00:01 beta kernel: [    0.130000] $WARN"
+		echo "Dec  1 00:00:09 alpha kernel: [    9.000000] traps: one[801] trap alignment check ip:401000 sp:7ffd1000 error:0"
+		echo "Dec  1 00:00:09 beta kernel: [    8.000000] traps: two[802] trap alignment check ip:401000 sp:7ffd1000 error:0"
+	} >"$T/hosts"
+	run "$SLCTL" offenders --input "$T/hosts" --json
+	expect_json '[.offenders[].comm] | join(",")' one
+	expect_json .alignment_checks 1
+	expect_json .complete true
+	# Two CPUs' records a few microseconds out of order are no reboot.
+	{
+		echo "Dec  1 00:00:00 host kernel: [    0.120000] $FATAL"
+		echo "Dec  1 00:00:09 host kernel: [    9.000100] usb 1-1: new device #1"
+		echo "Dec  1 00:00:09 host kernel: [    9.000000] traps: one[801] trap alignment check ip:401000 sp:7ffd1000 error:0"
+	} >"$T/reorder"
+	run "$SLCTL" offenders --input "$T/reorder" --json
+	expect_json '[.offenders[].comm] | join(",")' one
+	expect_json .complete true
 }
 
 # The live log: the running kernel's mode decides (here /proc/cmdline).
