@@ -194,6 +194,18 @@ static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 	    !(rd->format == SPLITLOCK_INPUT_JOURNAL_EXPORT && rd->pending.in_binary))
 		len--;
 	/*
+	 * Where logrotate's copytruncate cut a file that was being written,
+	 * the writer goes on at its old offset: a hole of NULs, then whole
+	 * lines. The first of them starts behind the NULs.
+	 */
+	if (len && line[0] == '\0' && rd->sep == '\n' &&
+	    !(rd->format == SPLITLOCK_INPUT_JOURNAL_EXPORT && rd->pending.in_binary)) {
+		while (len && line[0] == '\0') {
+			line++;
+			len--;
+		}
+	}
+	/*
 	 * journalctl colours its output on a terminal or with SYSTEMD_COLORS
 	 * (a "script" capture): the keys of json and verbose, the messages of
 	 * the short forms. Its JSON escapes a name's own ESC as \u001b and
@@ -342,6 +354,9 @@ static enum splitlock_input_format detect_text(const char *p, const char *end)
 
 		if (!le)
 			le = end;
+		/* Behind a hole of NULs, as handle_line() reads it. */
+		while (p < le && *p == '\0')
+			p++;
 		len = (size_t)(le - p);
 		if (len) {
 			lines++;
@@ -443,26 +458,36 @@ static bool journal_pretty(const char *p, const char *end)
 	return p < end && *p == '\n';
 }
 
+#define NUL_HOLE 16
+static const char nul_hole[NUL_HOLE];
+
 /*
  * Binary data read as text holds no detector line, so its report would be
  * empty and complete. A text log has few control bytes, stray ones where a
  * crash cut a record; a program, a database or UTF-16 text has them on
  * every line. The NULs that logrotate's copytruncate leaves at the start
- * of a file are no part of it. The forms with NULs of their own (NUL-
+ * of a file, or in it, are no part of it. The forms with NULs of their own (NUL-
  * separated records, export's binary fields) are not asked.
  */
 static bool looks_binary(const char *p, const char *end)
 {
 	size_t n = 0, control = 0;
 
-	while (p < end && *p == '\0')
-		p++;
-	for (; p < end && n < 4096; p++, n++) {
+	while (p < end && n < 4096) {
 		unsigned char c = (unsigned char)*p;
 
+		/* A hole of NULs (copytruncate, a crash) is no part of the text:
+		 * a program's NULs come with other control bytes. */
+		if (c == '\0' && end - p >= NUL_HOLE && !memcmp(p, nul_hole, NUL_HOLE)) {
+			while (p < end && *p == '\0')
+				p++;
+			continue;
+		}
 		if ((c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' &&
 		     c != '\r' && c != 0x1b) || c == 0x7f)
 			control++;
+		p++;
+		n++;
 	}
 	return control * 16 > n;
 }

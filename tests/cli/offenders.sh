@@ -216,6 +216,18 @@ test_compressed_and_binary_input_are_refused() {
 	run "$SLCTL" offenders --input "$T/hole.log" --json
 	expect_rc 0
 	expect_json .events 11
+	# Or holds it after its first lines, where the writer went on after
+	# the cut: read, the line behind the NULs too, not called binary
+	# (fourth review of issue 26's fixes, M1).
+	{ head -n 3 "$LOGS/log.dmesg"; head -c 8192 /dev/zero; tail -n +4 "$LOGS/log.dmesg"; } >"$T/hole2.log"
+	run "$SLCTL" offenders --input "$T/hole2.log" --json
+	expect_rc 0
+	expect_json "[.events, .unrecognized] | @csv" "$("$SLCTL" offenders --input "$LOGS/log.dmesg" --json | jq -r '[.events, .unrecognized] | @csv')"
+	{ sed -n 1,3p "$LOGS/formats/events.kern.log"; head -c 8192 /dev/zero; tail -n +4 "$LOGS/formats/events.kern.log"; } >"$T/hole.kern.log"
+	run "$SLCTL" offenders --input "$T/hole.kern.log" --json
+	expect_rc 0
+	expect_json .input_format syslog
+	expect_json "[.events, .complete] | @csv" "$("$SLCTL" offenders --input "$LOGS/formats/events.kern.log" --json | jq -r '[.events, .complete] | @csv')"
 }
 
 test_live_log_resolves_processes() {
