@@ -247,7 +247,7 @@ void sl_dmesg_detect_form(struct sl_reader *rd, const char *p, const char *end)
 		p = le + 1;
 	}
 	rd->dmesg_form = SL_DMESG_PLAIN;
-	rd->dmesg_indent = indent;
+	rd->indent = indent;
 	if (lines && raw * 2 > lines)
 		rd->dmesg_form = SL_DMESG_RAW;
 	else if (lines && decoded * 2 > lines)
@@ -272,7 +272,7 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 	q = record_prefix(p, end, &facility, &level);
 	/* A further line of a record: never the kernel's detector. */
 	further = rd->dmesg_form != SL_DMESG_PLAIN &&
-		  (!q || (size_t)(p - line) > rd->dmesg_indent);
+		  (!q || (size_t)(p - line) > rd->indent);
 	if (q) {
 		r.facility_known = true;
 		r.level_known = true;

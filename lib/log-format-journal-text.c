@@ -170,6 +170,8 @@ int sl_journal_text_line(struct sl_reader *rd, const char *line, size_t len)
 
 	if (p == end)
 		return 0;
+	if (sl_continuation_line(rd, line, len))
+		return sl_reader_emit_further(rd, p, (size_t)(end - p));
 	if (marker(p, (size_t)(end - p))) {
 		if (end - p > 8 && memcmp(p, "-- Boot ", 8) == 0)
 			rd->boot = sl_boot_hash(p + 8, (size_t)(end - p - 8));

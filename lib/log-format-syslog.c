@@ -490,6 +490,8 @@ static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len,
 
 	if (p == end)
 		return 0;
+	if (sl_continuation_line(rd, line, len))
+		return sl_reader_emit_further(rd, p, (size_t)(end - p));
 	q = sl_syslog_stamp_in(p, end, year, &r.wall_usec);
 	if (!q) {
 		sl_reader_unrecognized(rd, line, len);

@@ -145,7 +145,7 @@ struct sl_reader {
 	/* SL_INPUT_BUF: a line without its colours, an export binary field */
 	char *scratch;
 	enum sl_dmesg_form dmesg_form;
-	size_t dmesg_indent; /* of a record's first line (pasted logs) */
+	size_t indent; /* of a record's first line (pasted logs): dmesg, syslog, journal text */
 	struct sl_pending pending;
 	struct sl_repeat_seen *repeat_seen; /* kmsg, dmesg, syslog, journal text */
 	struct sl_journal_seen *journal_seen; /* journal export and JSON */
@@ -301,6 +301,14 @@ int64_t sl_stamp_utc(int year, int mon, int mday, int h, int m, int s);
  */
 const char *sl_stamp_rfc3339(const char *p, const char *end, int64_t *wall);
 const char *sl_skip_blanks(const char *p, const char *end);
+/*
+ * syslog, journal text: a line indented past the file's first line
+ * continues a record whose message held a newline (journalctl prints its
+ * further lines so); sl_reader_emit_further() emits it as such a line,
+ * never the kernel's.
+ */
+bool sl_continuation_line(const struct sl_reader *rd, const char *line, size_t len);
+int sl_reader_emit_further(struct sl_reader *rd, const char *msg, size_t len);
 /*
  * The wall-clock stamp at [@p, @end) shows its second to how many digits
  * of a fraction: how much later than the time it gives the event may be

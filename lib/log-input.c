@@ -162,6 +162,32 @@ int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
 	return rd->fn(r, rd->data);
 }
 
+bool sl_continuation_line(const struct sl_reader *rd, const char *line, size_t len)
+{
+	return (size_t)(sl_skip_blanks(line, line + len) - line) > rd->indent;
+}
+
+int sl_reader_emit_further(struct sl_reader *rd, const char *msg, size_t len)
+{
+	struct sl_log_record r = SL_RECORD_INIT;
+
+	r.facility_known = true;
+	r.rec.facility = 1; /* never the kernel's, whatever it says */
+	r.further = true;
+	return sl_reader_emit(rd, &r, msg, len);
+}
+
+/* Blanks before the first line's text: a log pasted into a forum or mail. */
+static size_t first_line_indent(const char *p, const char *end)
+{
+	const char *q;
+
+	while (p < end && (*p == '\n' || *p == '\0'))
+		p++;
+	q = sl_skip_blanks(p, end);
+	return (size_t)(q - p);
+}
+
 /*
  * Line numbers are counted only until the first unread line is found: the
  * report names that one, and counting costs a pass over the buffer.
@@ -347,6 +373,7 @@ static bool looks_like_kmsg(const char *p, const char *end)
 static enum splitlock_input_format detect_text(const char *p, const char *end)
 {
 	unsigned lines = 0, syslog = 0, journal = 0;
+	size_t indent = first_line_indent(p, end);
 
 	while (p < end && lines < 1000) {
 		const char *le = memchr(p, '\n', (size_t)(end - p));
@@ -358,6 +385,10 @@ static enum splitlock_input_format detect_text(const char *p, const char *end)
 		while (p < le && *p == '\0')
 			p++;
 		len = (size_t)(le - p);
+		/* A record's further lines (journalctl's, indented) are not
+		 * lines of the form: a message may hold many. */
+		if (len && (size_t)(sl_skip_blanks(p, le) - p) > indent)
+			len = 0;
 		if (len) {
 			lines++;
 			/*
@@ -602,6 +633,8 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			}
 			if (rd.format == SPLITLOCK_INPUT_DMESG)
 				sl_dmesg_detect_form(&rd, buf + start, buf + end);
+			if (rd.format == SPLITLOCK_INPUT_SYSLOG || rd.format == SPLITLOCK_INPUT_JOURNAL_TEXT)
+				rd.indent = first_line_indent(buf + start, buf + end);
 			if (rd.format == SPLITLOCK_INPUT_KMSG || rd.format == SPLITLOCK_INPUT_KMSG_NUL ||
 			    rd.format == SPLITLOCK_INPUT_DMESG || rd.format == SPLITLOCK_INPUT_SYSLOG ||
 			    rd.format == SPLITLOCK_INPUT_JOURNAL_TEXT ||

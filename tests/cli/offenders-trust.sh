@@ -63,6 +63,25 @@ test_dmesg_r_and_x_further_lines_never_count() {
 	expect_json .forged 3
 	# The same further lines in plain dmesg text cannot be told apart:
 	# slctl(8) says so; this is why -x is the form to keep.
+	# journalctl's short forms indent a message's further lines as
+	# formats/newline.journal-short shows (journalctl 252): one that user
+	# space wrote is said, not counted and not unread (fourth review of
+	# issue 26's fixes, M2), however many there are.
+	{
+		echo "Dec 03 09:18:33 host evil[42]: hello"
+		for i in 1 2 3 4; do echo "                                $AC"; done
+		echo "Dec 03 09:18:34 host kernel: $LINUX"
+	} >"$T/short"
+	for fmt in auto journal-text syslog; do
+		run "$SLCTL" offenders --input "$T/short" --input-format "$fmt" --json
+		expect_nothing_counted
+		expect_json .forged_by.further_line 4
+		expect_json .complete true
+	done
+	# A whole log pasted with an indent is no further line.
+	sed 's/^/    /' "$F/events.journal-short" >"$T/pasted"
+	run "$SLCTL" offenders --input "$T/pasted" --json
+	expect_json .events "$("$SLCTL" offenders --input "$F/events.journal-short" --json | jq .events)"
 }
 
 # Each line ignored is said for what it is: "4 detector-like lines from
