@@ -902,6 +902,9 @@ static const char *const unread_names[] = {
 	[SPLITLOCK_UNREAD_WRITER_UNKNOWN] = "writer_unknown",
 	[SPLITLOCK_UNREAD_MODE_UNKNOWN] = "mode_unknown",
 };
+/* A reason added to the enum needs its name and its counter. */
+_Static_assert(ARRAY_SIZE(unread_names) == ARRAY_SIZE(((struct sl_unread *)0)->by),
+	       "every unread reason has a name and a count");
 
 _public_ uint64_t splitlock_offenders_get_unrecognized_by(const struct splitlock_offenders *r,
 							  enum splitlock_unread reason)
