@@ -145,7 +145,7 @@ static int journal_object(struct sl_reader *rd, const char *line, size_t len)
 	r.rec.message = rd->decoded;
 	r.rec.message_len = j.message_len;
 	r.line = rd->line;
-	return rd->fn(&r, rd->data);
+	return sl_reader_deliver(rd, &r);
 
 malformed:
 	sl_reader_unrecognized(rd, line, len);

@@ -242,7 +242,7 @@ int sl_pending_end(struct sl_reader *rd)
 			return ret < 0 ? ret : 0;
 	}
 	rd->line = pe->line;
-	ret = rd->fn(&r, rd->data);
+	ret = sl_reader_deliver(rd, &r);
 	rd->line = line;
 	return ret;
 }
@@ -256,5 +256,5 @@ int sl_reader_emit_untrusted(struct sl_reader *rd, const struct sl_log_record *b
 	r.rec.facility = 1;
 	r.rec.message = msg;
 	r.rec.message_len = len;
-	return rd->fn(&r, rd->data);
+	return sl_reader_deliver(rd, &r);
 }

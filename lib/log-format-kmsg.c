@@ -40,6 +40,20 @@ int sl_kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 		sl_reader_unrecognized(rd, line, len);
 		return 0;
 	}
+	/* kmsg-nul: a record's further lines are its dictionary, each one
+	 * indented; others are no part of it (newline-separated records read
+	 * as kmsg-nul). */
+	if (rd->sep == '\0') {
+		const char *end = line + len, *p = memchr(line, '\n', len);
+
+		while (p && ++p < end) {
+			const char *le = memchr(p, '\n', (size_t)(end - p));
+
+			if (*p != ' ')
+				sl_reader_unrecognized(rd, p, (size_t)((le ? le : end) - p));
+			p = le;
+		}
+	}
 	if (rd->repeat_seen) {
 		int seen = seen_before(rd->repeat_seen, &r.rec, line, len);
 
@@ -49,5 +63,5 @@ int sl_kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 	r.line = rd->line;
 	r.mono_usec = r.rec.usec > INT64_MAX ? SPLITLOCK_TIME_UNKNOWN
 					     : (int64_t)r.rec.usec;
-	return rd->fn(&r, rd->data);
+	return sl_reader_deliver(rd, &r);
 }

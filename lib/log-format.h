@@ -132,6 +132,13 @@ struct sl_reader {
 	sl_log_record_fn fn;
 	void *data;
 	struct sl_unread *unread;
+	/*
+	 * Records the form parsed (a first line each), and before the first,
+	 * the lines that may hold the detector's text: a form that reads no
+	 * record of such an input (the wrong --input-format) says so.
+	 */
+	uint64_t records;
+	uint64_t lines_before_record, first_line_before_record;
 	uint64_t line;   /* number of the line being handled; 0: not counted */
 	uint64_t lines;  /* lines before `counted` */
 	const char *counted;
@@ -301,6 +308,14 @@ int64_t sl_stamp_utc(int year, int mon, int mday, int h, int m, int s);
  */
 const char *sl_stamp_rfc3339(const char *p, const char *end, int64_t *wall);
 const char *sl_skip_blanks(const char *p, const char *end);
+/* A record to the reader's caller, counted. */
+static inline int sl_reader_deliver(struct sl_reader *rd, const struct sl_log_record *r)
+{
+	if (!r->further)
+		rd->records++;
+	return rd->fn(r, rd->data);
+}
+
 /*
  * syslog, journal text: a line indented past the file's first line
  * continues a record whose message held a newline (journalctl prints its

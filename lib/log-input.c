@@ -159,7 +159,7 @@ int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
 			return ret < 0 ? ret : 0;
 	}
 	r->line = rd->line;
-	return rd->fn(r, rd->data);
+	return sl_reader_deliver(rd, r);
 }
 
 bool sl_continuation_line(const struct sl_reader *rd, const char *line, size_t len)
@@ -244,6 +244,8 @@ static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 		len = sl_strip_colors(line, len, rd->scratch);
 		line = rd->scratch;
 	}
+	if (!rd->records && sl_maybe_detector(line, len) && !rd->lines_before_record++)
+		rd->first_line_before_record = rd->line;
 	switch (rd->format) {
 	case SPLITLOCK_INPUT_JOURNAL:
 		return sl_journal_json_line(rd, line, len);
@@ -712,6 +714,12 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 		end -= start;
 		start = 0;
 		rd.counted = buf;
+	}
+	if (!rd.records && rd.lines_before_record && !unread->lines) {
+		sl_dbg(ctx, "no record of the input read as %s", splitlock_input_format_name(rd.format));
+		unread->lines = rd.lines_before_record;
+		unread->first_line = rd.first_line_before_record;
+		unread->by[SPLITLOCK_UNREAD_UNPARSED] += rd.lines_before_record;
 	}
 	if (journal_seen.repeats)
 		sl_dbg(ctx, "%" PRIu64 " journal entries saved twice (overlapping dumps) read once",

@@ -255,6 +255,21 @@ test_unread_detector_text_makes_the_report_incomplete() {
 	expect_json .first_unrecognized_line null
 }
 
+# A form given with --input-format that reads no record of the input said
+# "0 events, complete" (fourth review of issue 26's fixes, L3): the
+# detector's words it passed by are unread.
+test_wrong_input_format_is_never_complete() {
+	local src fmt
+	for src in events.dmesg-json:kmsg events.dmesg-json:syslog events.dmesg-json:journal \
+		events.journal-verbose:kmsg events.journal-verbose:journal-text events.kmsg:kmsg-nul \
+		events.kern.log:journal-export events.json:dmesg-json; do
+		fmt=${src#*:} src=${src%%:*}
+		run "$SLCTL" offenders --input "$F/$src" --input-format "$fmt" --json
+		expect_rc 0
+		[ "$(jq .complete <<<"$out")" = false ] || fail "$src read as $fmt: $(jq -c '[.events, .complete]' <<<"$out")"
+	done
+}
+
 test_caller_ids_and_indentation_are_not_part_of_the_message() {
 	run "$SLCTL" offenders --input "$F/events.dmesg-indented" --json
 	expect_json '.offenders[] | select(.pid == 7200) | .comm' 'Steam Web Helper'
