@@ -267,4 +267,6 @@ if [ -x /usr/bin/slctl ]; then
 	say "slctl-offenders-end rc=$?"
 fi
 say "end $scenario"
+# reboot -f does not wait for the serial port to send what is queued.
+slinject drain
 reboot -f

@@ -46,6 +46,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ucontext.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -267,6 +268,20 @@ static int cmd_write(const char *path, const char *value)
  * Read another process's /proc/PID/split_lock as an unprivileged user
  * (nobody): the counters are private to the owner, like /proc/PID/io.
  */
+/*
+ * Wait until the console has sent everything written to it. reboot(2)
+ * does not drain the serial port's transmit buffer: up to a page of the
+ * scenario's last lines (slctl's JSON) was lost on a busy host.
+ */
+static int cmd_drain(void)
+{
+	if (tcdrain(STDOUT_FILENO)) {
+		perror("slinject: tcdrain");
+		return 1;
+	}
+	return 0;
+}
+
 static int cmd_peek(const char *pid)
 {
 	char path[64];
@@ -316,6 +331,8 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
+	if (argc == 1 && !strcmp(argv[0], "drain"))
+		return cmd_drain();
 	if (argc == 2 && !strcmp(argv[0], "peek"))
 		return cmd_peek(argv[1]);
 	if (argc == 3 && !strcmp(argv[0], "write"))
@@ -338,7 +355,8 @@ int main(int argc, char **argv)
 				"       slinject write PATH VALUE\n"
 				"       slinject proc\n"
 				"       slinject asuser UID PROG [ARG...]\n"
-				"       slinject probe-offset\n");
+				"       slinject probe-offset\n"
+				"       slinject drain\n");
 		return 2;
 	}
 	count = atol(argv[1]);
