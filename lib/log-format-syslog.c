@@ -295,12 +295,19 @@ static uint64_t repeat_count(const char *p, const char *end, const char **inner,
 	return (uint64_t)n;
 }
 
-/* The kernel's message at [@msg, @end) as if logged @n times more. */
+/*
+ * The kernel's message at [@msg, @end) as if logged @n times more, as the
+ * repeat line at [@line, @line_end) says. That line, with its own stamp,
+ * is what a dump saved twice holds again: its repeats all share one
+ * stamp, and each one checked would be taken for the one before it again.
+ */
 static int emit_repeats(struct sl_reader *rd, const struct sl_log_record *tmpl,
+			const char *line, const char *line_end,
 			const char *msg, const char *end, uint64_t n)
 {
 	int64_t mono;
 	const char *p = sl_skip_kernel_stamp(msg, end, &mono);
+	bool maybe = false;
 
 	/*
 	 * Each repeat is read as a line: a count no daemon reaches is no
@@ -313,10 +320,26 @@ static int emit_repeats(struct sl_reader *rd, const struct sl_log_record *tmpl,
 		return 0;
 	}
 	rd->last->repeats += n;
+	if (rd->repeat_seen && !(tmpl->facility_known && tmpl->rec.facility != 0)) {
+		struct sl_log_record r = *tmpl;
+		int ret;
+
+		r.rec.message = line;
+		r.rec.message_len = (size_t)(line_end - line);
+		r.mono_usec = SPLITLOCK_TIME_UNKNOWN;
+		ret = sl_text_repeat(rd, &r);
+		if (ret)
+			return ret < 0 ? ret : 0;
+		maybe = r.maybe_repeat;
+	}
 	p = sl_skip_caller_id(p, end);
 	for (uint64_t i = 0; i < n; i++) {
 		struct sl_log_record r = *tmpl;
-		int ret = sl_reader_emit(rd, &r, p, (size_t)(end - p));
+		int ret;
+
+		r.folded = true;
+		r.maybe_repeat = maybe;
+		ret = sl_reader_emit(rd, &r, p, (size_t)(end - p));
 
 		if (ret)
 			return ret;
@@ -349,7 +372,7 @@ static int syslog_repeats(struct sl_reader *rd, struct sl_log_record *r,
 		r->wall_before = rd->follows && last->valid && last->r.wall_usec != SPLITLOCK_TIME_UNKNOWN &&
 				 r->wall_usec != SPLITLOCK_TIME_UNKNOWN ?
 				 r->wall_usec - last->r.wall_usec : INT64_MAX;
-		ret = emit_repeats(rd, r, inner, inner_end, n);
+		ret = emit_repeats(rd, r, msg, end, inner, inner_end, n);
 		return ret ? ret : 1;
 	}
 	/* The line before was not read: the scan passed it by, holding no
@@ -378,7 +401,7 @@ static int syslog_repeats(struct sl_reader *rd, struct sl_log_record *r,
 	last->r.wall_grain = r->wall_grain;
 	last->r.mono_usec = SPLITLOCK_TIME_UNKNOWN;
 	last->r.rec.usec = 0;
-	ret = emit_repeats(rd, &last->r, last->msg, last->msg + last->len, n);
+	ret = emit_repeats(rd, &last->r, msg, end, last->msg, last->msg + last->len, n);
 	return ret ? ret : 1;
 }
 

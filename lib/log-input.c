@@ -152,7 +152,8 @@ int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
 	/* Only a line that may be the kernel's: user space's lines may go
 	 * back in time (journald shows a daemon's own send time), which
 	 * must not start a boot of the file. */
-	if (rd->repeat_seen && !r->further && !(r->facility_known && r->rec.facility != 0)) {
+	if (rd->repeat_seen && !r->further && !r->folded &&
+	    !(r->facility_known && r->rec.facility != 0)) {
 		int ret = sl_text_repeat(rd, r);
 
 		if (ret)

@@ -17,6 +17,9 @@ struct sl_log_record {
 	/* A later boot of the file holds the text of an earlier boot's record
 	 * in a form whose stamps cannot tell a repeat (log-repeat.c). */
 	bool maybe_repeat;
+	/* One of the repeats a syslog daemon folded into a "repeated N times"
+	 * line: that line was checked for a dump saved twice, not each. */
+	bool folded;
 	int64_t mono_usec;   /* since boot, or SPLITLOCK_TIME_UNKNOWN */
 	int64_t wall_usec;   /* since the epoch, or SPLITLOCK_TIME_UNKNOWN */
 	/*

@@ -675,6 +675,20 @@ test_syslog_repeat_lines_are_counted() {
 	cat "$T/rsyslog" "$T/rsyslog" >"$T/rsyslog2"
 	run "$SLCTL" offenders --input "$T/rsyslog2" --json
 	expect_json .events 5
+	# RSYSLOG_FileFormat's microseconds: the repeats share the repeat
+	# line's stamp, and each was taken for the one before it again: 1001
+	# events were 2, complete (fifth review of the fixes, H1). Saved twice,
+	# still read once.
+	printf '%s\n' "2026-12-03T10:42:35.003487+00:00 host kernel: $db" \
+		"2026-12-03T10:42:36.938431+00:00 host kernel: message repeated 1000 times: [ $db]" \
+		"2026-12-03T10:42:37.000001+00:00 host kernel: $db" \
+		"2026-12-03T10:42:38.000002+00:00 host last message repeated 3 times" >"$T/rsyslog3339"
+	run "$SLCTL" offenders --input "$T/rsyslog3339" --json
+	expect_json .events 1005
+	expect_json .complete true
+	cat "$T/rsyslog3339" "$T/rsyslog3339" >"$T/rsyslog3339-2"
+	run "$SLCTL" offenders --input "$T/rsyslog3339-2" --json
+	expect_json .events 1005
 	# sysklogd: "last message repeated N times" after the line, no tag;
 	# rsyslog's old form keeps the tag.
 	printf '%s\n' "$boot" "Dec  3 10:42:36 host kernel: $db" \
