@@ -23,7 +23,7 @@ static int seen_before(struct sl_repeat_seen *s, const struct splitlock_kmsg_rec
 	bool boot = sl_boot_line(rec->message, rec->message_len);
 
 	return sl_repeat_check(s, rec->seq > INT64_MAX ? INT64_MAX : (int64_t)rec->seq, true, false,
-			       boot ? 0 : sl_repeat_key(0, 0, 0, line, len), 0, NULL);
+			       boot ? 0 : sl_repeat_key(0, 0, 0, 0, line, len), 0, NULL);
 }
 
 int sl_kmsg_line(struct sl_reader *rd, const char *line, size_t len)

@@ -222,7 +222,8 @@ int sl_repeat_check(struct sl_repeat_seen *s, int64_t stamp, bool exact, bool bo
 /* A boot's first lines, the kernel's banner and the detector's mode (@msg
  * ends in a NUL): a boot of the file begins; never dropped as a repeat. */
 bool sl_boot_line(const char *msg, size_t len);
-uint64_t sl_repeat_key(int64_t stamp, int facility, int level, const char *text, size_t len);
+uint64_t sl_repeat_key(int64_t stamp, uint64_t host, int facility, int level,
+		       const char *text, size_t len);
 /* 1 when @msg is a split lock #AC event of the task (COMM/PID) and address
  * of an earlier one in the file (the kernel warns of a task's once), or,
  * in a form without stamps (@stamp unknown), a bus lock #DB event of

@@ -120,18 +120,27 @@ int sl_text_repeat(struct sl_reader *rd, struct sl_log_record *r)
 	int64_t stamp = r->mono_usec != SPLITLOCK_TIME_UNKNOWN ? r->mono_usec : r->wall_usec;
 	bool own = r->mono_usec != SPLITLOCK_TIME_UNKNOWN ||
 		   (r->wall_usec != SPLITLOCK_TIME_UNKNOWN && rd->format != SPLITLOCK_INPUT_DMESG);
+	bool exact = r->mono_usec != SPLITLOCK_TIME_UNKNOWN || (own && r->wall_grain == 0);
 	int facility = r->facility_known ? r->rec.facility : -1;
 	int level = r->level_known ? r->rec.level : -1;
 	bool maybe = false, boot = sl_boot_line(msg, len);
+	uint64_t stamped = stamp != SPLITLOCK_TIME_UNKNOWN && !boot ?
+			   sl_repeat_key(stamp, r->host, facility, level, msg, len) : 0;
 	int ret;
 
-	/* A boot line is never dropped: each boot has its own, byte for
-	 * byte the same, and it says where the boot's mode begins. */
-	ret = sl_repeat_check(rd->repeat_seen, stamp,
-			      r->mono_usec != SPLITLOCK_TIME_UNKNOWN || (own && r->wall_grain == 0), boot,
-			      stamp != SPLITLOCK_TIME_UNKNOWN && !boot ?
-			      sl_repeat_key(stamp, facility, level, msg, len) : 0,
-			      own ? 0 : sl_repeat_key(SPLITLOCK_TIME_UNKNOWN, facility, level, msg, len),
+	/*
+	 * A boot line is never dropped: each boot has its own, byte for
+	 * byte the same, and it says where the boot's mode begins. A stamp
+	 * of whole seconds (or milliseconds) that the writer took from its
+	 * clock, with the text of an earlier boot's record, may also be a
+	 * later event of the same second after that clock was stepped back
+	 * (NTP, the hour summer time gives back) or another host's clock
+	 * (syslog, journalctl's short forms): only marked. dmesg reckons
+	 * its stamps from the records' own, the same at every dump of a boot.
+	 */
+	ret = sl_repeat_check(rd->repeat_seen, stamp, exact, boot, exact || !own ? stamped : 0,
+			      !own ? sl_repeat_key(SPLITLOCK_TIME_UNKNOWN, r->host, facility, level, msg, len) :
+			      !exact ? stamped : 0,
 			      &maybe);
 	if (ret == 0 && !own && !boot && !(r->facility_known && r->rec.facility != 0)) {
 		ret = sl_repeat_event_again(rd->repeat_seen, msg, len, stamp);

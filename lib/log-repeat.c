@@ -60,12 +60,14 @@ bool sl_boot_line(const char *msg, size_t len)
 	       splitlock_mode_from_boot_line(msg, &mode, &rate) == 1;
 }
 
-uint64_t sl_repeat_key(int64_t stamp, int facility, int level, const char *text, size_t len)
+uint64_t sl_repeat_key(int64_t stamp, uint64_t host, int facility, int level,
+		       const char *text, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	int32_t who[2] = { facility, level };
 
 	h = hash_bytes(h, &stamp, sizeof(stamp));
+	h = hash_bytes(h, &host, sizeof(host));
 	h = hash_bytes(h, who, sizeof(who));
 	h = hash_bytes(h, text, len);
 	return h ? h : 1;
