@@ -112,7 +112,7 @@ static int member(struct sl_reader *rd, const char *p, const char *end)
 			}
 		} else if (sl_json_name_is(key, klen, "time")) {
 			if (sl_stamp_mono(val, val + vlen, &usec))
-				pe->mono = usec;
+				pe->mono = sl_dmesg_mono(usec);
 		}
 	}
 	p = sl_json_skip_ws(p, end);

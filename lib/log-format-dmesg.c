@@ -312,6 +312,7 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 		r.rec.facility = 1; /* never the kernel's, whatever it says */
 		r.further = true;
 	}
+	r.mono_usec = sl_dmesg_mono(r.mono_usec);
 	if (r.mono_usec != SPLITLOCK_TIME_UNKNOWN)
 		r.rec.usec = (uint64_t)r.mono_usec;
 	return sl_reader_emit(rd, &r, p, (size_t)(end - p));

@@ -309,6 +309,17 @@ int64_t sl_stamp_utc(int year, int mon, int mday, int h, int m, int s);
  */
 const char *sl_stamp_rfc3339(const char *p, const char *end, int64_t *wall);
 const char *sl_skip_blanks(const char *p, const char *end);
+/*
+ * A kernel that logs without stamps (printk.time=0, or built without
+ * CONFIG_PRINTK_TIME) leaves syslog(2)'s text without them, and util-
+ * linux dmesg prints [0.000000] (--json: "time": 0) on every record. No
+ * task runs at 0: such a stamp is none, not one the records share.
+ */
+static inline int64_t sl_dmesg_mono(int64_t usec)
+{
+	return usec == 0 ? SPLITLOCK_TIME_UNKNOWN : usec;
+}
+
 /* A record to the reader's caller, counted. */
 static inline int sl_reader_deliver(struct sl_reader *rd, const struct sl_log_record *r)
 {
