@@ -41,7 +41,8 @@ static int guess_year(int month, int mday, int h, int m, int s)
 	return tm.tm_year + 1900 - 1;
 }
 
-static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year);
+static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year,
+			     int uncertain);
 
 /* "Dec  3 09:18:33 ": the bytes after it; its month and day. */
 static const char *rfc3164_parse(const char *p, const char *end, int *month, int *mday,
@@ -118,23 +119,30 @@ void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len
 	if (!yearless(line, line + len, &month, &mday, &h, &m, &s))
 		return;
 	/*
-	 * A line is given the year, the one of the line before or the one
-	 * after or before it, that puts it nearest to the line before: a
-	 * new year goes from December to January, and back from January to
-	 * December in a file read newest first (journalctl -r, cat kern.log
-	 * kern.log.1). A step back by less than half a year is a file out of
-	 * order (rotated files cat'ed newest first, dumps appended across a
-	 * month's end): those lines stay in the year of the line before.
+	 * A step of over half a year is a new year, or a gap: December to
+	 * January in a file in order, January to December in one read newest
+	 * first (journalctl -r, cat kern.log kern.log.1); the other way it is
+	 * a machine off for months, whose length no date without a year
+	 * tells. Shorter steps say the file's order (sl_syslog_years_replay);
+	 * a step back by less than half a year in a file in order is a file
+	 * out of order (rotated files cat'ed newest first, dumps appended
+	 * across a month's end), its lines in the year of the line before.
 	 */
 	if (y->month >= 0) {
 		static const int before_month[12] = { 0,   31,  59,  90,  120, 151,
 						      181, 212, 243, 273, 304, 334 };
-		int step = before_month[month] + mday - (before_month[y->month] + y->mday);
+		int64_t step = (int64_t)(before_month[month] + mday -
+					 (before_month[y->month] + y->mday)) * 86400 +
+			       (h - y->h) * 3600 + (m - y->m) * 60 + (s - y->s);
 
-		if (step < -183)
-			y->years++;
-		else if (step > 183)
-			y->years--;
+		if (step < -INT64_C(183) * 86400)
+			y->back++;
+		else if (step > INT64_C(183) * 86400)
+			y->ahead++;
+		else if (step < 0)
+			y->steps_back++;
+		else if (step > 0)
+			y->steps_ahead++;
 	}
 	y->month = month;
 	y->mday = mday;
@@ -171,7 +179,7 @@ int sl_syslog_years_keep(struct sl_reader *rd, const char *line, size_t len)
 	}
 	memcpy(y->bytes + y->len, line, len);
 	y->lines[y->n++] = (struct sl_syslog_kept){ .line = rd->line, .at = y->len,
-						    .len = len, .years = y->years,
+						    .len = len, .back = y->back, .ahead = y->ahead,
 						    .follows = rd->follows };
 	y->len += len;
 	return 0;
@@ -180,20 +188,26 @@ int sl_syslog_years_keep(struct sl_reader *rd, const char *line, size_t len)
 int sl_syslog_years_replay(struct sl_reader *rd)
 {
 	struct sl_syslog_years *y = rd->years;
-	int first;
+	bool newest_first = y->steps_back > y->steps_ahead;
+	int last;
 
 	if (!y->n)
 		return 0;
 	/* The last line's year is the latest not over a day ahead. */
-	first = guess_year(y->month, y->mday, y->h, y->m, y->s) - y->years;
+	last = guess_year(y->month, y->mday, y->h, y->m, y->s);
 	rd->years = NULL; /* the lines are read now, not kept again */
 	for (size_t i = 0; i < y->n; i++) {
-		int r;
+		const struct sl_syslog_kept *k = &y->lines[i];
+		int back = y->back - k->back, ahead = y->ahead - k->ahead, uncertain, r;
 
-		y->year = first + y->lines[i].years;
-		rd->line = y->lines[i].line;
-		rd->follows = y->lines[i].follows;
-		r = sl_syslog_line_in(rd, y->bytes + y->lines[i].at, y->lines[i].len, y->year);
+		/* The new years between the line and the last one; a gap
+		 * between them leaves its year a guess, the latest it can be
+		 * in a file in order, the earliest in one newest first. */
+		y->year = newest_first ? last + ahead : last - back;
+		uncertain = newest_first ? (back ? 1 : 0) : (ahead ? -1 : 0);
+		rd->line = k->line;
+		rd->follows = k->follows;
+		r = sl_syslog_line_in(rd, y->bytes + k->at, k->len, y->year, uncertain);
 		if (r) {
 			rd->years = y;
 			return r;
@@ -506,7 +520,15 @@ bool sl_syslog_line_matches(const char *line, size_t len)
 	return sp && repeat_count(sp + 1, end, &inner, &inner_end) && !inner;
 }
 
-static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year)
+/* A century: the years that a gap in a yearless file leaves unknown. */
+#define YEARS_UNKNOWN_USEC (INT64_C(100) * 366 * 86400 * 1000000)
+
+/*
+ * @year: 0 to guess; @uncertain: -1 or 1 where the line may be years
+ * earlier or later than @year puts it.
+ */
+static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year,
+			     int uncertain)
 {
 	struct sl_log_record r = SL_RECORD_INIT;
 	const char *end = line + len, *p = sl_skip_blanks(line, end), *q;
@@ -521,6 +543,10 @@ static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len,
 		return 0;
 	}
 	r.wall_grain = sl_stamp_grain(p, q);
+	if (uncertain < 0)
+		r.wall_before = YEARS_UNKNOWN_USEC;
+	else if (uncertain > 0)
+		r.wall_grain = YEARS_UNKNOWN_USEC;
 	return sl_syslog_tail(rd, &r, q, end);
 }
 
@@ -529,5 +555,5 @@ int sl_syslog_line(struct sl_reader *rd, const char *line, size_t len)
 	/* A yearless file: its years are known at its end. */
 	if (rd->years)
 		return sl_syslog_years_keep(rd, line, len);
-	return sl_syslog_line_in(rd, line, len, 0);
+	return sl_syslog_line_in(rd, line, len, 0, 0);
 }

@@ -98,13 +98,14 @@ struct sl_syslog_years {
 	struct sl_syslog_kept {
 		uint64_t line;
 		size_t at, len;
-		int years;       /* years begun before it in the file, less those gone back */
+		int back, ahead; /* steps of over half a year before it in the file */
 		bool follows;    /* right after the line kept before it */
 	} *lines;
 	size_t n, lines_allocated;
 	int month, mday;         /* of the last line seen; month -1: none */
 	int h, m, s;             /* its time */
-	int years;               /* the same, so far */
+	int back, ahead;         /* steps of over half a year back, ahead so far */
+	uint64_t steps_back, steps_ahead; /* shorter ones: the file's order */
 	int year;                /* the year of the line being read; 0: guess */
 };
 

@@ -392,12 +392,31 @@ test_syslog_years_follow_file_order() {
 		"x86/split lock detection: " "x86/split lock detection: " >"$T/new-year.log"
 	run "$SLCTL" offenders --input "$T/new-year.log" --json
 	expect_json '[.offenders[] | .first_seen_wall[:4] | tonumber] | .[1] - .[0]' 1
-	# The same lines newest first (journalctl -r, cat kern.log kern.log.1):
-	# January going back to December is the year before, not December of
-	# the same year, 11 months later (fourth review of the fixes, H2).
-	{ sed -n 2p "$T/new-year.log"; sed -n 1p "$T/new-year.log"; } >"$T/new-year-reversed.log"
+	# Newest first (journalctl -r, cat kern.log kern.log.1), as the
+	# file's shorter steps back show: January going back to December is
+	# the year before, not December of the same year, 11 months later
+	# (fourth review of the fixes, H2).
+	printf 'Jan  2 10:00:00 host kernel: %s#AC: b/2 took a split_lock trap at address: 0x11\nJan  1 10:00:00 host kernel: usb 1-1: new device #1\nDec 31 10:00:00 host kernel: usb 1-1: new device #2\nDec 30 10:00:00 host kernel: %s#AC: a/1 took a split_lock trap at address: 0x10\n' \
+		"x86/split lock detection: " "x86/split lock detection: " >"$T/new-year-reversed.log"
 	run "$SLCTL" offenders --input "$T/new-year-reversed.log" --json
 	expect_json '[.offenders[] | {(.comm): (.first_seen_wall[:4] | tonumber)}] | add | .b - .a' 1
+	# In order, a step ahead of over half a year is a gap: a machine off
+	# for months. Both lines are of one year, the earlier one a year or
+	# more earlier perhaps: it was put a year ahead, in the future, and
+	# counted by --since (fifth review of the fixes, H5). A window that
+	# the gap leaves open cannot place it: undated.
+	printf 'Feb  1 12:00:05 pc kernel: %s#AC: early/1 took a split_lock trap at address: 0x10\nFeb  2 12:00:05 pc kernel: usb 1-1: new device #1\nNov 20 12:00:05 pc kernel: %s#AC: late/2 took a split_lock trap at address: 0x11\n' \
+		"x86/split lock detection: " "x86/split lock detection: " >"$T/gap.log"
+	run "$SLCTL" offenders --input "$T/gap.log" --json
+	expect_json '[.offenders[] | {(.comm): (.first_seen_wall[:4] | tonumber)}] | add | .late - .early' 0
+	expect_json '[.offenders[].first_seen_wall < (now | todate)] | all' true
+	local early
+	early=$(jq -r '.offenders[] | select(.comm == "early") | .first_seen_wall' <<<"$out")
+	run "$SLCTL" offenders --input "$T/gap.log" --since "$(date -d "$early - 3 days" '+%Y-%m-%d')" --json
+	expect_json '[.events, .undated] | @csv' '1,1'
+	# After the early line's date: it was before, whatever its year.
+	run "$SLCTL" offenders --input "$T/gap.log" --since "$(date -d "$early + 3 days" '+%Y-%m-%d')" --json
+	expect_json '[.events, .undated] | @csv' '1,0'
 }
 
 # The last yearless line was given this year up to the end of tomorrow,
