@@ -652,8 +652,19 @@ static int add_log_record(struct splitlock_offenders *r,
 		return 0;
 	type = splitlock_detector_line_parse(rec->message, rec->message_len, &ev);
 	if (type == SPLITLOCK_LINE_OTHER) {
-		if (lr->facility_known && rec->facility != 0)
+		if (lr->facility_known && rec->facility != 0) {
+			/*
+			 * A record's further line with the detector's words
+			 * inside: text a record carried, or another form's
+			 * line (a kern.log cat'ed after dmesg -r output). It
+			 * never counts, and is said.
+			 */
+			if (lr->further && sl_detector_text_unread(rec->message, rec->message_len)) {
+				r->forged++;
+				r->forged_by[SPLITLOCK_FORGED_FURTHER_LINE]++;
+			}
 			return 0;
+		}
 		sl_alignment_rule_see(&r->alignment, lr);
 		/* The detector's words in a form the parser does not know: say so. */
 		if (sl_detector_text_unread(rec->message, rec->message_len))

@@ -61,6 +61,19 @@ test_dmesg_r_and_x_further_lines_never_count() {
 	run "$SLCTL" offenders --input "$T/r" --json
 	expect_nothing_counted
 	expect_json .forged 3
+	# A kern.log cat'ed after it: its lines are further lines of -r's
+	# form, the detector's words inside them; they were dropped unsaid
+	# (fifth review of issue 26's fixes, H2).
+	{
+		echo "<6>[    1.000000] $LINUX"
+		echo "<6>[    1.100000] $WARN"
+		echo "<4>[    5.000000] $AC"
+		echo "<6>[    6.000000] usb 1-1: new device"
+		echo "Dec  6 14:01:10 host kernel: ${AC/evil\/666/other\/777}"
+	} >"$T/r-then-syslog"
+	run "$SLCTL" offenders --input "$T/r-then-syslog" --json
+	expect_json '[.offenders[].comm] | join(",")' evil
+	expect_json .forged_by.further_line 1
 	# The same further lines in plain dmesg text cannot be told apart:
 	# slctl(8) says so; this is why -x is the form to keep.
 	# journalctl's short forms indent a message's further lines as
