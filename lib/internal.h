@@ -129,6 +129,8 @@ int sl_mkdir_p(const struct splitlock_ctx *ctx, const char *path, mode_t mode);
 /* kmsg.c: \xNN escapes as /dev/kmsg writes them; every log reader shares them. */
 int sl_hexval(char c);
 size_t sl_unescape(const char *in, size_t len, char *out);
+/* Only the \\xNN of bytes that are not printable, as dmesg writes them. */
+size_t sl_unescape_unprintable(const char *in, size_t len, char *out);
 
 /* Pure parsers, shared with the fuzz targets. */
 unsigned sl_cpu_parse_flags(const char *value);

@@ -42,7 +42,12 @@ int sl_hexval(char c)
  * may be @in (the decoded text is never longer). Runs without a backslash
  * are copied whole: a detector line has none.
  */
-size_t sl_unescape(const char *in, size_t len, char *out)
+/*
+ * /dev/kmsg escapes every byte that is not printable, and the backslash,
+ * as \xNN. Text that dmesg printed escapes only the bytes that are not
+ * printable: a task may name itself "GoW\x2eexe", which stays.
+ */
+static size_t unescape(const char *in, size_t len, char *out, bool all)
 {
 	size_t o = 0, i = 0;
 
@@ -61,8 +66,10 @@ size_t sl_unescape(const char *in, size_t len, char *out)
 			int hi = sl_hexval(in[i + 2]);
 			int lo = sl_hexval(in[i + 3]);
 
-			if (hi >= 0 && lo >= 0) {
-				out[o++] = (char)(hi << 4 | lo);
+			unsigned char c = (unsigned char)(hi << 4 | lo);
+
+			if (hi >= 0 && lo >= 0 && (all || c < 0x20 || c >= 0x7f)) {
+				out[o++] = (char)c;
 				i += 4;
 				continue;
 			}
@@ -70,6 +77,16 @@ size_t sl_unescape(const char *in, size_t len, char *out)
 		out[o++] = in[i++];
 	}
 	return o;
+}
+
+size_t sl_unescape(const char *in, size_t len, char *out)
+{
+	return unescape(in, len, out, true);
+}
+
+size_t sl_unescape_unprintable(const char *in, size_t len, char *out)
+{
+	return unescape(in, len, out, false);
 }
 
 static int parse_u64(const char **p, const char *end, uint64_t *v)

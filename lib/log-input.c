@@ -155,7 +155,7 @@ int sl_text_repeat(struct sl_reader *rd, struct sl_log_record *r)
 int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
 		   const char *msg, size_t len)
 {
-	r->rec.message_len = sl_unescape(msg, len, rd->decoded);
+	r->rec.message_len = sl_unescape_unprintable(msg, len, rd->decoded);
 	rd->decoded[r->rec.message_len] = '\0';
 	r->rec.message = rd->decoded;
 	/* Only a line that may be the kernel's: user space's lines may go

@@ -270,6 +270,20 @@ test_wrong_input_format_is_never_complete() {
 	done
 }
 
+# A task may name itself "GoW\x2eexe": dmesg prints the backslash as it
+# is and writes \xNN only for bytes that are not printable. It was read as
+# GoW.exe and merged with the game (fifth review of issue 26's fixes, M2).
+test_dmesg_text_keeps_a_literal_backslash_escape() {
+	printf '<4>[    5.000000] %s#AC: GoW.exe/4242 took a split_lock trap at address: 0x1\n<4>[    6.000000] %s#AC: GoW\\x2eexe/6666 took a split_lock trap at address: 0x1\n' \
+		"$SL_P" "$SL_P" >"$T/raw"
+	local f
+	for f in "" -x -r -T; do
+		dmesg -F "$T/raw" $f | cat >"$T/text"
+		run "$SLCTL" offenders --input "$T/text" -g comm --json
+		expect_json '[.offenders[].comm] | sort | join(",")' 'GoW.exe,GoW\x2eexe'
+	done
+}
+
 test_caller_ids_and_indentation_are_not_part_of_the_message() {
 	run "$SLCTL" offenders --input "$F/events.dmesg-indented" --json
 	expect_json '.offenders[] | select(.pid == 7200) | .comm' 'Steam Web Helper'
