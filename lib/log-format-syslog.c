@@ -128,7 +128,13 @@ void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len
 	 * out of order (rotated files cat'ed newest first, dumps appended
 	 * across a month's end), its lines in the year of the line before.
 	 */
-	if (y->month >= 0) {
+	if (y->month < 0) {
+		y->first_month = month;
+		y->first_mday = mday;
+		y->first_h = h;
+		y->first_m = m;
+		y->first_s = s;
+	} else {
 		static const int before_month[12] = { 0,   31,  59,  90,  120, 151,
 						      181, 212, 243, 273, 304, 334 };
 		int64_t step = (int64_t)(before_month[month] + mday -
@@ -189,22 +195,32 @@ int sl_syslog_years_replay(struct sl_reader *rd)
 {
 	struct sl_syslog_years *y = rd->years;
 	bool newest_first = y->steps_back > y->steps_ahead;
-	int last;
+	int newest;
 
 	if (!y->n)
 		return 0;
-	/* The last line's year is the latest not over a day ahead. */
-	last = guess_year(y->month, y->mday, y->h, y->m, y->s);
+	/*
+	 * The newest line's year is the latest not over a day ahead: the
+	 * last line's in a file in order, the first's in one newest first.
+	 */
+	newest = newest_first ? guess_year(y->first_month, y->first_mday, y->first_h,
+					   y->first_m, y->first_s) :
+				guess_year(y->month, y->mday, y->h, y->m, y->s);
 	rd->years = NULL; /* the lines are read now, not kept again */
 	for (size_t i = 0; i < y->n; i++) {
 		const struct sl_syslog_kept *k = &y->lines[i];
-		int back = y->back - k->back, ahead = y->ahead - k->ahead, uncertain, r;
+		int uncertain, r;
 
-		/* The new years between the line and the last one; a gap
-		 * between them leaves its year a guess, the latest it can be
-		 * in a file in order, the earliest in one newest first. */
-		y->year = newest_first ? last + ahead : last - back;
-		uncertain = newest_first ? (back ? 1 : 0) : (ahead ? -1 : 0);
+		/* The new years between the line and the newest; a gap
+		 * between them leaves its year a guess, the latest it can be:
+		 * the line may be years earlier. */
+		if (newest_first) {
+			y->year = newest - k->ahead;
+			uncertain = k->back ? -1 : 0;
+		} else {
+			y->year = newest - (y->back - k->back);
+			uncertain = y->ahead - k->ahead ? -1 : 0;
+		}
 		rd->line = k->line;
 		rd->follows = k->follows;
 		r = sl_syslog_line_in(rd, y->bytes + k->at, k->len, y->year, uncertain);
@@ -524,8 +540,8 @@ bool sl_syslog_line_matches(const char *line, size_t len)
 #define YEARS_UNKNOWN_USEC (INT64_C(100) * 366 * 86400 * 1000000)
 
 /*
- * @year: 0 to guess; @uncertain: -1 or 1 where the line may be years
- * earlier or later than @year puts it.
+ * @year: 0 to guess; @uncertain: the line may be years earlier than @year
+ * puts it (a gap in the file).
  */
 static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year,
 			     int uncertain)
@@ -543,10 +559,8 @@ static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len,
 		return 0;
 	}
 	r.wall_grain = sl_stamp_grain(p, q);
-	if (uncertain < 0)
+	if (uncertain)
 		r.wall_before = YEARS_UNKNOWN_USEC;
-	else if (uncertain > 0)
-		r.wall_grain = YEARS_UNKNOWN_USEC;
 	return sl_syslog_tail(rd, &r, q, end);
 }
 

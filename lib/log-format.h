@@ -104,6 +104,7 @@ struct sl_syslog_years {
 	size_t n, lines_allocated;
 	int month, mday;         /* of the last line seen; month -1: none */
 	int h, m, s;             /* its time */
+	int first_month, first_mday, first_h, first_m, first_s; /* the first line's */
 	int back, ahead;         /* steps of over half a year back, ahead so far */
 	uint64_t steps_back, steps_ahead; /* shorter ones: the file's order */
 	int year;                /* the year of the line being read; 0: guess */

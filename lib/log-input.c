@@ -353,14 +353,27 @@ static int finish(struct sl_reader *rd)
 	}
 }
 
-/* Syslog with RFC 3164 stamps, which have no year: the first stamped line. */
+/*
+ * Syslog with RFC 3164 stamps, which have no year: the first stamped line,
+ * past a hole of NULs and journalctl's "-- Logs begin at ... --" (systemd
+ * 245 to 249 print it first).
+ */
 static bool first_line_yearless(const char *p, const char *end)
 {
 	int month, mday;
 
-	while (p < end && (*p == '\n' || *p == ' '))
-		p++;
-	return sl_syslog_yearless(p, end, &month, &mday);
+	for (int lines = 0; p < end && lines < 100; lines++) {
+		const char *le = memchr(p, '\n', (size_t)(end - p));
+
+		while (p < end && (*p == ' ' || *p == '\0'))
+			p++;
+		if (!le)
+			le = end;
+		if (p < le && !(le - p >= 3 && memcmp(p, "-- ", 3) == 0))
+			return sl_syslog_yearless(p, le, &month, &mday);
+		p = le + 1;
+	}
+	return false;
 }
 
 static bool looks_like_kmsg(const char *p, const char *end)
@@ -384,6 +397,7 @@ static bool looks_like_kmsg(const char *p, const char *end)
  */
 static enum splitlock_input_format detect_text(const char *p, const char *end)
 {
+	const char *start = p;
 	unsigned lines = 0, syslog = 0, journal = 0;
 	size_t indent = first_line_indent(p, end);
 
@@ -418,8 +432,14 @@ static enum splitlock_input_format detect_text(const char *p, const char *end)
 	}
 	if (lines && syslog * 2 > lines && syslog >= journal)
 		return SPLITLOCK_INPUT_SYSLOG;
+	/*
+	 * journalctl's "short" has syslog's yearless stamps: read as syslog,
+	 * whose reader gives each line its year from the file's order (its
+	 * "-- Boot" and "-- Logs begin at" lines say nothing then).
+	 */
 	if (lines && journal * 2 > lines)
-		return SPLITLOCK_INPUT_JOURNAL_TEXT;
+		return first_line_yearless(start, end) ? SPLITLOCK_INPUT_SYSLOG :
+							 SPLITLOCK_INPUT_JOURNAL_TEXT;
 	return SPLITLOCK_INPUT_DMESG;
 }
 

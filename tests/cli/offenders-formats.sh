@@ -414,6 +414,27 @@ test_syslog_years_follow_file_order() {
 		"x86/split lock detection: " "x86/split lock detection: " >"$T/new-year-reversed.log"
 	run "$SLCTL" offenders --input "$T/new-year-reversed.log" --json
 	expect_json '[.offenders[] | {(.comm): (.first_seen_wall[:4] | tonumber)}] | add | .b - .a' 1
+	# A year and more, a line every ten days, newest first (tac, journalctl
+	# -r): the newest line, the first, gets the latest year; every event
+	# was a year late (sixth review of the fixes, H1). The same in order
+	# behind journalctl's "-- Logs begin at" header or a few NULs: the
+	# order was not used at all (H2).
+	local d want
+	for ((d = 400; d >= 10; d -= 10)); do
+		printf '%s host kernel: %s\n' "$(date -d "$d days ago" '+%b %e %H:%M:%S')" \
+			"$([ $((d % 100)) = 0 ] && echo "x86/split lock detection: #AC: t$d/$d took a split_lock trap at address: 0x1" || echo "usb 1-1: new device")"
+	done >"$T/year.log"
+	want=$("$SLCTL" offenders --input "$T/year.log" --json | jq -c '[.offenders[] | [.comm, .first_seen_wall]] | sort')
+	[ "$(jq -r '.[] | select(.[0] == "t400") | .[1][:10]' <<<"$want")" = "$(date -ud '400 days ago' '+%Y-%m-%d')" ] ||
+		fail "in order: $want"
+	tac "$T/year.log" >"$T/year-reversed.log"
+	{ echo "-- Logs begin at Mon 2025-01-01 00:00:00 UTC, end at Mon 2026-01-01 00:00:00 UTC. --"; cat "$T/year.log"; } >"$T/year-header.log"
+	{ printf '\0\0\0'; cat "$T/year.log"; } >"$T/year-nul.log"
+	for f in year-reversed year-header year-nul; do
+		run "$SLCTL" offenders --input "$T/$f.log" --json
+		[ "$(jq -c '[.offenders[] | [.comm, .first_seen_wall]] | sort' <<<"$out")" = "$want" ] ||
+			fail "$f: $(jq -c '[.offenders[] | [.comm, .first_seen_wall]] | sort' <<<"$out"), in order: $want"
+	done
 	# In order, a step ahead of over half a year is a gap: a machine off
 	# for months. Both lines are of one year, the earlier one a year or
 	# more earlier perhaps: it was put a year ahead, in the future, and
