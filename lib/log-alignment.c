@@ -77,6 +77,13 @@ void sl_alignment_rule_see(struct sl_alignment_rule *a, const struct sl_log_reco
 	/* "#DB: sending SIGBUS on user-space bus_locks": no #AC detection. */
 	b->fatal = mode == SPLITLOCK_MODE_FATAL &&
 		   !memmem(lr->rec.message, lr->rec.message_len, "#DB:", 4);
+	if (b->fatal)
+		b->seen_fatal = true;
+	else
+		b->seen_other = true;
+	if (b->seen_fatal && b->seen_other && lr->mono_usec == SPLITLOCK_TIME_UNKNOWN &&
+	    !lr->boot && !lr->host)
+		b->mixed = true;
 }
 
 static int read_live_fatal(struct splitlock_ctx *ctx)
@@ -101,6 +108,8 @@ static int read_live_fatal(struct splitlock_ctx *ctx)
 int sl_alignment_rule_counts(struct splitlock_ctx *ctx, struct sl_alignment_rule *a,
 			     const struct sl_log_record *lr)
 {
+	struct sl_alignment_boot *b;
+
 	if (a->live) {
 		if (!a->live_read) {
 			a->live_fatal = read_live_fatal(ctx);
@@ -108,5 +117,7 @@ int sl_alignment_rule_counts(struct splitlock_ctx *ctx, struct sl_alignment_rule
 		}
 		return a->live_fatal == 1;
 	}
-	return boundary(a, lr)->fatal;
+	b = boundary(a, lr);
+	/* Two machines' lines, or a reboot into another mode: nobody can tell. */
+	return b->mixed ? -1 : b->fatal;
 }

@@ -75,6 +75,11 @@ struct sl_alignment_rule {
 	struct sl_alignment_boot {
 		uint64_t key;       /* boot ^ host; 0: a free slot */
 		int fatal;          /* 1 fatal, 0 not, -1 not known */
+		/* Modes its lines have shown, and whether two that differ
+		 * came where no stamp since boot, boot id or host tells a
+		 * reboot from another machine's lines (journalctl -o cat of
+		 * several hosts, dmesg -t). */
+		bool seen_fatal, seen_other, mixed;
 		int64_t last_mono;
 	} boots[SL_ALIGNMENT_BOOTS];
 	unsigned next_evict;
