@@ -636,6 +636,32 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			progress(bytes, progress_data);
 			reported = bytes;
 		}
+		/*
+		 * The hole of NULs that logrotate's copytruncate leaves at a
+		 * file's start may be larger than the buffer: dropped as it
+		 * comes, not read as one overlong line nor left to decide the
+		 * form. (NUL-separated records and export's binary fields
+		 * keep theirs.)
+		 */
+		if (end > start && buf[start] == '\0' && rd.format != SPLITLOCK_INPUT_KMSG_NUL &&
+		    !(rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT && rd.pending.in_binary)) {
+			size_t n = start;
+
+			while (n < end && buf[n] == '\0')
+				n++;
+			if (n - start >= NUL_HOLE || n == end) {
+				if (detected)
+					count_lines_to(&rd, buf + start);
+				memmove(buf, buf + n, end - n);
+				end -= n;
+				start = 0;
+				if (detected)
+					rd.counted = buf;
+				rd.after_handled = NULL;
+				if (!end && !eof)
+					continue;
+			}
+		}
 		if (!detected) {
 			/* Decide on the first full buffer, or all there is. */
 			if (end < INPUT_BUF && !eof)

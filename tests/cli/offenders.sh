@@ -228,6 +228,13 @@ test_compressed_and_binary_input_are_refused() {
 	expect_rc 0
 	expect_json .input_format syslog
 	expect_json "[.events, .complete] | @csv" "$("$SLCTL" offenders --input "$LOGS/formats/events.kern.log" --json | jq -r '[.events, .complete] | @csv')"
+	# A hole larger than the reader's buffer (a log of any size cut):
+	# the line behind it was one overlong unread line, or the form was
+	# taken for dmesg (sixth review of issue 26's fixes, M1).
+	{ head -c 1000000 /dev/zero; cat "$LOGS/formats/events.kern.log"; } >"$T/bighole.kern.log"
+	run "$SLCTL" offenders --input "$T/bighole.kern.log" --json
+	expect_json .input_format syslog
+	expect_json "[.events, .unrecognized] | @csv" "$("$SLCTL" offenders --input "$LOGS/formats/events.kern.log" --json | jq -r '[.events, .unrecognized] | @csv')"
 }
 
 test_live_log_resolves_processes() {
