@@ -66,12 +66,14 @@ static size_t unescape(const char *in, size_t len, char *out, bool all)
 			int hi = sl_hexval(in[i + 2]);
 			int lo = sl_hexval(in[i + 3]);
 
-			unsigned char c = (unsigned char)(hi << 4 | lo);
+			if (hi >= 0 && lo >= 0) {
+				unsigned char c = (unsigned char)(hi << 4 | lo);
 
-			if (hi >= 0 && lo >= 0 && (all || c < 0x20 || c >= 0x7f)) {
-				out[o++] = (char)c;
-				i += 4;
-				continue;
+				if (all || c < 0x20 || c >= 0x7f) {
+					out[o++] = (char)c;
+					i += 4;
+					continue;
+				}
 			}
 		}
 		out[o++] = in[i++];
