@@ -38,14 +38,11 @@ int sl_hexval(char c)
 }
 
 /*
- * Decode \xNN as the kernel escapes unprintable bytes in /dev/kmsg. @out
- * may be @in (the decoded text is never longer). Runs without a backslash
- * are copied whole: a detector line has none.
- */
-/*
- * /dev/kmsg escapes every byte that is not printable, and the backslash,
- * as \xNN. Text that dmesg printed escapes only the bytes that are not
- * printable: a task may name itself "GoW\x2eexe", which stays.
+ * Decode \xNN escapes. @out may be @in (the decoded text is never
+ * longer). Runs without a backslash are copied whole: a detector line has
+ * none. /dev/kmsg escapes every byte that is not printable, and the
+ * backslash (@all); text that dmesg printed escapes only the bytes that
+ * are not printable: a task may name itself "GoW\x2eexe", which stays.
  */
 static size_t unescape(const char *in, size_t len, char *out, bool all)
 {

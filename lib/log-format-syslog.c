@@ -42,7 +42,7 @@ static int guess_year(int month, int mday, int h, int m, int s)
 }
 
 static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year,
-			     int uncertain);
+			     bool uncertain);
 
 /* "Dec  3 09:18:33 ": the bytes after it; its month and day. */
 static const char *rfc3164_parse(const char *p, const char *end, int *month, int *mday,
@@ -209,21 +209,16 @@ int sl_syslog_years_replay(struct sl_reader *rd)
 	rd->years = NULL; /* the lines are read now, not kept again */
 	for (size_t i = 0; i < y->n; i++) {
 		const struct sl_syslog_kept *k = &y->lines[i];
-		int uncertain, r;
-
 		/* The new years between the line and the newest; a gap
 		 * between them leaves its year a guess, the latest it can be:
 		 * the line may be years earlier. */
-		if (newest_first) {
-			y->year = newest - k->ahead;
-			uncertain = k->back ? -1 : 0;
-		} else {
-			y->year = newest - (y->back - k->back);
-			uncertain = y->ahead - k->ahead ? -1 : 0;
-		}
+		int year = newest_first ? newest - k->ahead : newest - (y->back - k->back);
+		bool uncertain = newest_first ? k->back : y->ahead != k->ahead;
+		int r;
+
 		rd->line = k->line;
 		rd->follows = k->follows;
-		r = sl_syslog_line_in(rd, y->bytes + k->at, k->len, y->year, uncertain);
+		r = sl_syslog_line_in(rd, y->bytes + k->at, k->len, year, uncertain);
 		if (r) {
 			rd->years = y;
 			return r;
@@ -335,9 +330,10 @@ static int emit_repeats(struct sl_reader *rd, const struct sl_log_record *tmpl,
 			const char *line, const char *line_end,
 			const char *msg, const char *end, uint64_t n)
 {
+	struct sl_log_record repeat_line = *tmpl;
 	int64_t mono;
 	const char *p = sl_skip_kernel_stamp(msg, end, &mono);
-	bool maybe = false;
+	int ret;
 
 	/*
 	 * Each repeat is read as a line: a count no daemon reaches is no
@@ -350,27 +346,20 @@ static int emit_repeats(struct sl_reader *rd, const struct sl_log_record *tmpl,
 		return 0;
 	}
 	rd->last->repeats += n;
-	if (rd->repeat_seen && !(tmpl->facility_known && tmpl->rec.facility != 0)) {
-		struct sl_log_record r = *tmpl;
-		int ret;
-
-		r.rec.message = line;
-		r.rec.message_len = (size_t)(line_end - line);
-		r.mono_usec = SPLITLOCK_TIME_UNKNOWN;
-		ret = sl_text_repeat(rd, &r);
-		if (ret)
-			return ret < 0 ? ret : 0;
-		maybe = r.maybe_repeat;
-	}
+	repeat_line.rec.message = line;
+	repeat_line.rec.message_len = (size_t)(line_end - line);
+	repeat_line.mono_usec = SPLITLOCK_TIME_UNKNOWN;
+	repeat_line.maybe_repeat = false;
+	ret = sl_reader_repeat(rd, &repeat_line);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	p = sl_skip_caller_id(p, end);
 	for (uint64_t i = 0; i < n; i++) {
 		struct sl_log_record r = *tmpl;
-		int ret;
 
 		r.folded = true;
-		r.maybe_repeat = maybe;
+		r.maybe_repeat = repeat_line.maybe_repeat;
 		ret = sl_reader_emit(rd, &r, p, (size_t)(end - p));
-
 		if (ret)
 			return ret;
 	}
@@ -544,7 +533,7 @@ bool sl_syslog_line_matches(const char *line, size_t len)
  * puts it (a gap in the file).
  */
 static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year,
-			     int uncertain)
+			     bool uncertain)
 {
 	struct sl_log_record r = SL_RECORD_INIT;
 	const char *end = line + len, *p = sl_skip_blanks(line, end), *q;
@@ -569,5 +558,5 @@ int sl_syslog_line(struct sl_reader *rd, const char *line, size_t len)
 	/* A yearless file: its years are known at its end. */
 	if (rd->years)
 		return sl_syslog_years_keep(rd, line, len);
-	return sl_syslog_line_in(rd, line, len, 0, 0);
+	return sl_syslog_line_in(rd, line, len, 0, false);
 }

@@ -107,7 +107,6 @@ struct sl_syslog_years {
 	int first_month, first_mday, first_h, first_m, first_s; /* the first line's */
 	int back, ahead;         /* steps of over half a year back, ahead so far */
 	uint64_t steps_back, steps_ahead; /* shorter ones: the file's order */
-	int year;                /* the year of the line being read; 0: guess */
 };
 
 /*
@@ -172,6 +171,9 @@ struct sl_reader {
  * when its form cannot tell; -ENOMEM.
  */
 int sl_text_repeat(struct sl_reader *rd, struct sl_log_record *r);
+/* The same for a record that may be the kernel's and is no further or
+ * folded line, where the form checks repeats; 0 for any other. */
+int sl_reader_repeat(struct sl_reader *rd, struct sl_log_record *r);
 /* A line holding detector text that no parser read. */
 void sl_reader_unrecognized(struct sl_reader *rd, const char *line, size_t len);
 /* Decode \xNN of @msg into rd->decoded, fill @r's message and pass it on. */

@@ -152,22 +152,28 @@ int sl_text_repeat(struct sl_reader *rd, struct sl_log_record *r)
 	return ret;
 }
 
-int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
-		   const char *msg, size_t len)
+int sl_reader_repeat(struct sl_reader *rd, struct sl_log_record *r)
 {
-	r->rec.message_len = sl_unescape_unprintable(msg, len, rd->decoded);
-	rd->decoded[r->rec.message_len] = '\0';
-	r->rec.message = rd->decoded;
 	/* Only a line that may be the kernel's: user space's lines may go
 	 * back in time (journald shows a daemon's own send time), which
 	 * must not start a boot of the file. */
-	if (rd->repeat_seen && !r->further && !r->folded &&
-	    !(r->facility_known && r->rec.facility != 0)) {
-		int ret = sl_text_repeat(rd, r);
+	if (!rd->repeat_seen || r->further || r->folded ||
+	    (r->facility_known && r->rec.facility != 0))
+		return 0;
+	return sl_text_repeat(rd, r);
+}
 
-		if (ret)
-			return ret < 0 ? ret : 0;
-	}
+int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
+		   const char *msg, size_t len)
+{
+	int ret;
+
+	r->rec.message_len = sl_unescape_unprintable(msg, len, rd->decoded);
+	rd->decoded[r->rec.message_len] = '\0';
+	r->rec.message = rd->decoded;
+	ret = sl_reader_repeat(rd, r);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	r->line = rd->line;
 	return sl_reader_deliver(rd, r);
 }
