@@ -284,8 +284,10 @@ static void fit_rules(int col, struct fit_column *f)
 	default:
 		f->readable = 0; /* IPS: measured, the first address of each row */
 	}
-	f->drop = col == COL_CMDLINE ? 5 : col == COL_UNIT ? 4 : col == COL_EXE ? 3 :
-		  col == COL_TGID ? 2 : col == COL_FIRST ? 1 : 0;
+	/* Who and how much stay longest: EVENTS outlives KIND and ACTION. */
+	f->drop = col == COL_CMDLINE ? 8 : col == COL_UNIT ? 7 : col == COL_EXE ? 6 :
+		  col == COL_TGID ? 5 : col == COL_FIRST ? 4 : col == COL_LAST ? 3 :
+		  col == COL_ACTION ? 2 : col == COL_KIND ? 1 : 0;
 }
 
 /*

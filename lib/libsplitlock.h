@@ -1772,6 +1772,11 @@ enum splitlock_unread {
 	 * not show before it (its boot line lost, or after it: journalctl
 	 * -r): a split lock kill in fatal mode, or a program's own AC flag. */
 	SPLITLOCK_UNREAD_MODE_UNKNOWN,
+	/* "show_signal: N callbacks suppressed" in a boot in fatal mode, or
+	 * of a mode the log does not show: the kernel's rate limit on the
+	 * kill messages of every trap (alignment check, general protection,
+	 * ...) dropped N, and split-lock kills may be among them. */
+	SPLITLOCK_UNREAD_KILLS_SUPPRESSED,
 	/*
 	 * No _MAX: a later release may add reasons. Walk them with
 	 * splitlock_unread_name(), which is NULL past the last one.
@@ -1780,7 +1785,8 @@ enum splitlock_unread {
 /**
  * splitlock_unread_name:
  *
- * "unparsed", "hidden", "writer_unknown", "mode_unknown"; NULL for a
+ * "unparsed", "hidden", "writer_unknown", "mode_unknown",
+ * "kills_suppressed"; NULL for a
  * reason the library does not know.
  *
  * Since: LIBSPLITLOCK_1

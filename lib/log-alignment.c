@@ -21,17 +21,84 @@ bool sl_is_alignment_check(const char *message, size_t len)
 }
 
 /*
+ * show_signal() prints the kill line of every trap that ends in a signal
+ * (alignment check, general protection, invalid opcode, ...) under one
+ * printk_ratelimit(); what it drops, lib/ratelimit.c counts in a line
+ * named after the function.
+ */
+bool sl_is_kill_suppressed(const char *message, size_t len)
+{
+	const char *p = message, *end = message + len;
+
+	while (end > p && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	if (end - p < 13 || memcmp(p, "show_signal: ", 13) != 0)
+		return false;
+	p += 13;
+	if (p == end || *p < '0' || *p > '9')
+		return false;
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	return end - p == 21 && memcmp(p, " callbacks suppressed", 21) == 0;
+}
+
+/*
  * Records of one CPU's are stamped in order, those of two may be a few
  * microseconds out of order in the buffer; the clock since boot going
  * back by more is a reboot.
  */
 #define REBOOT_STEP_USEC 10000
 
+static struct sl_alignment_boot *find(struct sl_alignment_rule *a, uint64_t key)
+{
+	for (struct sl_alignment_boot *b = a->boots; b < a->boots + SL_ALIGNMENT_BOOTS && b->key; b++)
+		if (b->key == key)
+			return b;
+	return NULL;
+}
+
+/*
+ * journalctl names a boot in the marker before its lines, so the first
+ * boot's lines have no id; in a journal of several hosts its host's lines
+ * come back after another host's under the id they had all along. A new
+ * id whose first line is that host's, right after another host's line,
+ * is taken for it; a reboot of that host while another logged would need
+ * its own boot lines lost as well to be taken for it.
+ */
+static uint64_t boot_id(struct sl_alignment_rule *a, const struct sl_log_record *lr)
+{
+	uint64_t boot = lr->boot;
+
+	if (boot == SL_BOOT_UNMARKED) {
+		a->unmarked_seen = true;
+		a->unmarked_host = lr->host;
+	} else if (a->unmarked_named && boot == a->unmarked_id) {
+		boot = SL_BOOT_UNMARKED;
+	} else if (a->unmarked_seen && !a->unmarked_named && boot && lr->host &&
+		   lr->host == a->unmarked_host && boot != a->last_boot &&
+		   a->last_host != lr->host && !find(a, (boot ^ lr->host) | 1)) {
+		a->unmarked_named = true;
+		a->unmarked_id = boot;
+		boot = SL_BOOT_UNMARKED;
+	}
+	a->last_boot = lr->boot;
+	a->last_host = lr->host;
+	return boot;
+}
+
+uint64_t sl_alignment_rule_machine(const struct sl_alignment_rule *a,
+				   const struct sl_log_record *lr)
+{
+	if (a->unmarked_named && lr->boot == a->unmarked_id)
+		return SL_BOOT_UNMARKED ^ lr->host;
+	return lr->boot ^ lr->host;
+}
+
 /* The boot @lr belongs to: its journal boot id and its host, as known. */
 static struct sl_alignment_boot *boot_of(struct sl_alignment_rule *a,
 					 const struct sl_log_record *lr)
 {
-	uint64_t key = (lr->boot ^ lr->host) | 1; /* nonzero: slots in use */
+	uint64_t key = (boot_id(a, lr) ^ lr->host) | 1; /* nonzero: slots in use */
 	struct sl_alignment_boot *b;
 
 	for (b = a->boots; b < a->boots + SL_ALIGNMENT_BOOTS && b->key; b++)

@@ -186,7 +186,7 @@ int sl_journal_text_line(struct sl_reader *rd, const char *line, size_t len)
 		r.wall_grain = sl_stamp_grain(p, q);
 	/* Lines before the first "-- Boot" marker are of one boot too. */
 	if (!rd->boot)
-		rd->boot = 1;
+		rd->boot = SL_BOOT_UNMARKED;
 	r.boot = rd->boot;
 	return sl_syslog_tail(rd, &r, q, end);
 }

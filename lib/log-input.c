@@ -32,8 +32,9 @@
  * Text that every detector line holds, even one cut short: '#' of "#AC:"
  * and "#DB:" (rare in kernel logs), the detector's prefix ("x86/split lock
  * detection: "), the rate limits' names (split_lock_warn,
- * handle_user_split_lock, handle_bus_lock: "_lock" in each) and fatal
- * mode's "alignment check". A line holding one that no parser reads makes the report
+ * handle_user_split_lock, handle_bus_lock: "_lock" in each), fatal
+ * mode's "alignment check" and the rate limit of its kill lines
+ * ("show_signal: N callbacks suppressed"). A line holding one that no parser reads makes the report
  * incomplete (sl_detector_text_unread()). Needles whose first and last
  * bytes seldom stand at that distance keep the candidates few; the third
  * number is where a byte rare in logs stands in each ('#', the 'k' of
@@ -43,7 +44,8 @@
 	{ "#", 1, 0 }, \
 	{ "lock detection", 14, 3 }, \
 	{ "_lock", 5, 4 }, \
-	{ "alignment check", 15, 14 }
+	{ "alignment check", 15, 14 }, \
+	{ "show_signal: ", 13, 4 }
 
 static const struct sl_needle needles[] = {
 	DETECTOR_NEEDLES,

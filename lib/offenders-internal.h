@@ -42,7 +42,7 @@ struct sl_log_record {
 struct sl_unread {
 	uint64_t lines;
 	uint64_t first_line; /* 0: unknown */
-	uint64_t by[SPLITLOCK_UNREAD_MODE_UNKNOWN + 1]; /* enum splitlock_unread */
+	uint64_t by[SPLITLOCK_UNREAD_KILLS_SUPPRESSED + 1]; /* enum splitlock_unread */
 };
 
 static inline void sl_unread_note_why(struct sl_unread *u, uint64_t line,
@@ -83,18 +83,34 @@ struct sl_alignment_rule {
 		int64_t last_mono;
 	} boots[SL_ALIGNMENT_BOOTS];
 	unsigned next_evict;
+	/*
+	 * journalctl -o short*: the boot before the first "-- Boot ID --"
+	 * marker has no id (SL_BOOT_UNMARKED) until its host's lines come
+	 * back under an id after another host's (interleaved journals print
+	 * a marker at every switch).
+	 */
+	uint64_t unmarked_host, unmarked_id, last_boot, last_host;
+	bool unmarked_seen, unmarked_named;
 };
 
 void sl_alignment_rule_init(struct sl_alignment_rule *a, bool live);
 /* Learn from a kernel record that is not an event (boot lines, boundaries). */
 void sl_alignment_rule_see(struct sl_alignment_rule *a,
 			   const struct sl_log_record *lr);
+/* The boot of the lines before journalctl's first "-- Boot ID --". */
+#define SL_BOOT_UNMARKED 1
 /* Does the alignment-check kill in @lr count as a split-lock kill? 1 yes,
  * 0 no, -1 the log has not shown that boot's mode (saved logs only). */
 int sl_alignment_rule_counts(struct splitlock_ctx *ctx,
 			      struct sl_alignment_rule *a,
 			      const struct sl_log_record *lr);
+/* The boot and host of @lr, as one number: the first boot of journalctl
+ * text under the id it turned out to have. */
+uint64_t sl_alignment_rule_machine(const struct sl_alignment_rule *a,
+				   const struct sl_log_record *lr);
 bool sl_is_alignment_check(const char *message, size_t len);
+/* "show_signal: N callbacks suppressed": kill messages the kernel dropped. */
+bool sl_is_kill_suppressed(const char *message, size_t len);
 
 typedef int (*sl_log_record_fn)(const struct sl_log_record *rec, void *data);
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <syslog.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "arena.h"
@@ -51,6 +52,7 @@ struct splitlock_offenders {
 	enum splitlock_group group;
 	unsigned flags;
 	int64_t since, until, boot_wall;
+	int64_t saved_at; /* a saved log's mtime: no record is later */
 	enum splitlock_input_format format;
 	uint64_t events, suppressed, forged, undated, alignment_checks;
 	uint64_t maybe_repeated; /* counted events that may be a dump's repeat */
@@ -95,7 +97,7 @@ _public_ int splitlock_offenders_new(struct splitlock_ctx *ctx,
 	r->ctx = splitlock_ref(ctx);
 	r->group = group;
 	r->flags = flags;
-	r->since = r->until = r->boot_wall = SPLITLOCK_TIME_UNKNOWN;
+	r->since = r->until = r->boot_wall = r->saved_at = SPLITLOCK_TIME_UNKNOWN;
 	sl_alignment_rule_init(&r->alignment, true);
 	*report = r;
 	return 0;
@@ -210,10 +212,13 @@ static void key_add_str(struct key *k, const char *s)
 	key_add(k, s ? s : "", s ? strlen(s) : 0);
 }
 
-static void build_key(const struct splitlock_offenders *r,
+static void build_key(const struct splitlock_offenders *r, const struct sl_log_record *lr,
 		      const struct splitlock_event *ev,
 		      const struct sl_procinfo *pi, struct key *k)
 {
+	/* A pid names a task within one boot of one machine (a journal's
+	 * boot id, a remote syslog file's HOST), where the log shows them. */
+	uint64_t machine = sl_alignment_rule_machine(&r->alignment, lr);
 	uint32_t id;
 
 	k->len = 0;
@@ -223,10 +228,12 @@ static void build_key(const struct splitlock_offenders *r,
 	case SPLITLOCK_GROUP_TASK:
 		key_add(k, &ev->pid, sizeof(ev->pid));
 		key_add(k, ev->comm, ev->comm_len);
+		key_add(k, &machine, sizeof(machine));
 		break;
 	case SPLITLOCK_GROUP_PROCESS:
 		id = pi ? pi->tgid : ev->pid;
 		key_add(k, &id, sizeof(id));
+		key_add(k, &machine, sizeof(machine));
 		/* Unresolved: the thread stands for itself. */
 		if (!pi)
 			key_add(k, ev->comm, ev->comm_len);
@@ -610,6 +617,15 @@ static bool in_window(struct splitlock_offenders *r, const struct sl_log_record 
 	if (r->since == SPLITLOCK_TIME_UNKNOWN && r->until == SPLITLOCK_TIME_UNKNOWN)
 		return true;
 	if (wall == SPLITLOCK_TIME_UNKNOWN) {
+		/* A saved file's records were all logged before it was last
+		 * written: an --until after that keeps them, a --since after
+		 * that leaves them out. */
+		if (r->saved_at != SPLITLOCK_TIME_UNKNOWN && r->since != SPLITLOCK_TIME_UNKNOWN &&
+		    r->saved_at < r->since)
+			return false;
+		if (r->saved_at != SPLITLOCK_TIME_UNKNOWN && r->since == SPLITLOCK_TIME_UNKNOWN &&
+		    r->saved_at < r->until)
+			return true;
 		*undated = true;
 		return false;
 	}
@@ -650,6 +666,9 @@ static int add_log_record(struct splitlock_offenders *r,
 
 	if (!sl_maybe_detector(rec->message, rec->message_len))
 		return 0;
+	if (wall == SPLITLOCK_TIME_UNKNOWN && lr->mono_usec != SPLITLOCK_TIME_UNKNOWN &&
+	    r->boot_wall != SPLITLOCK_TIME_UNKNOWN)
+		wall = r->boot_wall + lr->mono_usec;
 	type = splitlock_detector_line_parse(rec->message, rec->message_len, &ev);
 	if (type == SPLITLOCK_LINE_OTHER) {
 		if (lr->facility_known && rec->facility != 0) {
@@ -666,6 +685,16 @@ static int add_log_record(struct splitlock_offenders *r,
 			return 0;
 		}
 		sl_alignment_rule_see(&r->alignment, lr);
+		if (sl_is_kill_suppressed(rec->message, rec->message_len)) {
+			/* At the rate limit's level, in a boot whose kills may
+			 * be split locks: some of those it dropped may be. */
+			if ((!lr->level_known || rec->level == LOG_WARNING) &&
+			    sl_alignment_rule_counts(r->ctx, &r->alignment, lr) != 0 &&
+			    (in_window(r, lr, wall, &undated) || undated))
+				sl_unread_note_why(&r->unread, lr->line,
+						   SPLITLOCK_UNREAD_KILLS_SUPPRESSED);
+			return 0;
+		}
 		/* The detector's words in a form the parser does not know: say so. */
 		if (sl_detector_text_unread(rec->message, rec->message_len))
 			sl_unread_note(&r->unread, lr->line);
@@ -697,9 +726,6 @@ static int add_log_record(struct splitlock_offenders *r,
 		sl_unread_note(&r->unread, lr->line);
 		return 0;
 	}
-	if (wall == SPLITLOCK_TIME_UNKNOWN && lr->mono_usec != SPLITLOCK_TIME_UNKNOWN &&
-	    r->boot_wall != SPLITLOCK_TIME_UNKNOWN)
-		wall = r->boot_wall + lr->mono_usec;
 	/*
 	 * An alignment check outside a fatal boot is no event: one that the
 	 * window cannot place is still one, never an undated event. Where
@@ -741,7 +767,7 @@ static int add_log_record(struct splitlock_offenders *r,
 	r->last_ip[0] = '\0';
 	if (r->flags & SPLITLOCK_OFFENDERS_RESOLVE)
 		pi = sl_proccache_lookup(r->ctx, r->procs, ev.pid, lr->mono_usec);
-	build_key(r, &ev, pi, &k);
+	build_key(r, lr, &ev, pi, &k);
 	ret = find_or_add(r, &k, &ev, pi, &o);
 	if (ret < 0)
 		return ret;
@@ -841,10 +867,13 @@ _public_ int splitlock_offenders_read_input(struct splitlock_offenders *r, int f
 					    splitlock_progress_fn progress, void *data)
 {
 	unsigned flags = r->flags;
+	struct stat st;
 	int ret;
 
 	/* A saved log may come from another boot or machine. */
 	r->flags &= ~SPLITLOCK_OFFENDERS_RESOLVE;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		r->saved_at = (int64_t)st.st_mtim.tv_sec * 1000000 + st.st_mtim.tv_nsec / 1000;
 	sl_alignment_rule_init(&r->alignment, false);
 	ret = sl_log_input_foreach(r->ctx, fd, &format, false, input_cb, r,
 				   progress, data, &r->unread);
@@ -912,6 +941,7 @@ static const char *const unread_names[] = {
 	[SPLITLOCK_UNREAD_HIDDEN] = "hidden",
 	[SPLITLOCK_UNREAD_WRITER_UNKNOWN] = "writer_unknown",
 	[SPLITLOCK_UNREAD_MODE_UNKNOWN] = "mode_unknown",
+	[SPLITLOCK_UNREAD_KILLS_SUPPRESSED] = "kills_suppressed",
 };
 /* A reason added to the enum needs its name and its counter. */
 _Static_assert(ARRAY_SIZE(unread_names) == ARRAY_SIZE(((struct sl_unread *)0)->by),

@@ -380,6 +380,26 @@ test_window_over_a_log_without_wall_clock_is_incomplete() {
 	expect_json '[.events, .undated, .complete] | @csv' '2,0,true'
 }
 
+# Every record of a saved file was logged before its last write: --until
+# now left them all undated (sixth review of issue 26's fixes, L2).
+test_window_past_a_saved_files_last_write_places_every_record() {
+	local P="x86/split lock detection: #AC:"
+	printf '4,1,5000000,-;%s a/1 took a split_lock trap at address: 0x1\n' "$P" >"$T/log"
+	touch -d @$((BTIME + 100)) "$T/log"
+	for w in "--until now" "--since boot --until now" "--until @$((BTIME + 101))"; do
+		run "$SLCTL" offenders --input "$T/log" $w --json
+		expect_json '[.events, .undated, .complete] | @csv' '1,0,true'
+	done
+	run "$SLCTL" offenders --input "$T/log" --since @$((BTIME + 101)) --json
+	expect_json '[.events, .undated, .complete] | @csv' '0,0,true'
+	# Before the last write: it may have been logged on either side.
+	run "$SLCTL" offenders --input "$T/log" --until @$((BTIME + 99)) --json
+	expect_json '[.events, .undated, .complete] | @csv' '0,1,false'
+	# A pipe has no such time.
+	run sh -c "cat '$T/log' | '$SLCTL' offenders --input - --until now --json"
+	expect_json '[.events, .undated, .complete] | @csv' '0,1,false'
+}
+
 test_prometheus() {
 	run "$SLCTL" --root "$ROOT" offenders --format prometheus
 	expect_rc 0
