@@ -89,8 +89,6 @@ struct sl_boot_backend {
 	int (*read)(struct splitlock_ctx *ctx, char **cmdline, char **source);
 	/* Fill plan->files and plan->cmds; sl_plan_fail() explains a refusal. */
 	int (*plan)(struct splitlock_boot_plan *plan);
-	/* Write the files (NULL: sl_boot_apply_files). */
-	int (*apply)(struct splitlock_boot_plan *plan);
 	/* Run the commands (NULL: sl_boot_run_commands). */
 	int (*regenerate)(struct splitlock_boot_plan *plan);
 	/* After regeneration: check what the tool produced (may be NULL). */
@@ -120,9 +118,6 @@ int sl_cmd_env(struct sl_command *cmd, const char *name, const char *value);
 int sl_plan_snapshot(struct splitlock_boot_plan *plan, const char *path);
 /* Run a command (first of plan-independent tools), output captured. */
 int sl_boot_run_commands(struct splitlock_boot_plan *plan);
-int sl_boot_apply_files(struct splitlock_boot_plan *plan);
-/* The token value of @plan, "" when removing. */
-const char *sl_plan_value(const struct splitlock_boot_plan *plan);
 /* Check one command line: exactly the plan's token, or none when removing. */
 bool sl_plan_cmdline_ok(const struct splitlock_boot_plan *plan, const char *cmdline);
 
