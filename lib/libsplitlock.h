@@ -1772,10 +1772,11 @@ enum splitlock_unread {
 	 * not show before it (its boot line lost, or after it: journalctl
 	 * -r): a split lock kill in fatal mode, or a program's own AC flag. */
 	SPLITLOCK_UNREAD_MODE_UNKNOWN,
-	/* "show_signal: N callbacks suppressed" in a boot in fatal mode, or
-	 * of a mode the log does not show: the kernel's rate limit on the
-	 * kill messages of every trap (alignment check, general protection,
-	 * ...) dropped N, and split-lock kills may be among them. */
+	/* "NAME: N callbacks suppressed" of a rate limit not the
+	 * detector's, in a boot in fatal mode or of a mode the log does not
+	 * show: the kill lines of every trap share printk_ratelimit() with
+	 * others, whose line names any of them; split-lock kills may be
+	 * among the N. */
 	SPLITLOCK_UNREAD_KILLS_SUPPRESSED,
 	/*
 	 * No _MAX: a later release may add reasons. Walk them with

@@ -22,9 +22,11 @@ bool sl_is_alignment_check(const char *message, size_t len)
 
 /*
  * show_signal() prints the kill line of every trap that ends in a signal
- * (alignment check, general protection, invalid opcode, ...) under one
- * printk_ratelimit(); what it drops, lib/ratelimit.c counts in a line
- * named after the function.
+ * (alignment check, general protection, invalid opcode, ...) under
+ * printk_ratelimit(), one limit that segfault lines, signal_fault() and
+ * drivers share: lib/ratelimit.c says what it dropped as "NAME: N
+ * callbacks suppressed" named after whichever caller came next. So any
+ * such line but the detector's own (parsed as its events) may be one.
  */
 bool sl_is_kill_suppressed(const char *message, size_t len)
 {
@@ -32,10 +34,13 @@ bool sl_is_kill_suppressed(const char *message, size_t len)
 
 	while (end > p && (end[-1] == '\n' || end[-1] == ' '))
 		end--;
-	if (end - p < 13 || memcmp(p, "show_signal: ", 13) != 0)
+	while (p < end && (*p == '_' || *p == '.' || (*p >= '0' && *p <= '9') ||
+			   (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+		p++;
+	if (p == message || end - p < 3 || memcmp(p, ": ", 2) != 0)
 		return false;
-	p += 13;
-	if (p == end || *p < '0' || *p > '9')
+	p += 2;
+	if (*p < '0' || *p > '9')
 		return false;
 	while (p < end && *p >= '0' && *p <= '9')
 		p++;

@@ -235,7 +235,10 @@ int sl_pending_end(struct sl_reader *rd)
 	r.rec.message = rd->decoded;
 	r.rec.message_len = pe->message_len;
 	/* dmesg --json has no cursor: a dump saved twice is told by its
-	 * stamps since boot, as dmesg -r text is. */
+	 * stamps since boot, as dmesg -r text is. Every record's, user
+	 * space's too, is the kernel's stamp, in the buffer's order: no
+	 * record here can go back in time as a daemon's in the journal can,
+	 * so all of them take part (sl_reader_repeat() keeps those out). */
 	if (!pe->journal && rd->repeat_seen) {
 		ret = sl_text_repeat(rd, &r);
 		if (ret)

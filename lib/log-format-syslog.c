@@ -121,12 +121,14 @@ void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len
 	/*
 	 * A step of over half a year is a new year, or a gap: December to
 	 * January in a file in order, January to December in one read newest
-	 * first (journalctl -r, cat kern.log kern.log.1); the other way it is
+	 * first (journalctl -r); the other way it is
 	 * a machine off for months, whose length no date without a year
 	 * tells. Shorter steps say the file's order (sl_syslog_years_replay);
 	 * a step back by less than half a year in a file in order is a file
-	 * out of order (rotated files cat'ed newest first, dumps appended
-	 * across a month's end), its lines in the year of the line before.
+	 * out of order (dumps appended across a month's end), its lines in
+	 * the year of the line before. Rotated files cat'ed newest first go
+	 * forward in each piece: the lines seen (the detector's, the last of
+	 * each read) cannot show the seams, and the man page says so.
 	 */
 	if (y->month < 0) {
 		y->first_month = month;

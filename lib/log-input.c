@@ -33,8 +33,8 @@
  * and "#DB:" (rare in kernel logs), the detector's prefix ("x86/split lock
  * detection: "), the rate limits' names (split_lock_warn,
  * handle_user_split_lock, handle_bus_lock: "_lock" in each), fatal
- * mode's "alignment check" and the rate limit of its kill lines
- * ("show_signal: N callbacks suppressed"). A line holding one that no parser reads makes the report
+ * mode's "alignment check" and what a rate limit dropped ("N callbacks
+ * suppressed": fatal mode's kill lines share one with others). A line holding one that no parser reads makes the report
  * incomplete (sl_detector_text_unread()). Needles whose first and last
  * bytes seldom stand at that distance keep the candidates few; the third
  * number is where a byte rare in logs stands in each ('#', the 'k' of
@@ -45,7 +45,7 @@
 	{ "lock detection", 14, 3 }, \
 	{ "_lock", 5, 4 }, \
 	{ "alignment check", 15, 14 }, \
-	{ "show_signal: ", 13, 4 }
+	{ "callbacks suppressed", 20, 7 }
 
 static const struct sl_needle needles[] = {
 	DETECTOR_NEEDLES,

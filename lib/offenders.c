@@ -53,6 +53,8 @@ struct splitlock_offenders {
 	unsigned flags;
 	int64_t since, until, boot_wall;
 	int64_t saved_at; /* a saved log's mtime: no record is later */
+	/* The last event each kind's rate limit let through (wall clock). */
+	int64_t last_limited[2];
 	enum splitlock_input_format format;
 	uint64_t events, suppressed, forged, undated, alignment_checks;
 	uint64_t maybe_repeated; /* counted events that may be a dump's repeat */
@@ -98,6 +100,7 @@ _public_ int splitlock_offenders_new(struct splitlock_ctx *ctx,
 	r->group = group;
 	r->flags = flags;
 	r->since = r->until = r->boot_wall = r->saved_at = SPLITLOCK_TIME_UNKNOWN;
+	r->last_limited[0] = r->last_limited[1] = SPLITLOCK_TIME_UNKNOWN;
 	sl_alignment_rule_init(&r->alignment, true);
 	*report = r;
 	return 0;
@@ -609,7 +612,7 @@ static void ip_text(struct splitlock_offenders *r, const struct splitlock_event 
  * and it is undated rather than silently in or out.
  */
 static bool in_window(struct splitlock_offenders *r, const struct sl_log_record *lr,
-		      int64_t wall, bool *undated)
+		      int64_t wall, int64_t earliest, bool *undated)
 {
 	int64_t lo = wall, hi = wall;
 
@@ -633,6 +636,8 @@ static bool in_window(struct splitlock_offenders *r, const struct sl_log_record 
 		lo = lr->wall_before > wall - INT64_MIN / 2 ? INT64_MIN / 2 : wall - lr->wall_before;
 		hi = wall + lr->wall_grain;
 	}
+	if (earliest != SPLITLOCK_TIME_UNKNOWN && earliest < lo)
+		lo = earliest;
 	if ((r->since != SPLITLOCK_TIME_UNKNOWN && hi < r->since) ||
 	    (r->until != SPLITLOCK_TIME_UNKNOWN && lo >= r->until))
 		return false;
@@ -659,7 +664,7 @@ static int add_log_record(struct splitlock_offenders *r,
 	struct splitlock_offender *o;
 	struct splitlock_event ev;
 	struct key k;
-	int64_t wall = lr->wall_usec;
+	int64_t wall = lr->wall_usec, earliest = SPLITLOCK_TIME_UNKNOWN;
 	bool undated;
 	size_t at = 0;
 	int type, ret;
@@ -690,7 +695,7 @@ static int add_log_record(struct splitlock_offenders *r,
 			 * be split locks: some of those it dropped may be. */
 			if ((!lr->level_known || rec->level == LOG_WARNING) &&
 			    sl_alignment_rule_counts(r->ctx, &r->alignment, lr) != 0 &&
-			    (in_window(r, lr, wall, &undated) || undated))
+			    (in_window(r, lr, wall, INT64_MIN / 2, &undated) || undated))
 				sl_unread_note_why(&r->unread, lr->line,
 						   SPLITLOCK_UNREAD_KILLS_SUPPRESSED);
 			return 0;
@@ -737,7 +742,7 @@ static int add_log_record(struct splitlock_offenders *r,
 		int counts = sl_alignment_rule_counts(r->ctx, &r->alignment, lr);
 
 		if (counts <= 0) {
-			if (!in_window(r, lr, wall, &undated) && !undated)
+			if (!in_window(r, lr, wall, SPLITLOCK_TIME_UNKNOWN, &undated) && !undated)
 				return 0;
 			if (counts == 0)
 				r->alignment_checks++;
@@ -746,7 +751,19 @@ static int add_log_record(struct splitlock_offenders *r,
 			return 0;
 		}
 	}
-	if (!in_window(r, lr, wall, &undated)) {
+	/*
+	 * The kernel's rate limit says what it dropped at its next call after
+	 * the interval, which may be hours later: the dropped events lie
+	 * between the last one it let through and this line.
+	 */
+	if (type == SPLITLOCK_LINE_SUPPRESSED)
+		earliest = (unsigned)ev.kind < ARRAY_SIZE(r->last_limited) &&
+				   r->last_limited[ev.kind] != SPLITLOCK_TIME_UNKNOWN ?
+			   r->last_limited[ev.kind] : INT64_MIN / 2;
+	else if (!sl_is_alignment_check(rec->message, rec->message_len) &&
+		 (unsigned)ev.kind < ARRAY_SIZE(r->last_limited) && wall != SPLITLOCK_TIME_UNKNOWN)
+		r->last_limited[ev.kind] = wall;
+	if (!in_window(r, lr, wall, earliest, &undated)) {
 		/* The window cannot say whether the kernel's suppressed events
 		 * were in it either: they are as undated as the logged ones. */
 		if (undated && type == SPLITLOCK_LINE_EVENT)

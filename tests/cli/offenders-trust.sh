@@ -397,6 +397,13 @@ test_dropped_kill_lines_of_a_fatal_boot_make_the_report_incomplete() {
 	expect_json .complete false
 	run "$SLCTL" offenders --input "$T/fatal"
 	expect_out "rate limit on kill messages dropped some in a boot in fatal mode"
+	# The limit is printk_ratelimit()'s, shared: its line names whichever
+	# caller came next (seventh review of the fixes, H1).
+	printf '6,0,120000,-;%s\n6,1,9000000,-;%s\n4,2,9100000,-;%s\n' "$FATAL" "$TRAPS" \
+		"show_signal_msg: 25 callbacks suppressed" >"$T/other-name"
+	run "$SLCTL" offenders --input "$T/other-name" --json
+	expect_json .unrecognized_by.kills_suppressed 1
+	expect_json .complete false
 	# A boot whose mode the log does not show: the same.
 	printf '4,2,9100000,-;%s\n' "$sup" >"$T/none"
 	run "$SLCTL" offenders --input "$T/none" --json

@@ -380,6 +380,31 @@ test_window_over_a_log_without_wall_clock_is_incomplete() {
 	expect_json '[.events, .undated, .complete] | @csv' '2,0,true'
 }
 
+# The rate limit says what it dropped at its next call after the interval,
+# maybe hours after the events: a bound between the last event it let
+# through and its line dropped them, "complete" (seventh review of issue
+# 26's fixes, H3).
+test_dropped_events_lie_between_the_last_shown_and_the_limits_line() {
+	local P="x86/split lock detection: #AC:"
+	{
+		printf '{"_TRANSPORT":"kernel","SYSLOG_FACILITY":"0","PRIORITY":"4","__REALTIME_TIMESTAMP":"%s","MESSAGE":"%s a/1 took a split_lock trap at address: 0x1"}\n' \
+			$(((BTIME + 10) * 1000000)) "$P"
+		printf '{"_TRANSPORT":"kernel","SYSLOG_FACILITY":"0","PRIORITY":"4","__REALTIME_TIMESTAMP":"%s","MESSAGE":"split_lock_warn: 25 callbacks suppressed"}\n' \
+			$(((BTIME + 14400) * 1000000))
+	} >"$T/late.json"
+	run "$SLCTL" offenders --input "$T/late.json" --json
+	expect_json '[.events, .suppressed, .complete] | @csv' '1,25,false'
+	for w in "--until @$((BTIME + 3600))" "--since @$((BTIME + 3600))"; do
+		run "$SLCTL" offenders --input "$T/late.json" $w --json
+		expect_json '[.suppressed, .undated, .complete] | @csv' '0,25,false'
+	done
+	# Bounds outside the span place them.
+	run "$SLCTL" offenders --input "$T/late.json" --since @$((BTIME + 5)) --json
+	expect_json '[.events, .suppressed, .undated] | @csv' '1,25,0'
+	run "$SLCTL" offenders --input "$T/late.json" --since @$((BTIME + 14401)) --json
+	expect_json '[.events, .suppressed, .undated] | @csv' '0,0,0'
+}
+
 # Every record of a saved file was logged before its last write: --until
 # now left them all undated (sixth review of issue 26's fixes, L2).
 test_window_past_a_saved_files_last_write_places_every_record() {
