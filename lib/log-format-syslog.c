@@ -42,7 +42,7 @@ static int guess_year(int month, int mday, int h, int m, int s)
 }
 
 static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year,
-			     bool uncertain);
+			     bool earlier, bool later);
 
 /* "Dec  3 09:18:33 ": the bytes after it; its month and day. */
 static const char *rfc3164_parse(const char *p, const char *end, int *month, int *mday,
@@ -111,13 +111,22 @@ bool sl_syslog_yearless(const char *p, const char *end, int *month, int *mday)
 	return yearless(p, end, month, mday, &h, &m, &s);
 }
 
+#define SEAM_SEC (2 * 3600)
+
 /* Any line of the file: a month before the last line's began a year. */
 void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len)
 {
 	int month, mday, h, m, s;
 
+	/* The minute of the line before: a step of seconds says nothing the
+	 * file's other steps do not, and most lines are read no further. */
+	if (len >= sizeof(y->minute) && y->month >= 0 &&
+	    memcmp(line, y->minute, sizeof(y->minute)) == 0)
+		return;
 	if (!yearless(line, line + len, &month, &mday, &h, &m, &s))
 		return;
+	if (len >= sizeof(y->minute))
+		memcpy(y->minute, line, sizeof(y->minute));
 	/*
 	 * A step of over half a year is a new year, or a gap: December to
 	 * January in a file in order, January to December in one read newest
@@ -151,6 +160,13 @@ void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len
 			y->steps_back++;
 		else if (step > 0)
 			y->steps_ahead++;
+		/* Hours against the file's order (one: summer time's end) are
+		 * a seam of pieces in another order than their lines: rotated
+		 * files cat'ed newest first, each written forward. */
+		if (step < -SEAM_SEC && step >= -INT64_C(183) * 86400)
+			y->seams_back++;
+		else if (step > SEAM_SEC && step <= INT64_C(183) * 86400)
+			y->seams_ahead++;
 	}
 	y->month = month;
 	y->mday = mday;
@@ -216,11 +232,15 @@ int sl_syslog_years_replay(struct sl_reader *rd)
 		 * the line may be years earlier. */
 		int year = newest_first ? newest - k->ahead : newest - (y->back - k->back);
 		bool uncertain = newest_first ? k->back : y->ahead != k->ahead;
+		/* Pieces against the file's order: which piece is the newest,
+		 * and so every line's year, is a guess either way. */
+		bool guessed = newest_first ? y->seams_ahead : y->seams_back;
 		int r;
 
 		rd->line = k->line;
 		rd->follows = k->follows;
-		r = sl_syslog_line_in(rd, y->bytes + k->at, k->len, year, uncertain);
+		r = sl_syslog_line_in(rd, y->bytes + k->at, k->len, year, uncertain || guessed,
+				      guessed);
 		if (r) {
 			rd->years = y;
 			return r;
@@ -531,11 +551,11 @@ bool sl_syslog_line_matches(const char *line, size_t len)
 #define YEARS_UNKNOWN_USEC (INT64_C(100) * 366 * 86400 * 1000000)
 
 /*
- * @year: 0 to guess; @uncertain: the line may be years earlier than @year
- * puts it (a gap in the file).
+ * @year: 0 to guess; @earlier: the line may be years earlier than @year
+ * puts it (a gap in the file); @later: or later (pieces out of order).
  */
 static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year,
-			     bool uncertain)
+			     bool earlier, bool later)
 {
 	struct sl_log_record r = SL_RECORD_INIT;
 	const char *end = line + len, *p = sl_skip_blanks(line, end), *q;
@@ -550,8 +570,10 @@ static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len,
 		return 0;
 	}
 	r.wall_grain = sl_stamp_grain(p, q);
-	if (uncertain)
+	if (earlier)
 		r.wall_before = YEARS_UNKNOWN_USEC;
+	if (later)
+		r.wall_grain = YEARS_UNKNOWN_USEC;
 	return sl_syslog_tail(rd, &r, q, end);
 }
 
@@ -560,5 +582,5 @@ int sl_syslog_line(struct sl_reader *rd, const char *line, size_t len)
 	/* A yearless file: its years are known at its end. */
 	if (rd->years)
 		return sl_syslog_years_keep(rd, line, len);
-	return sl_syslog_line_in(rd, line, len, 0, false);
+	return sl_syslog_line_in(rd, line, len, 0, false, false);
 }

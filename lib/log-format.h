@@ -107,6 +107,8 @@ struct sl_syslog_years {
 	int first_month, first_mday, first_h, first_m, first_s; /* the first line's */
 	int back, ahead;         /* steps of over half a year back, ahead so far */
 	uint64_t steps_back, steps_ahead; /* shorter ones: the file's order */
+	uint64_t seams_back, seams_ahead; /* over two hours each way */
+	char minute[12];                  /* "Mmm dd hh:mm" of the last line seen */
 };
 
 /*

@@ -285,6 +285,24 @@ static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 }
 
 /* Complete lines in [p, end): hand over those that may matter. */
+/*
+ * A yearless syslog file's order and years come from every line's date,
+ * in file order (sl_syslog_years_see()): the lines the scan passes by, in
+ * [@p, @end), too. The seams of rotated files cat'ed newest first are
+ * among them.
+ */
+static void see_lines(struct sl_reader *rd, const char *p, const char *end)
+{
+	while (p < end) {
+		const char *le = memchr(p, rd->sep, (size_t)(end - p));
+
+		if (!le)
+			le = end;
+		sl_syslog_years_see(rd->years, p, (size_t)(le - p));
+		p = le + 1;
+	}
+}
+
 static int scan_region(struct sl_reader *rd, const char *p, const char *end)
 {
 	const struct sl_needle *set = needles;
@@ -327,11 +345,15 @@ static int scan_region(struct sl_reader *rd, const char *p, const char *end)
 		le = memchr(hit, rd->sep, (size_t)(end - hit));
 		if (!le)
 			le = end;
+		if (rd->years)
+			see_lines(rd, p, ls);
 		r = handle_line(rd, ls, (size_t)(le - ls));
 		if (r)
 			return r;
 		p = le + 1;
 	}
+	if (rd->years && p < end)
+		see_lines(rd, p, end);
 	return 0;
 }
 
@@ -596,15 +618,6 @@ static void syslog_years_free(struct sl_syslog_years *y)
 	free(y->lines);
 }
 
-/* The line that ends at @le (a separator), in [@from, @le): its month. */
-static void see_line_before(struct sl_reader *rd, const char *from, const char *le)
-{
-	const char *ls = memrchr(from, rd->sep, (size_t)(le - from));
-
-	ls = ls ? ls + 1 : from;
-	sl_syslog_years_see(rd->years, ls, (size_t)(le - ls));
-}
-
 int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			 enum splitlock_input_format *format, bool every_record,
 			 sl_log_record_fn fn, void *data,
@@ -743,10 +756,6 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			r = scan_region(&rd, buf + start, last);
 			if (r)
 				return r < 0 ? r : 0;
-			/* The scan passes most lines by: their months count too,
-			 * the file's last line's above all. */
-			if (rd.years)
-				see_line_before(&rd, buf + start, last);
 			start = (size_t)(last + 1 - buf);
 		}
 		if (eof) {
@@ -754,8 +763,6 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 				r = handle_line(&rd, buf + start, end - start);
 				if (r)
 					return r < 0 ? r : 0;
-				if (rd.years)
-					see_line_before(&rd, buf + start, buf + end);
 			}
 			r = finish(&rd);
 			if (r)
