@@ -93,6 +93,11 @@ static const struct sl_needle journal_text_needles[] = {
 };
 #define N_JOURNAL_TEXT_NEEDLES (sizeof(journal_text_needles) / sizeof(journal_text_needles[0]))
 
+_Static_assert(N_NEEDLES <= SL_NEEDLES_VECTOR_MAX && N_JOURNAL_NEEDLES <= SL_NEEDLES_VECTOR_MAX &&
+		       N_SYSLOG_NEEDLES <= SL_NEEDLES_VECTOR_MAX &&
+		       N_JOURNAL_TEXT_NEEDLES <= SL_NEEDLES_VECTOR_MAX,
+	       "each needle set is searched in one vector pass");
+
 bool sl_maybe_detector(const char *s, size_t len)
 {
 	for (size_t i = 0; i < N_NEEDLES; i++)

@@ -21,8 +21,8 @@
 #include <emmintrin.h>
 
 /* More needles than this take the plain path; every caller has fewer. */
-#define MAX_VECTOR_NEEDLES 8
-_Static_assert(MAX_VECTOR_NEEDLES == 8, "vector_find_any() has a case for each count");
+#define MAX_VECTOR_NEEDLES SL_NEEDLES_VECTOR_MAX
+_Static_assert(MAX_VECTOR_NEEDLES == 10, "vector_find_any() has a case for each count");
 
 static const char *first_match(const char *at, const char *end,
 			       const struct sl_needle *set, size_t n)
@@ -164,6 +164,8 @@ avx2_find_any(const char **pp, const char *end, const struct sl_needle *set,
 	case 5: return vector_find_avx2(pp, end, set, 5, longest);
 	case 6: return vector_find_avx2(pp, end, set, 6, longest);
 	case 7: return vector_find_avx2(pp, end, set, 7, longest);
+	case 8: return vector_find_avx2(pp, end, set, 8, longest);
+	case 9: return vector_find_avx2(pp, end, set, 9, longest);
 	default: return vector_find_avx2(pp, end, set, MAX_VECTOR_NEEDLES, longest);
 	}
 }
@@ -202,6 +204,8 @@ static const char *vector_find_any(const char **pp, const char *end,
 	case 5: return vector_find(pp, end, set, 5, longest);
 	case 6: return vector_find(pp, end, set, 6, longest);
 	case 7: return vector_find(pp, end, set, 7, longest);
+	case 8: return vector_find(pp, end, set, 8, longest);
+	case 9: return vector_find(pp, end, set, 9, longest);
 	default: return vector_find(pp, end, set, MAX_VECTOR_NEEDLES, longest);
 	}
 }

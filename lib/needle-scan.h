@@ -17,6 +17,10 @@ struct sl_needle {
 	size_t anchor;
 };
 
+/* Sets of more needles than this are searched one needle at a time,
+ * several times slower: each set of the readers' is held to it. */
+#define SL_NEEDLES_VECTOR_MAX 10
+
 /*
  * The earliest place in [p, end) where any of the n needles starts, or NULL.
  * One pass over the buffer whatever n is; see needle-scan.c.
