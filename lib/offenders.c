@@ -220,7 +220,8 @@ static void build_key(const struct splitlock_offenders *r, const struct sl_log_r
 		      const struct sl_procinfo *pi, struct key *k)
 {
 	/* A pid names a task within one boot of one machine (a journal's
-	 * boot id, a remote syslog file's HOST), where the log shows them. */
+	 * boot id, a remote syslog file's HOST), where the log shows them;
+	 * a log that shows neither keeps its keys short. */
 	uint64_t machine = sl_alignment_rule_machine(&r->alignment, lr);
 	uint32_t id;
 
@@ -231,12 +232,14 @@ static void build_key(const struct splitlock_offenders *r, const struct sl_log_r
 	case SPLITLOCK_GROUP_TASK:
 		key_add(k, &ev->pid, sizeof(ev->pid));
 		key_add(k, ev->comm, ev->comm_len);
-		key_add(k, &machine, sizeof(machine));
+		if (machine)
+			key_add(k, &machine, sizeof(machine));
 		break;
 	case SPLITLOCK_GROUP_PROCESS:
 		id = pi ? pi->tgid : ev->pid;
 		key_add(k, &id, sizeof(id));
-		key_add(k, &machine, sizeof(machine));
+		if (machine) /* a part more or less: keys of length-prefixed parts differ */
+			key_add(k, &machine, sizeof(machine));
 		/* Unresolved: the thread stands for itself. */
 		if (!pi)
 			key_add(k, ev->comm, ev->comm_len);
