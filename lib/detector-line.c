@@ -120,6 +120,10 @@ static int parse_suppressed(struct span s, struct splitlock_event *ev)
 		{ "split_lock_warn: ", SPLITLOCK_KIND_SPLIT_LOCK },        /* 5.19+ */
 		{ "handle_user_split_lock: ", SPLITLOCK_KIND_SPLIT_LOCK }, /* 5.7 */
 		{ "handle_bus_lock: ", SPLITLOCK_KIND_BUS_LOCK },
+		/* kernel-patch/: __ratelimit() of the warning functions. */
+		{ "sld_warn_split_lock: ", SPLITLOCK_KIND_SPLIT_LOCK },
+		{ "sld_warn_bus_lock: ", SPLITLOCK_KIND_BUS_LOCK },
+		{ "handle_guest_split_lock: ", SPLITLOCK_KIND_SPLIT_LOCK },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
@@ -306,7 +310,8 @@ bool sl_detector_text_unread(const char *s, size_t len)
 	static const char *const words[] = {
 		"lock detection", "#AC:", "#DB:", "split_lock trap", "bus_lock trap",
 		"trap alignment check", "split_lock_warn", "handle_user_split_lock",
-		"handle_bus_lock",
+		"handle_bus_lock", "sld_warn_split_lock", "sld_warn_bus_lock",
+		"handle_guest_split_lock",
 	};
 	static const char *const known[] = {
 		/* kernel-patch/: the run-time switch and the hotplug warning */

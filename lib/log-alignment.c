@@ -112,7 +112,7 @@ static struct sl_alignment_boot *boot_of(struct sl_alignment_rule *a,
 	/* More boots than slots: one forgotten, its mode not known again. */
 	if (b == a->boots + SL_ALIGNMENT_BOOTS)
 		b = &a->boots[a->next_evict++ % SL_ALIGNMENT_BOOTS];
-	*b = (struct sl_alignment_boot){ .key = key, .fatal = -1,
+	*b = (struct sl_alignment_boot){ .key = key, .fatal = -1, .ac = -1,
 					 .last_mono = SPLITLOCK_TIME_UNKNOWN };
 	return b;
 }
@@ -125,14 +125,36 @@ static struct sl_alignment_boot *boundary(struct sl_alignment_rule *a,
 
 	/* Every boot starts with it; its "#1 SMP ..." gets it past the scan. */
 	if (lr->rec.message_len > 14 && memcmp(lr->rec.message, "Linux version ", 14) == 0)
-		b->fatal = -1;
+		b->fatal = b->ac = -1;
 	if (lr->mono_usec != SPLITLOCK_TIME_UNKNOWN) {
 		if (b->last_mono != SPLITLOCK_TIME_UNKNOWN &&
 		    lr->mono_usec < b->last_mono - REBOOT_STEP_USEC)
-			b->fatal = -1;
+			b->fatal = b->ac = -1;
 		b->last_mono = lr->mono_usec;
 	}
 	return b;
+}
+
+/*
+ * kernel-patch/'s run-time switch: "mode changed from warn to fatal by
+ * slctl/123". 1 when @message is one, *@to_fatal whether it went fatal.
+ */
+static bool mode_switch(const char *message, size_t len, bool *to_fatal)
+{
+	static const char head[] = "x86/split lock detection: mode changed from ";
+	const char *end = message + len, *to, *by;
+
+	if (len < sizeof(head) - 1 || memcmp(message, head, sizeof(head) - 1) != 0)
+		return false;
+	to = memmem(message, len, " to ", 4);
+	if (!to)
+		return false;
+	to += 4;
+	by = memmem(to, (size_t)(end - to), " by ", 4);
+	if (!by)
+		return false;
+	*to_fatal = by - to == 5 && memcmp(to, "fatal", 5) == 0;
+	return true;
 }
 
 void sl_alignment_rule_see(struct sl_alignment_rule *a, const struct sl_log_record *lr)
@@ -140,15 +162,23 @@ void sl_alignment_rule_see(struct sl_alignment_rule *a, const struct sl_log_reco
 	struct sl_alignment_boot *b;
 	enum splitlock_mode mode;
 	unsigned rate;
+	bool to_fatal;
 
 	if (a->live)
 		return;
 	b = boundary(a, lr);
+	/* From this record on, the boot runs in the new mode; fatal traps #AC
+	 * only where the boot line showed #AC detection. */
+	if (mode_switch(lr->rec.message, lr->rec.message_len, &to_fatal)) {
+		b->fatal = !to_fatal ? 0 : b->ac;
+		return;
+	}
 	if (!splitlock_mode_from_boot_line(lr->rec.message, &mode, &rate))
 		return;
 	/* "#DB: sending SIGBUS on user-space bus_locks": no #AC detection. */
-	b->fatal = mode == SPLITLOCK_MODE_FATAL &&
-		   !memmem(lr->rec.message, lr->rec.message_len, "#DB:", 4);
+	b->ac = memmem(lr->rec.message, lr->rec.message_len, "#DB:", 4) ? 0 :
+		memmem(lr->rec.message, lr->rec.message_len, "#AC:", 4) ? 1 : -1;
+	b->fatal = mode == SPLITLOCK_MODE_FATAL && b->ac != 0;
 	if (b->fatal)
 		b->seen_fatal = true;
 	else

@@ -75,6 +75,7 @@ struct sl_alignment_rule {
 	struct sl_alignment_boot {
 		uint64_t key;       /* boot ^ host; 0: a free slot */
 		int fatal;          /* 1 fatal, 0 not, -1 not known */
+		int ac;             /* #AC detection: 1 shown, 0 #DB only, -1 not known */
 		/* Modes its lines have shown, and whether two that differ
 		 * came where no stamp since boot, boot id or host tells a
 		 * reboot from another machine's lines (journalctl -o cat of

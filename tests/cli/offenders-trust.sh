@@ -425,6 +425,40 @@ test_dropped_kill_lines_of_a_fatal_boot_make_the_report_incomplete() {
 	expect_json .unrecognized_by.kills_suppressed 1
 }
 
+# kernel-patch/'s run-time switch changes the boot's mode from its line on
+# (eighth review of the fixes, H3: a switch to fatal left kills out as
+# alignment checks, one to warn counted a program's own AC flag).
+test_the_run_time_mode_switch_changes_what_a_kill_is() {
+	local to_fatal="${P}mode changed from warn to fatal by slctl/123"
+	local to_warn="${P}mode changed from fatal to warn by slctl/123"
+
+	printf '6,0,120000,-;%s\n6,1,5000000,-;%s\n6,2,9000000,-;%s\n' "$WARN" "$to_fatal" "$TRAPS" >"$T/to-fatal"
+	run "$SLCTL" offenders --input "$T/to-fatal" --json
+	expect_json '[.events, .alignment_checks, .complete] | @csv' '1,0,true'
+	expect_json '.offenders[0].comm' acprog
+	printf '6,0,120000,-;%s\n6,1,5000000,-;%s\n6,2,9000000,-;%s\n' "$FATAL" "$to_warn" "$TRAPS" >"$T/to-warn"
+	run "$SLCTL" offenders --input "$T/to-warn" --json
+	expect_json '[.events, .alignment_checks, .complete] | @csv' '0,1,true'
+	# Written by user space: the mode stays.
+	printf '6,0,120000,-;%s\n14,1,5000000,-;%s\n6,2,9000000,-;%s\n' "$WARN" "$to_fatal" "$TRAPS" >"$T/forged"
+	run "$SLCTL" offenders --input "$T/forged" --json
+	expect_json '[.events, .alignment_checks] | @csv' '0,1'
+	# A CPU with bus-lock detection only traps no #AC in fatal mode either.
+	printf '6,0,120000,-;%s#DB: warning on user-space bus_locks\n6,1,5000000,-;%s\n6,2,9000000,-;%s\n' "$P" "$to_fatal" "$TRAPS" >"$T/db"
+	run "$SLCTL" offenders --input "$T/db" --json
+	expect_json '[.events, .alignment_checks] | @csv' '0,1'
+}
+
+# kernel-patch/ rate-limits with __ratelimit() in the warning functions:
+# its lines are named after them (eighth review of the fixes, H1).
+test_the_patched_kernels_rate_limit_lines_count() {
+	printf '6,0,120000,-;%s\n4,1,5000000,-;%s\n4,2,9000000,-;%s\n4,3,9100000,-;%s\n4,4,9200000,-;%s\n' "$WARN" "$AC" \
+		"sld_warn_split_lock: 5 callbacks suppressed" "sld_warn_bus_lock: 7 callbacks suppressed" \
+		"handle_guest_split_lock: 2 callbacks suppressed" >"$T/patched"
+	run "$SLCTL" offenders --input "$T/patched" --json
+	expect_json '[.events, .suppressed, .complete] | @csv' '1,14,false'
+}
+
 # The live log: the running kernel's mode decides (here /proc/cmdline).
 test_live_alignment_checks_follow_the_running_mode() {
 	local mode
