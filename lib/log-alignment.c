@@ -64,7 +64,8 @@ static struct sl_alignment_boot *find(struct sl_alignment_rule *a, uint64_t key)
 
 /*
  * journalctl names a boot in the marker before its lines, so the first
- * boot's lines have no id; in a journal of several hosts its host's lines
+ * boot's lines have no id (SL_BOOT_UNMARKED in journal text, 0 in the
+ * yearless short forms read as syslog); in a journal of several hosts its host's lines
  * come back after another host's under the id they had all along. A new
  * id whose first line is that host's, right after another host's line,
  * is taken for it; a reboot of that host while another logged would need
@@ -74,17 +75,18 @@ static uint64_t boot_id(struct sl_alignment_rule *a, const struct sl_log_record 
 {
 	uint64_t boot = lr->boot;
 
-	if (boot == SL_BOOT_UNMARKED) {
+	if (boot == SL_BOOT_UNMARKED || boot == 0) {
 		a->unmarked_seen = true;
+		a->unmarked_boot = boot;
 		a->unmarked_host = lr->host;
 	} else if (a->unmarked_named && boot == a->unmarked_id) {
-		boot = SL_BOOT_UNMARKED;
-	} else if (a->unmarked_seen && !a->unmarked_named && boot && lr->host &&
+		boot = a->unmarked_boot;
+	} else if (a->unmarked_seen && !a->unmarked_named && lr->host &&
 		   lr->host == a->unmarked_host && boot != a->last_boot &&
 		   a->last_host != lr->host && !find(a, (boot ^ lr->host) | 1)) {
 		a->unmarked_named = true;
 		a->unmarked_id = boot;
-		boot = SL_BOOT_UNMARKED;
+		boot = a->unmarked_boot;
 	}
 	a->last_boot = lr->boot;
 	a->last_host = lr->host;
@@ -95,7 +97,7 @@ uint64_t sl_alignment_rule_machine(const struct sl_alignment_rule *a,
 				   const struct sl_log_record *lr)
 {
 	if (a->unmarked_named && lr->boot == a->unmarked_id)
-		return SL_BOOT_UNMARKED ^ lr->host;
+		return a->unmarked_boot ^ lr->host;
 	return lr->boot ^ lr->host;
 }
 

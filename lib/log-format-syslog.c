@@ -564,6 +564,14 @@ static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len,
 		return 0;
 	if (sl_continuation_line(rd, line, len))
 		return sl_reader_emit_further(rd, p, (size_t)(end - p));
+	/* journalctl -o short and short-precise, yearless, are read here:
+	 * their "-- Boot ID --" lines start a boot (lines before the first
+	 * are of boot 0, as a syslog file's). */
+	if (end - p > 11 && memcmp(p, "-- Boot ", 8) == 0 && memcmp(end - 3, " --", 3) == 0) {
+		rd->boot = sl_boot_hash(p + 8, (size_t)(end - 3 - p - 8));
+		return 0;
+	}
+	r.boot = rd->boot;
 	q = sl_syslog_stamp_in(p, end, year, &r.wall_usec);
 	if (!q) {
 		sl_reader_unrecognized(rd, line, len);

@@ -71,13 +71,15 @@ static const struct sl_needle journal_needles[] = {
  * Syslog: the daemons' "message repeated N times" lines hold a count
  * (syslog-ng's "Last message '...' repeated N times, suppressed by");
  * journalctl's short form, which looks the same and is read as syslog,
- * may hide a message as "[84B blob data]" (below).
+ * may hide a message as "[84B blob data]" (below) and names each boot in
+ * a "-- Boot ID --" line.
  */
 static const struct sl_needle syslog_needles[] = {
 	DETECTOR_NEEDLES,
 	{ "message repeated ", 17, 10 },
 	{ "suppressed by syslog-ng", 23, 16 },
 	{ " blob data]", 11, 10 },
+	{ "-- Boot ", 8, 3 },
 };
 #define N_SYSLOG_NEEDLES (sizeof(syslog_needles) / sizeof(syslog_needles[0]))
 

@@ -90,7 +90,7 @@ struct sl_alignment_rule {
 	 * back under an id after another host's (interleaved journals print
 	 * a marker at every switch).
 	 */
-	uint64_t unmarked_host, unmarked_id, last_boot, last_host;
+	uint64_t unmarked_boot, unmarked_host, unmarked_id, last_boot, last_host;
 	bool unmarked_seen, unmarked_named;
 };
 

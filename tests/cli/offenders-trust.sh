@@ -355,6 +355,18 @@ test_each_boot_of_a_log_has_its_own_mode() {
 	expect_json '[.offenders[].events] | @csv' '1,1'
 	run "$SLCTL" offenders --input "$T/pid-hosts" --group-by comm --json
 	expect_json '[.offenders[].events] | @csv' '2'
+	# journalctl -o short without a year is read as syslog: its "-- Boot"
+	# lines were dropped, and a boot whose banner was lost took the boot
+	# before's fatal mode (eighth review of the fixes, H4).
+	sed 's/^Dec 01 /Dec  1 /' "$T/reboot.short" >"$T/reboot.syslog-form"
+	run "$SLCTL" offenders --input "$T/reboot.syslog-form" --json
+	expect_json .input_format syslog
+	expect_nothing_counted
+	expect_json .unrecognized_by.mode_unknown 1
+	run "$SLCTL" offenders --input "$T/hosts.short" --json
+	expect_json .input_format syslog
+	expect_json '[.offenders[].comm] | join(",")' one,three
+	expect_json .complete true
 	# journalctl -o cat of two hosts' journals: no stamp, host or boot
 	# id. A kill after two boot lines that disagree took the last one's
 	# mode, whichever machine printed it (sixth review of the fixes, H3):
