@@ -112,6 +112,7 @@ bool sl_syslog_yearless(const char *p, const char *end, int *month, int *mday)
 }
 
 #define SEAM_SEC (2 * 3600)
+#define YEAR_SEC (INT64_C(365) * 86400)
 
 /* Any line of the file: a month before the last line's began a year. */
 void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len)
@@ -152,10 +153,21 @@ void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len
 					 (before_month[y->month] + y->mday)) * 86400 +
 			       (h - y->h) * 3600 + (m - y->m) * 60 + (s - y->s);
 
-		if (step < -INT64_C(183) * 86400)
+		/*
+		 * A year less a few hours is a few hours across a new year:
+		 * "Dec 31 23:59:50" after "Jan  1 00:00:05" is a step back of
+		 * seconds (another host's clock, a rotated piece cat'ed
+		 * before its successor), not a gap of a year less them.
+		 */
+		if (step < -INT64_C(183) * 86400) {
 			y->back++;
-		else if (step > INT64_C(183) * 86400)
+			if (step + YEAR_SEC <= SEAM_SEC)
+				y->back_near++;
+		} else if (step > INT64_C(183) * 86400) {
 			y->ahead++;
+			if (YEAR_SEC - step <= SEAM_SEC)
+				y->ahead_near++;
+		}
 		else if (step < 0)
 			y->steps_back++;
 		else if (step > 0)
@@ -204,6 +216,7 @@ int sl_syslog_years_keep(struct sl_reader *rd, const char *line, size_t len)
 	memcpy(y->bytes + y->len, line, len);
 	y->lines[y->n++] = (struct sl_syslog_kept){ .line = rd->line, .at = y->len,
 						    .len = len, .back = y->back, .ahead = y->ahead,
+						    .back_near = y->back_near, .ahead_near = y->ahead_near,
 						    .follows = rd->follows };
 	y->len += len;
 	return 0;
@@ -230,8 +243,13 @@ int sl_syslog_years_replay(struct sl_reader *rd)
 		/* The new years between the line and the newest; a gap
 		 * between them leaves its year a guess, the latest it can be:
 		 * the line may be years earlier. */
-		int year = newest_first ? newest - k->ahead : newest - (y->back - k->back);
-		bool uncertain = newest_first ? k->back : y->ahead != k->ahead;
+		/* A step of hours back across a new year takes the year back
+		 * one; it is no gap. */
+		int year = newest_first ?
+			newest - (k->ahead - k->back_near) :
+			newest - ((y->back - y->ahead_near) - (k->back - k->ahead_near));
+		bool uncertain = newest_first ? k->back != k->back_near :
+				 y->ahead - y->ahead_near != k->ahead - k->ahead_near;
 		/* Pieces against the file's order: which piece is the newest,
 		 * and so every line's year, is a guess either way. */
 		bool guessed = newest_first ? y->seams_ahead : y->seams_back;

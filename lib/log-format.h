@@ -99,6 +99,7 @@ struct sl_syslog_years {
 		uint64_t line;
 		size_t at, len;
 		int back, ahead; /* steps of over half a year before it in the file */
+		int back_near, ahead_near; /* of those, a few hours across a new year */
 		bool follows;    /* right after the line kept before it */
 	} *lines;
 	size_t n, lines_allocated;
@@ -106,6 +107,7 @@ struct sl_syslog_years {
 	int h, m, s;             /* its time */
 	int first_month, first_mday, first_h, first_m, first_s; /* the first line's */
 	int back, ahead;         /* steps of over half a year back, ahead so far */
+	int back_near, ahead_near; /* of those, a year less a few hours */
 	uint64_t steps_back, steps_ahead; /* shorter ones: the file's order */
 	uint64_t seams_back, seams_ahead; /* over two hours each way */
 	char minute[12];                  /* "Mmm dd hh:mm" of the last line seen */

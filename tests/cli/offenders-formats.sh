@@ -486,6 +486,24 @@ test_rotated_pieces_cat_ed_newest_first_have_no_sure_year() {
 	expect_json '[.events, .complete] | @csv' '2,true'
 }
 
+# A step back of seconds across a new year (a second host's clock behind,
+# a rotated piece cat'ed before its successor) is no gap of a year less
+# them: it moved every line before it a year back (eighth review of the
+# fixes, H5).
+test_a_step_back_of_seconds_across_a_new_year_is_no_gap() {
+	local P="x86/split lock detection: #AC:"
+	{
+		echo "Dec 31 23:59:50 alpha kernel: $P a1/1 took a split_lock trap at address: 0x1"
+		echo "Jan  1 00:00:05 alpha kernel: $P a2/2 took a split_lock trap at address: 0x2"
+		echo "Dec 31 23:59:59 beta kernel: $P b1/3 took a split_lock trap at address: 0x3"
+		echo "Jan  1 00:00:10 alpha kernel: $P a3/4 took a split_lock trap at address: 0x4"
+	} >"$T/skew.log"
+	run "$SLCTL" offenders --input "$T/skew.log" --json
+	expect_rc 0
+	expect_json '[.offenders[] | {(.comm): (.first_seen_wall[:4] | tonumber)}] | add | [.a2 - .a1, .b1 - .a1, .a3 - .a2] | @csv' '1,0,0'
+	expect_json '[.undated, .complete] | @csv' '0,true'
+}
+
 # The last yearless line was given this year up to the end of tomorrow,
 # up to 48 hours ahead: a rotated log of last year whose last line is on
 # tomorrow's date passed --since as this year's (fourth new-user review of
