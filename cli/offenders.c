@@ -253,13 +253,14 @@ size_t offenders_shown(const struct options *o, const struct splitlock_offenders
  */
 static const char *undated_sentence(const struct splitlock_offenders *r)
 {
-	static char buf[400];
+	static char buf[512];
 	uint64_t n = splitlock_offenders_get_undated(r);
 
 	snprintf(buf, sizeof(buf), "%" PRIu64 " event%s (logged or suppressed by the kernel's "
 		 "rate limit) cannot be placed by --since/--until, so this report is incomplete: "
 		 "this log's form gives %s no wall-clock time, or only the second, or no year "
-		 "across a gap of months, inside which the bound falls (dmesg --time-format iso "
+		 "across a gap of months, or a local hour that a fall back repeats, or the rate "
+		 "limit's late count only, inside which the bound falls (dmesg --time-format iso "
 		 "and journalctl -o short-iso-precise give exact times)",
 		 n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
 	return buf;

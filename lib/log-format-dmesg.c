@@ -290,8 +290,10 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 			      minute_stamp(p + 1, close) ||
 			      relative_stamp(p + 1, close))) {
 			/* -T shows whole seconds (its delta is no part of it) */
-			if (r.wall_usec != SPLITLOCK_TIME_UNKNOWN)
+			if (r.wall_usec != SPLITLOCK_TIME_UNKNOWN) {
 				r.wall_grain = INT64_C(1000000) - 1;
+				sl_stamp_local_fold(&r.wall_usec, &r.wall_grain);
+			}
 			p = close + 1;
 			if (p < end && *p == ' ')
 				p++;

@@ -596,6 +596,10 @@ static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len,
 		return 0;
 	}
 	r.wall_grain = sl_stamp_grain(p, q);
+	/* RFC 3164 stamps ("Oct 25 02:10:00") are the writer's local time;
+	 * RFC 3339 ones carry their offset. */
+	if (*p >= 'A' && *p <= 'Z')
+		sl_stamp_local_fold(&r.wall_usec, &r.wall_grain);
 	if (earlier)
 		r.wall_before = YEARS_UNKNOWN_USEC;
 	if (later)

@@ -306,6 +306,9 @@ bool sl_stamp_clock(const char **pp, const char *end, int *h, int *m, int *s,
 		    int64_t *usec_frac, bool *has_frac);
 /* Broken-down local time (or UTC with a known offset) → usec since epoch. */
 int64_t sl_stamp_local(int year, int mon, int mday, int h, int m, int s);
+/* A local time in the hour a fall back repeats may be either: *@wall
+ * becomes the earlier, *@grain grows by the hour between them. */
+void sl_stamp_local_fold(int64_t *wall, int64_t *grain);
 /* The same where the stamp names standard (@isdst 0) or summer time (1):
  * the hour a fall-back repeats is then one instant, not a guess. */
 int64_t sl_stamp_local_dst(int year, int mon, int mday, int h, int m, int s, int isdst);

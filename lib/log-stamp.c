@@ -177,6 +177,31 @@ int64_t sl_stamp_local(int year, int mon, int mday, int h, int m, int s)
 	return sl_stamp_local_dst(year, mon, mday, h, m, s, -1);
 }
 
+static bool same_local_clock(time_t a, time_t b)
+{
+	struct tm ta, tb;
+
+	return localtime_r(&a, &ta) && localtime_r(&b, &tb) && ta.tm_hour == tb.tm_hour &&
+	       ta.tm_min == tb.tm_min && ta.tm_sec == tb.tm_sec && ta.tm_mday == tb.tm_mday;
+}
+
+void sl_stamp_local_fold(int64_t *wall, int64_t *grain)
+{
+	time_t t;
+
+	if (*wall == SPLITLOCK_TIME_UNKNOWN)
+		return;
+	t = (time_t)(*wall / 1000000);
+	/* The hour a fall back repeats: the clock shows it twice, an hour
+	 * apart; which one a line means, its stamp does not say. */
+	if (same_local_clock(t, t + 3600)) {
+		*grain += INT64_C(3600) * 1000000;
+	} else if (same_local_clock(t - 3600, t)) {
+		*wall -= INT64_C(3600) * 1000000;
+		*grain += INT64_C(3600) * 1000000;
+	}
+}
+
 int64_t sl_stamp_utc(int year, int mon, int mday, int h, int m, int s)
 {
 	struct tm tm = { .tm_year = year - 1900, .tm_mon = mon, .tm_mday = mday,

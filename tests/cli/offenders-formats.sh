@@ -504,6 +504,39 @@ test_a_step_back_of_seconds_across_a_new_year_is_no_gap() {
 	expect_json '[.undated, .complete] | @csv' '0,true'
 }
 
+# The hour a fall back repeats: a local stamp in it is either reading, and
+# a bound between them cannot place it; it was read as summer time and
+# left out, "complete" (eighth review of the fixes, H6).
+test_a_local_time_in_the_repeated_hour_is_either_reading() {
+	local P="x86/split lock detection: #AC:"
+	# dmesg -T (it writes the year: the test holds in any year).
+	{
+		echo "[Sun Oct 25 01:50:00 2026] $P early/1 took a split_lock trap at address: 0x1"
+		echo "[Sun Oct 25 02:10:00 2026] $P fold/2 took a split_lock trap at address: 0x2"
+		echo "[Sun Oct 25 03:10:00 2026] $P late/3 took a split_lock trap at address: 0x3"
+	} >"$T/fold.log"
+	# 01:10Z and 00:10Z are 02:10 in CET and in CEST.
+	TZ=Europe/Berlin run "$SLCTL" offenders --input "$T/fold.log" --since 2026-10-25T00:30Z --until 2026-10-26T00:00Z --json
+	expect_rc 0
+	expect_json '[.events, .undated, .complete] | @csv' '1,1,false'
+	TZ=Europe/Berlin run "$SLCTL" offenders --input "$T/fold.log" --since 2026-10-25T00:00Z --until 2026-10-26T00:00Z --json
+	expect_json '[.events, .undated, .complete] | @csv' '2,0,true'
+	TZ=UTC run "$SLCTL" offenders --input "$T/fold.log" --since 2026-10-25T00:30Z --until 2026-10-26T00:00Z --json
+	expect_json '[.events, .undated, .complete] | @csv' '3,0,true'
+	# The same in RFC 3164 syslog, whose year is a guess: only the fold's
+	# width is asserted, in the year the file gets.
+	sed -E 's/^\[Sun (Oct 25 [0-9:]+) 2026\] /\1 pc kernel: /' "$T/fold.log" >"$T/fold.syslog"
+	grep -q '^Oct 25 02:10:00 pc kernel: ' "$T/fold.syslog" || fail "fixture"
+	TZ=Europe/Berlin run "$SLCTL" offenders --input "$T/fold.syslog" --json
+	local y
+	y=$(jq -r '.offenders[0].first_seen_wall[:4]' <<<"$out")
+	if [ "$(TZ=Europe/Berlin date -d "$y-10-25 02:10" +%Z 2>/dev/null)" = CEST ] &&
+	   [ "$(TZ=Europe/Berlin date -d "$y-10-25 03:10" +%Z)" = CET ]; then
+		TZ=Europe/Berlin run "$SLCTL" offenders --input "$T/fold.syslog" --since "${y}-10-25T00:30Z" --until "${y}-10-26T00:00Z" --json
+		expect_json '[.events, .undated, .complete] | @csv' '1,1,false'
+	fi
+}
+
 # The last yearless line was given this year up to the end of tomorrow,
 # up to 48 hours ahead: a rotated log of last year whose last line is on
 # tomorrow's date passed --since as this year's (fourth new-user review of
