@@ -1778,6 +1778,11 @@ enum splitlock_unread {
 	 * others, whose line names any of them; split-lock kills may be
 	 * among the N. */
 	SPLITLOCK_UNREAD_KILLS_SUPPRESSED,
+	/* A rate limit's burst used up (10 lines of the detector's warnings,
+	 * or of kills in fatal mode, within its 5 s) with no line after it
+	 * to say whether it dropped any: the kernel tells only at the
+	 * limit's next call after the interval, which never came. */
+	SPLITLOCK_UNREAD_BURST_USED_UP,
 	/*
 	 * No _MAX: a later release may add reasons. Walk them with
 	 * splitlock_unread_name(), which is NULL past the last one.
@@ -1787,7 +1792,7 @@ enum splitlock_unread {
  * splitlock_unread_name:
  *
  * "unparsed", "hidden", "writer_unknown", "mode_unknown",
- * "kills_suppressed"; NULL for a
+ * "kills_suppressed", "burst_used_up"; NULL for a
  * reason the library does not know.
  *
  * Since: LIBSPLITLOCK_1

@@ -55,6 +55,18 @@ struct splitlock_offenders {
 	int64_t saved_at; /* a saved log's mtime: no record is later */
 	/* The last event each kind's rate limit let through (wall clock). */
 	int64_t last_limited[2];
+	/*
+	 * Each rate limit as the kernel keeps it (lib/ratelimit.c, 10 lines
+	 * in 5 s): the detector's two warnings and fatal mode's kill lines.
+	 * A burst used up says what it dropped only at the limit's next call
+	 * after the interval; @used_up_line: the line of one still waiting.
+	 */
+	struct limit_burst {
+		int64_t begin, last;
+		unsigned printed;
+		uint64_t used_up_line;
+		bool used_up;
+	} bursts[3];
 	enum splitlock_input_format format;
 	uint64_t events, suppressed, forged, undated, alignment_checks;
 	uint64_t maybe_repeated; /* counted events that may be a dump's repeat */
@@ -101,6 +113,8 @@ _public_ int splitlock_offenders_new(struct splitlock_ctx *ctx,
 	r->flags = flags;
 	r->since = r->until = r->boot_wall = r->saved_at = SPLITLOCK_TIME_UNKNOWN;
 	r->last_limited[0] = r->last_limited[1] = SPLITLOCK_TIME_UNKNOWN;
+	for (size_t i = 0; i < ARRAY_SIZE(r->bursts); i++)
+		r->bursts[i].begin = SPLITLOCK_TIME_UNKNOWN;
 	sl_alignment_rule_init(&r->alignment, true);
 	*report = r;
 	return 0;
@@ -652,6 +666,46 @@ static bool in_window(struct splitlock_offenders *r, const struct sl_log_record 
 	return true;
 }
 
+#define BURST_LINES 10
+#define BURST_USEC (INT64_C(5) * 1000000)
+/* Two CPUs' records may be out of order by a little; more is a reboot. */
+#define BURST_REBOOT_USEC 10000
+enum { BURST_SPLIT_LOCK, BURST_BUS_LOCK, BURST_KILLS };
+
+/* A burst that ended used up, whose drops the log never told. */
+static void burst_untold(struct splitlock_offenders *r, struct limit_burst *b)
+{
+	if (b->used_up)
+		sl_unread_note_why(&r->unread, b->used_up_line, SPLITLOCK_UNREAD_BURST_USED_UP);
+	b->used_up = false;
+}
+
+/* A line the limit let through at @t (its stamp since boot, else its
+ * wall-clock time, grain added: a whole-second stamp may be later). */
+static void burst_line(struct splitlock_offenders *r, struct limit_burst *b,
+		       const struct sl_log_record *lr, int64_t t)
+{
+	if (t == SPLITLOCK_TIME_UNKNOWN)
+		return;
+	if (b->begin != SPLITLOCK_TIME_UNKNOWN && t < b->last - BURST_REBOOT_USEC) {
+		/* Another boot: what the last one dropped is never told. */
+		burst_untold(r, b);
+		b->begin = SPLITLOCK_TIME_UNKNOWN;
+	}
+	if (b->begin == SPLITLOCK_TIME_UNKNOWN || t - b->begin >= BURST_USEC) {
+		/* The next interval: had the last one dropped any, the
+		 * kernel would have said so right before this line. */
+		b->used_up = false;
+		b->begin = t;
+		b->printed = 0;
+	}
+	b->last = t;
+	if (++b->printed == BURST_LINES) {
+		b->used_up = true;
+		b->used_up_line = lr->line;
+	}
+}
+
 /*
  * @keep_sorted: keep the list in the report's order as the record is
  * added. Reading a whole log leaves that out and sorts once at the end:
@@ -694,6 +748,7 @@ static int add_log_record(struct splitlock_offenders *r,
 		}
 		sl_alignment_rule_see(&r->alignment, lr);
 		if (sl_is_kill_suppressed(rec->message, rec->message_len)) {
+			r->bursts[BURST_KILLS].used_up = false;
 			/* At the rate limit's level, in a boot whose kills may
 			 * be split locks: some of those it dropped may be. */
 			if ((!lr->level_known || rec->level == LOG_WARNING) &&
@@ -766,6 +821,14 @@ static int add_log_record(struct splitlock_offenders *r,
 	else if (!sl_is_alignment_check(rec->message, rec->message_len) &&
 		 (unsigned)ev.kind < ARRAY_SIZE(r->last_limited) && wall != SPLITLOCK_TIME_UNKNOWN)
 		r->last_limited[ev.kind] = wall;
+	if (type == SPLITLOCK_LINE_EVENT) {
+		bool kill = sl_is_alignment_check(rec->message, rec->message_len);
+
+		burst_line(r, &r->bursts[kill ? BURST_KILLS :
+					 ev.kind == SPLITLOCK_KIND_BUS_LOCK ? BURST_BUS_LOCK :
+									      BURST_SPLIT_LOCK],
+			   lr, lr->mono_usec != SPLITLOCK_TIME_UNKNOWN ? lr->mono_usec : wall);
+	}
 	if (!in_window(r, lr, wall, earliest, &undated)) {
 		/* The window cannot say whether the kernel's suppressed events
 		 * were in it either: they are as undated as the logged ones. */
@@ -776,6 +839,7 @@ static int add_log_record(struct splitlock_offenders *r,
 		return 0;
 	}
 	if (type == SPLITLOCK_LINE_SUPPRESSED) {
+		r->bursts[ev.kind == SPLITLOCK_KIND_BUS_LOCK ? BURST_BUS_LOCK : BURST_SPLIT_LOCK].used_up = false;
 		r->suppressed += ev.suppressed;
 		if (lr->maybe_repeat)
 			r->maybe_repeated += ev.suppressed;
@@ -897,6 +961,10 @@ _public_ int splitlock_offenders_read_input(struct splitlock_offenders *r, int f
 	sl_alignment_rule_init(&r->alignment, false);
 	ret = sl_log_input_foreach(r->ctx, fd, &format, false, input_cb, r,
 				   progress, data, &r->unread);
+	for (size_t i = 0; i < ARRAY_SIZE(r->bursts); i++) {
+		burst_untold(r, &r->bursts[i]);
+		r->bursts[i].begin = SPLITLOCK_TIME_UNKNOWN;
+	}
 	sl_alignment_rule_init(&r->alignment, true);
 	r->flags = flags;
 	r->format = format;
@@ -962,6 +1030,7 @@ static const char *const unread_names[] = {
 	[SPLITLOCK_UNREAD_WRITER_UNKNOWN] = "writer_unknown",
 	[SPLITLOCK_UNREAD_MODE_UNKNOWN] = "mode_unknown",
 	[SPLITLOCK_UNREAD_KILLS_SUPPRESSED] = "kills_suppressed",
+	[SPLITLOCK_UNREAD_BURST_USED_UP] = "burst_used_up",
 };
 /* A reason added to the enum needs its name and its counter. */
 _Static_assert(ARRAY_SIZE(unread_names) == ARRAY_SIZE(((struct sl_unread *)0)->by),

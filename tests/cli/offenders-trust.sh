@@ -471,6 +471,34 @@ test_the_patched_kernels_rate_limit_lines_count() {
 	expect_json '[.events, .suppressed, .complete] | @csv' '1,14,false'
 }
 
+# The kernel says what a rate limit dropped only at its next call after
+# the interval: 10 tasks warned in a burst and nothing after, and the
+# report was complete though more may have been dropped (eighth review of
+# the fixes, H2).
+test_a_used_up_burst_with_nothing_after_is_incomplete() {
+	local i
+	for i in 0 1 2 3 4 5 6 7 8 9; do
+		printf '4,%d,%d,-;%s#AC: t%d/%d took a split_lock trap at address: 0x1\n' $i $((5000000 + i * 1000)) "$P" $i $((100 + i))
+	done >"$T/burst"
+	run "$SLCTL" offenders --input "$T/burst" --json
+	expect_json '[.events, .unrecognized_by.burst_used_up, .complete] | @csv' '10,1,false'
+	run "$SLCTL" offenders --input "$T/burst"
+	expect_out "used up its burst"
+	# A line of the limit after the interval: it would have said.
+	printf '4,10,12000000,-;%s#AC: late/200 took a split_lock trap at address: 0x1\n' "$P" >>"$T/burst"
+	run "$SLCTL" offenders --input "$T/burst" --json
+	expect_json '[.events, .unrecognized, .complete] | @csv' '11,0,true'
+	# Or its count.
+	head -n 10 "$T/burst" >"$T/counted"
+	printf '4,10,12000000,-;split_lock_warn: 4 callbacks suppressed\n' >>"$T/counted"
+	run "$SLCTL" offenders --input "$T/counted" --json
+	expect_json '[.events, .suppressed, .unrecognized] | @csv' '10,4,0'
+	# Nine: the burst was not used up.
+	head -n 9 "$T/burst" >"$T/nine"
+	run "$SLCTL" offenders --input "$T/nine" --json
+	expect_json '[.events, .complete] | @csv' '9,true'
+}
+
 # The live log: the running kernel's mode decides (here /proc/cmdline).
 test_live_alignment_checks_follow_the_running_mode() {
 	local mode
