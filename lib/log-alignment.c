@@ -166,8 +166,6 @@ void sl_alignment_rule_see(struct sl_alignment_rule *a, const struct sl_log_reco
 	unsigned rate;
 	bool to_fatal;
 
-	if (a->live)
-		return;
 	b = boundary(a, lr);
 	/* From this record on, the boot runs in the new mode; fatal traps #AC
 	 * only where the boot line showed #AC detection. */
@@ -177,9 +175,14 @@ void sl_alignment_rule_see(struct sl_alignment_rule *a, const struct sl_log_reco
 	}
 	if (!splitlock_mode_from_boot_line(lr->rec.message, &mode, &rate))
 		return;
-	/* "#DB: sending SIGBUS on user-space bus_locks": no #AC detection. */
-	b->ac = memmem(lr->rec.message, lr->rec.message_len, "#DB:", 4) ? 0 :
-		memmem(lr->rec.message, lr->rec.message_len, "#AC:", 4) ? 1 : -1;
+	/*
+	 * "#DB: sending SIGBUS on user-space bus_locks" (fatal), "#DB: warning
+	 * on user-space bus_locks" (warn): the kernel prints them only where
+	 * the CPU has no #AC detection. Its ratelimit line is "#DB:" on any.
+	 */
+	b->ac = memmem(lr->rec.message, lr->rec.message_len, "#AC:", 4) ? 1 :
+		(mode == SPLITLOCK_MODE_FATAL || mode == SPLITLOCK_MODE_WARN) &&
+				memmem(lr->rec.message, lr->rec.message_len, "#DB:", 4) ? 0 : -1;
 	b->fatal = mode == SPLITLOCK_MODE_FATAL && b->ac != 0;
 	if (b->fatal)
 		b->seen_fatal = true;
@@ -214,14 +217,19 @@ int sl_alignment_rule_counts(struct splitlock_ctx *ctx, struct sl_alignment_rule
 {
 	struct sl_alignment_boot *b;
 
-	if (a->live) {
+	b = boundary(a, lr);
+	/*
+	 * The live log: its boot line and the run-time switches it shows
+	 * decide as in a saved log; where the buffer no longer holds the
+	 * boot line, the running kernel's mode.
+	 */
+	if (a->live && b->fatal < 0) {
 		if (!a->live_read) {
 			a->live_fatal = read_live_fatal(ctx);
 			a->live_read = true;
 		}
 		return a->live_fatal == 1;
 	}
-	b = boundary(a, lr);
 	/* Two machines' lines, or a reboot into another mode: nobody can tell. */
 	return b->mixed ? -1 : b->fatal;
 }

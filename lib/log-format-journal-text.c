@@ -175,6 +175,9 @@ int sl_journal_text_line(struct sl_reader *rd, const char *line, size_t len)
 	if (marker(p, (size_t)(end - p))) {
 		if (end - p > 8 && memcmp(p, "-- Boot ", 8) == 0)
 			rd->boot = sl_boot_hash(p + 8, (size_t)(end - p - 8));
+		/* systemd 249 and older: "-- Reboot --", a boot without its id. */
+		else if (end - p == 12 && memcmp(p, "-- Reboot --", 12) == 0)
+			rd->boot = sl_boot_hash((const char *)&rd->line, sizeof(rd->line));
 		return 0;
 	}
 	q = stamp(p, end, &r);

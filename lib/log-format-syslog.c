@@ -113,6 +113,9 @@ bool sl_syslog_yearless(const char *p, const char *end, int *month, int *mday)
 
 #define SEAM_SEC (2 * 3600)
 #define YEAR_SEC (INT64_C(365) * 86400)
+/* A rotated piece spans up to a month and a half (monthly rotation): a
+ * step back across a new year by more is taken for a gap of months. */
+#define ROTATION_SEC (INT64_C(45) * 86400)
 
 /* Any line of the file: a month before the last line's began a year. */
 void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len)
@@ -163,10 +166,14 @@ void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len
 			y->back++;
 			if (step + YEAR_SEC <= SEAM_SEC)
 				y->back_near++;
+			else if (step + YEAR_SEC <= ROTATION_SEC)
+				y->seams_ahead++; /* newest first: days ahead across a year */
 		} else if (step > INT64_C(183) * 86400) {
 			y->ahead++;
 			if (YEAR_SEC - step <= SEAM_SEC)
 				y->ahead_near++;
+			else if (YEAR_SEC - step <= ROTATION_SEC)
+				y->seams_back++; /* or days back across a year: a seam */
 		}
 		else if (step < 0)
 			y->steps_back++;
@@ -587,6 +594,11 @@ static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len,
 	 * are of boot 0, as a syslog file's). */
 	if (end - p > 11 && memcmp(p, "-- Boot ", 8) == 0 && memcmp(end - 3, " --", 3) == 0) {
 		rd->boot = sl_boot_hash(p + 8, (size_t)(end - 3 - p - 8));
+		return 0;
+	}
+	/* systemd 249 and older: "-- Reboot --", a boot without its id. */
+	if (end - p == 12 && memcmp(p, "-- Reboot --", 12) == 0) {
+		rd->boot = sl_boot_hash((const char *)&rd->line, sizeof(rd->line));
 		return 0;
 	}
 	r.boot = rd->boot;

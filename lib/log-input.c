@@ -80,6 +80,7 @@ static const struct sl_needle syslog_needles[] = {
 	{ "suppressed by syslog-ng", 23, 16 },
 	{ " blob data]", 11, 10 },
 	{ "-- Boot ", 8, 3 },
+	{ "-- Reboot --", 12, 5 },
 };
 #define N_SYSLOG_NEEDLES (sizeof(syslog_needles) / sizeof(syslog_needles[0]))
 
@@ -91,6 +92,7 @@ static const struct sl_needle syslog_needles[] = {
 static const struct sl_needle journal_text_needles[] = {
 	DETECTOR_NEEDLES,
 	{ "-- Boot ", 8, 3 },
+	{ "-- Reboot --", 12, 5 },
 	{ " blob data]", 11, 10 },
 };
 #define N_JOURNAL_TEXT_NEEDLES (sizeof(journal_text_needles) / sizeof(journal_text_needles[0]))

@@ -187,18 +187,31 @@ static bool same_local_clock(time_t a, time_t b)
 
 void sl_stamp_local_fold(int64_t *wall, int64_t *grain)
 {
-	time_t t;
-
 	if (*wall == SPLITLOCK_TIME_UNKNOWN)
 		return;
+	struct tm before, after;
+	time_t t, back;
+
 	t = (time_t)(*wall / 1000000);
-	/* The hour a fall back repeats: the clock shows it twice, an hour
-	 * apart; which one a line means, its stamp does not say. */
-	if (same_local_clock(t, t + 3600)) {
-		*grain += INT64_C(3600) * 1000000;
-	} else if (same_local_clock(t - 3600, t)) {
-		*wall -= INT64_C(3600) * 1000000;
-		*grain += INT64_C(3600) * 1000000;
+	/* The time a fall back repeats (an hour; 30 minutes at Lord Howe,
+	 * two at Troll): the clock shows it twice, that far apart; which one
+	 * a line means, its stamp does not say. */
+	for (time_t around = t - 3 * 3600; around <= t; around += 3 * 3600) {
+		time_t a = around, b = around + 3 * 3600;
+
+		if (!localtime_r(&a, &before) || !localtime_r(&b, &after) ||
+		    before.tm_gmtoff <= after.tm_gmtoff)
+			continue;
+		back = (time_t)(before.tm_gmtoff - after.tm_gmtoff);
+		if (same_local_clock(t, t + back)) {
+			*grain += (int64_t)back * 1000000;
+			return;
+		}
+		if (same_local_clock(t - back, t)) {
+			*wall -= (int64_t)back * 1000000;
+			*grain += (int64_t)back * 1000000;
+			return;
+		}
 	}
 }
 

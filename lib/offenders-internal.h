@@ -113,6 +113,31 @@ bool sl_is_alignment_check(const char *message, size_t len);
 /* "show_signal: N callbacks suppressed": kill messages the kernel dropped. */
 bool sl_is_kill_suppressed(const char *message, size_t len);
 
+/* log-burst.c: rate limits whose burst was used up with no line saying
+ * what they dropped. Limits: SL_BURST_SPLIT_LOCK, _BUS_LOCK, _KILLS. */
+#define SL_BURST_LINES 10
+#define SL_BURST_SLOTS 48
+enum { SL_BURST_SPLIT_LOCK, SL_BURST_BUS_LOCK, SL_BURST_KILLS };
+struct sl_bursts {
+	struct sl_burst_limit {
+		uint64_t key; /* machine and limit; 0: a free slot */
+		int64_t at[SL_BURST_LINES], grain[SL_BURST_LINES];
+		unsigned n;
+		uint64_t used_up, told, first_line;
+	} limits[SL_BURST_SLOTS];
+	unsigned next_evict;
+	uint64_t untold, untold_line;
+};
+void sl_bursts_init(struct sl_bursts *b);
+/* A line of @limit let through at @t (the stamp since boot, else the wall
+ * clock's, which may be up to @grain later) on @machine. */
+void sl_bursts_line(struct sl_bursts *b, uint64_t machine, unsigned limit, int64_t t,
+		    int64_t grain, uint64_t line);
+/* A "callbacks suppressed" line of @limit on @machine. */
+void sl_bursts_told(struct sl_bursts *b, uint64_t machine, unsigned limit);
+/* The used-up bursts no line told of, and the line of the first. */
+uint64_t sl_bursts_untold(struct sl_bursts *b, uint64_t *first_line);
+
 typedef int (*sl_log_record_fn)(const struct sl_log_record *rec, void *data);
 
 /* Could this message be the detector's? Cheap; false means surely not. */

@@ -55,18 +55,7 @@ struct splitlock_offenders {
 	int64_t saved_at; /* a saved log's mtime: no record is later */
 	/* The last event each kind's rate limit let through (wall clock). */
 	int64_t last_limited[2];
-	/*
-	 * Each rate limit as the kernel keeps it (lib/ratelimit.c, 10 lines
-	 * in 5 s): the detector's two warnings and fatal mode's kill lines.
-	 * A burst used up says what it dropped only at the limit's next call
-	 * after the interval; @used_up_line: the line of one still waiting.
-	 */
-	struct limit_burst {
-		int64_t begin, last;
-		unsigned printed;
-		uint64_t used_up_line;
-		bool used_up;
-	} bursts[3];
+	struct sl_bursts bursts; /* log-burst.c */
 	enum splitlock_input_format format;
 	uint64_t events, suppressed, forged, undated, alignment_checks;
 	uint64_t maybe_repeated; /* counted events that may be a dump's repeat */
@@ -113,8 +102,7 @@ _public_ int splitlock_offenders_new(struct splitlock_ctx *ctx,
 	r->flags = flags;
 	r->since = r->until = r->boot_wall = r->saved_at = SPLITLOCK_TIME_UNKNOWN;
 	r->last_limited[0] = r->last_limited[1] = SPLITLOCK_TIME_UNKNOWN;
-	for (size_t i = 0; i < ARRAY_SIZE(r->bursts); i++)
-		r->bursts[i].begin = SPLITLOCK_TIME_UNKNOWN;
+	sl_bursts_init(&r->bursts);
 	sl_alignment_rule_init(&r->alignment, true);
 	*report = r;
 	return 0;
@@ -666,44 +654,14 @@ static bool in_window(struct splitlock_offenders *r, const struct sl_log_record 
 	return true;
 }
 
-#define BURST_LINES 10
-#define BURST_USEC (INT64_C(5) * 1000000)
-/* Two CPUs' records may be out of order by a little; more is a reboot. */
-#define BURST_REBOOT_USEC 10000
-enum { BURST_SPLIT_LOCK, BURST_BUS_LOCK, BURST_KILLS };
-
-/* A burst that ended used up, whose drops the log never told. */
-static void burst_untold(struct splitlock_offenders *r, struct limit_burst *b)
+/* Used-up bursts the log never told of: unread, the report incomplete. */
+static void note_untold_bursts(struct splitlock_offenders *r)
 {
-	if (b->used_up)
-		sl_unread_note_why(&r->unread, b->used_up_line, SPLITLOCK_UNREAD_BURST_USED_UP);
-	b->used_up = false;
-}
+	uint64_t line, n = sl_bursts_untold(&r->bursts, &line);
 
-/* A line the limit let through at @t (its stamp since boot, else its
- * wall-clock time, grain added: a whole-second stamp may be later). */
-static void burst_line(struct splitlock_offenders *r, struct limit_burst *b,
-		       const struct sl_log_record *lr, int64_t t)
-{
-	if (t == SPLITLOCK_TIME_UNKNOWN)
-		return;
-	if (b->begin != SPLITLOCK_TIME_UNKNOWN && t < b->last - BURST_REBOOT_USEC) {
-		/* Another boot: what the last one dropped is never told. */
-		burst_untold(r, b);
-		b->begin = SPLITLOCK_TIME_UNKNOWN;
-	}
-	if (b->begin == SPLITLOCK_TIME_UNKNOWN || t - b->begin >= BURST_USEC) {
-		/* The next interval: had the last one dropped any, the
-		 * kernel would have said so right before this line. */
-		b->used_up = false;
-		b->begin = t;
-		b->printed = 0;
-	}
-	b->last = t;
-	if (++b->printed == BURST_LINES) {
-		b->used_up = true;
-		b->used_up_line = lr->line;
-	}
+	for (uint64_t i = 0; i < n; i++)
+		sl_unread_note_why(&r->unread, line, SPLITLOCK_UNREAD_BURST_USED_UP);
+	sl_bursts_init(&r->bursts);
 }
 
 /*
@@ -748,7 +706,8 @@ static int add_log_record(struct splitlock_offenders *r,
 		}
 		sl_alignment_rule_see(&r->alignment, lr);
 		if (sl_is_kill_suppressed(rec->message, rec->message_len)) {
-			r->bursts[BURST_KILLS].used_up = false;
+			sl_bursts_told(&r->bursts, sl_alignment_rule_machine(&r->alignment, lr),
+				       SL_BURST_KILLS);
 			/* At the rate limit's level, in a boot whose kills may
 			 * be split locks: some of those it dropped may be. */
 			if ((!lr->level_known || rec->level == LOG_WARNING) &&
@@ -823,11 +782,13 @@ static int add_log_record(struct splitlock_offenders *r,
 		r->last_limited[ev.kind] = wall;
 	if (type == SPLITLOCK_LINE_EVENT) {
 		bool kill = sl_is_alignment_check(rec->message, rec->message_len);
+		bool mono = lr->mono_usec != SPLITLOCK_TIME_UNKNOWN;
 
-		burst_line(r, &r->bursts[kill ? BURST_KILLS :
-					 ev.kind == SPLITLOCK_KIND_BUS_LOCK ? BURST_BUS_LOCK :
-									      BURST_SPLIT_LOCK],
-			   lr, lr->mono_usec != SPLITLOCK_TIME_UNKNOWN ? lr->mono_usec : wall);
+		sl_bursts_line(&r->bursts, sl_alignment_rule_machine(&r->alignment, lr),
+			       kill ? SL_BURST_KILLS :
+			       ev.kind == SPLITLOCK_KIND_BUS_LOCK ? SL_BURST_BUS_LOCK : SL_BURST_SPLIT_LOCK,
+			       mono ? lr->mono_usec : wall, mono || wall != lr->wall_usec ? 0 : lr->wall_grain,
+			       lr->line);
 	}
 	if (!in_window(r, lr, wall, earliest, &undated)) {
 		/* The window cannot say whether the kernel's suppressed events
@@ -839,7 +800,8 @@ static int add_log_record(struct splitlock_offenders *r,
 		return 0;
 	}
 	if (type == SPLITLOCK_LINE_SUPPRESSED) {
-		r->bursts[ev.kind == SPLITLOCK_KIND_BUS_LOCK ? BURST_BUS_LOCK : BURST_SPLIT_LOCK].used_up = false;
+		sl_bursts_told(&r->bursts, sl_alignment_rule_machine(&r->alignment, lr),
+			       ev.kind == SPLITLOCK_KIND_BUS_LOCK ? SL_BURST_BUS_LOCK : SL_BURST_SPLIT_LOCK);
 		r->suppressed += ev.suppressed;
 		if (lr->maybe_repeat)
 			r->maybe_repeated += ev.suppressed;
@@ -934,6 +896,9 @@ _public_ int splitlock_offenders_read_kmsg(struct splitlock_offenders *r)
 	if (r->boot_wall == SPLITLOCK_TIME_UNKNOWN && sl_log_epoch(r->ctx, &boot) == 0)
 		r->boot_wall = boot;
 	ret = splitlock_kmsg_foreach(r->ctx, kmsg_cb, r);
+	/* The buffer as it stands: a burst used up lately may still be told
+	 * by a later line, but this report cannot know it yet. */
+	note_untold_bursts(r);
 	/* Also after an error: what was read before it is in the report. */
 	sort(r);
 	return ret;
@@ -961,10 +926,7 @@ _public_ int splitlock_offenders_read_input(struct splitlock_offenders *r, int f
 	sl_alignment_rule_init(&r->alignment, false);
 	ret = sl_log_input_foreach(r->ctx, fd, &format, false, input_cb, r,
 				   progress, data, &r->unread);
-	for (size_t i = 0; i < ARRAY_SIZE(r->bursts); i++) {
-		burst_untold(r, &r->bursts[i]);
-		r->bursts[i].begin = SPLITLOCK_TIME_UNKNOWN;
-	}
+	note_untold_bursts(r);
 	sl_alignment_rule_init(&r->alignment, true);
 	r->flags = flags;
 	r->format = format;
