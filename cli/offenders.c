@@ -321,9 +321,9 @@ void offenders_print_unrecognized(FILE *out, const struct splitlock_offenders *r
 		       "journalctl -r): split lock kills if that boot ran in fatal mode.\n",
 		       n, n == 1 ? "is an" : "are", n == 1 ? "" : "s", n == 1 ? "it" : "them");
 	if ((n = splitlock_offenders_get_unrecognized_by(r, SPLITLOCK_UNREAD_BURST_USED_UP)))
-		fprintf(out, "Of these, %" PRIu64 " %s where a rate limit used up its burst (10 lines in "
-		       "5 s) and the log ends, or the boot does, before the line that would say how "
-		       "many it dropped.\n", n, n == 1 ? "is the line" : "are lines");
+		fprintf(out, "Of these, %" PRIu64 " stand%s for a rate limit that used up its burst "
+		       "(10 lines in 5 s) with no line in the log that says how many it dropped.\n",
+		       n, n == 1 ? "s" : "");
 	if ((n = splitlock_offenders_get_unrecognized_by(r, SPLITLOCK_UNREAD_KILLS_SUPPRESSED)))
 		fprintf(out, "Of these, %" PRIu64 " say%s that the kernel's rate limit on kill messages "
 		       "dropped some in a boot in fatal mode (or of a mode the log does not show): "

@@ -96,9 +96,13 @@ static uint64_t boot_id(struct sl_alignment_rule *a, const struct sl_log_record 
 uint64_t sl_alignment_rule_machine(const struct sl_alignment_rule *a,
 				   const struct sl_log_record *lr)
 {
+	/* Boots a log shows only by the kernel's banner (kern.log, dmesg
+	 * dumps cat'ed) are told apart by it too. */
+	uint64_t banners = a->banners * UINT64_C(0x9e3779b97f4a7c15);
+
 	if (a->unmarked_named && lr->boot == a->unmarked_id)
-		return a->unmarked_boot ^ lr->host;
-	return lr->boot ^ lr->host;
+		return (a->unmarked_boot ^ lr->host) + banners;
+	return (lr->boot ^ lr->host) + banners;
 }
 
 /* The boot @lr belongs to: its journal boot id and its host, as known. */
@@ -126,8 +130,10 @@ static struct sl_alignment_boot *boundary(struct sl_alignment_rule *a,
 	struct sl_alignment_boot *b = boot_of(a, lr);
 
 	/* Every boot starts with it; its "#1 SMP ..." gets it past the scan. */
-	if (lr->rec.message_len > 14 && memcmp(lr->rec.message, "Linux version ", 14) == 0)
+	if (lr->rec.message_len > 14 && memcmp(lr->rec.message, "Linux version ", 14) == 0) {
 		b->fatal = b->ac = -1;
+		a->banners++; /* a banner is no alignment check: seen once */
+	}
 	if (lr->mono_usec != SPLITLOCK_TIME_UNKNOWN) {
 		if (b->last_mono != SPLITLOCK_TIME_UNKNOWN &&
 		    lr->mono_usec < b->last_mono - REBOOT_STEP_USEC)

@@ -6,9 +6,9 @@
  * the interval, which may never come: the task is warned once, the boot
  * ends. Kept per machine (boot and host, as the log shows them) and per
  * limit, whatever the file's order (journalctl -r) and the stamps' grain:
- * 10 lines of one limit within 5 s are a used-up burst, and each wants a
- * "callbacks suppressed" line of that limit and machine somewhere in the
- * log. A burst the limit had room for after all (exactly 10) is taken
+ * 10 lines of one limit in one of its intervals are a used-up burst, and
+ * each wants a "callbacks suppressed" line of that limit and machine
+ * somewhere in the log. A burst the limit had room for after all (exactly 10) is taken
  * for used up too: the log cannot tell.
  */
 #include "offenders-internal.h"
@@ -32,7 +32,7 @@ static void untold(struct sl_bursts *b, const struct sl_burst_limit *l)
 
 static struct sl_burst_limit *limit_of(struct sl_bursts *b, uint64_t machine, unsigned limit)
 {
-	uint64_t key = (machine * 3 + limit) | 1; /* nonzero: slots in use */
+	uint64_t key = machine * 4 + limit + 1; /* 0: a free slot */
 	struct sl_burst_limit *l;
 
 	for (l = b->limits; l < b->limits + SL_BURST_SLOTS && l->key; l++)
@@ -50,28 +50,25 @@ static struct sl_burst_limit *limit_of(struct sl_bursts *b, uint64_t machine, un
 void sl_bursts_line(struct sl_bursts *b, uint64_t machine, unsigned limit, int64_t t,
 		    int64_t grain, uint64_t line)
 {
-	struct sl_burst_limit *l;
-	int64_t lo, hi, most_grain = 0;
+	struct sl_burst_limit *l = limit_of(b, machine, limit);
+	int64_t step = t - l->begin;
 
-	if (t == SPLITLOCK_TIME_UNKNOWN)
-		return;
-	l = limit_of(b, machine, limit);
-	l->at[l->n % BURST_LINES] = t;
-	l->grain[l->n % BURST_LINES] = grain;
-	if (++l->n < BURST_LINES)
-		return;
-	lo = hi = t;
-	for (unsigned i = 0; i < BURST_LINES; i++) {
-		lo = l->at[i] < lo ? l->at[i] : lo;
-		hi = l->at[i] > hi ? l->at[i] : hi;
-		most_grain = l->grain[i] > most_grain ? l->grain[i] : most_grain;
+	/*
+	 * The kernel's intervals: the first line after one's 5 s begins the
+	 * next (either way in time: journalctl -r; the stamps' grain makes
+	 * them longer, so that a burst is not missed). Without stamps, the
+	 * whole log is one interval: nothing shows more room.
+	 */
+	if (!l->n || (t != SPLITLOCK_TIME_UNKNOWN && l->begin != SPLITLOCK_TIME_UNKNOWN &&
+		      (step > BURST_USEC + grain || -step > BURST_USEC + grain))) {
+		l->begin = t;
+		l->n = 0;
 	}
-	if (hi - lo > BURST_USEC + most_grain)
-		return;
-	l->used_up++;
-	if (!l->first_line)
-		l->first_line = line;
-	l->n = 0; /* the next burst is ten lines more */
+	if (++l->n == BURST_LINES) {
+		l->used_up++;
+		if (!l->first_line)
+			l->first_line = line;
+	}
 }
 
 void sl_bursts_told(struct sl_bursts *b, uint64_t machine, unsigned limit)

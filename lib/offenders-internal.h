@@ -91,6 +91,7 @@ struct sl_alignment_rule {
 	 * a marker at every switch).
 	 */
 	uint64_t unmarked_boot, unmarked_host, unmarked_id, last_boot, last_host;
+	uint64_t banners; /* the kernel's banners seen */
 	bool unmarked_seen, unmarked_named;
 };
 
@@ -121,8 +122,8 @@ enum { SL_BURST_SPLIT_LOCK, SL_BURST_BUS_LOCK, SL_BURST_KILLS };
 struct sl_bursts {
 	struct sl_burst_limit {
 		uint64_t key; /* machine and limit; 0: a free slot */
-		int64_t at[SL_BURST_LINES], grain[SL_BURST_LINES];
-		unsigned n;
+		int64_t begin; /* the interval's first line */
+		unsigned n;    /* lines in it */
 		uint64_t used_up, told, first_line;
 	} limits[SL_BURST_SLOTS];
 	unsigned next_evict;

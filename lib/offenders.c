@@ -680,7 +680,7 @@ static int add_log_record(struct splitlock_offenders *r,
 	struct splitlock_event ev;
 	struct key k;
 	int64_t wall = lr->wall_usec, earliest = SPLITLOCK_TIME_UNKNOWN;
-	bool undated;
+	bool undated, in;
 	size_t at = 0;
 	int type, ret;
 
@@ -773,14 +773,19 @@ static int add_log_record(struct splitlock_offenders *r,
 	 * the interval, which may be hours later: the dropped events lie
 	 * between the last one it let through and this line.
 	 */
-	if (type == SPLITLOCK_LINE_SUPPRESSED)
+	if (type == SPLITLOCK_LINE_SUPPRESSED) {
 		earliest = (unsigned)ev.kind < ARRAY_SIZE(r->last_limited) &&
 				   r->last_limited[ev.kind] != SPLITLOCK_TIME_UNKNOWN ?
 			   r->last_limited[ev.kind] : INT64_MIN / 2;
-	else if (!sl_is_alignment_check(rec->message, rec->message_len) &&
+		/* It tells of a burst whatever the window. */
+		sl_bursts_told(&r->bursts, sl_alignment_rule_machine(&r->alignment, lr),
+			       ev.kind == SPLITLOCK_KIND_BUS_LOCK ? SL_BURST_BUS_LOCK : SL_BURST_SPLIT_LOCK);
+	} else if (!sl_is_alignment_check(rec->message, rec->message_len) &&
 		 (unsigned)ev.kind < ARRAY_SIZE(r->last_limited) && wall != SPLITLOCK_TIME_UNKNOWN)
 		r->last_limited[ev.kind] = wall;
-	if (type == SPLITLOCK_LINE_EVENT) {
+	in = in_window(r, lr, wall, earliest, &undated);
+	/* Bursts the window leaves out are not this report's. */
+	if (type == SPLITLOCK_LINE_EVENT && (in || undated)) {
 		bool kill = sl_is_alignment_check(rec->message, rec->message_len);
 		bool mono = lr->mono_usec != SPLITLOCK_TIME_UNKNOWN;
 
@@ -790,7 +795,7 @@ static int add_log_record(struct splitlock_offenders *r,
 			       mono ? lr->mono_usec : wall, mono || wall != lr->wall_usec ? 0 : lr->wall_grain,
 			       lr->line);
 	}
-	if (!in_window(r, lr, wall, earliest, &undated)) {
+	if (!in) {
 		/* The window cannot say whether the kernel's suppressed events
 		 * were in it either: they are as undated as the logged ones. */
 		if (undated && type == SPLITLOCK_LINE_EVENT)
@@ -800,8 +805,6 @@ static int add_log_record(struct splitlock_offenders *r,
 		return 0;
 	}
 	if (type == SPLITLOCK_LINE_SUPPRESSED) {
-		sl_bursts_told(&r->bursts, sl_alignment_rule_machine(&r->alignment, lr),
-			       ev.kind == SPLITLOCK_KIND_BUS_LOCK ? SL_BURST_BUS_LOCK : SL_BURST_SPLIT_LOCK);
 		r->suppressed += ev.suppressed;
 		if (lr->maybe_repeat)
 			r->maybe_repeated += ev.suppressed;

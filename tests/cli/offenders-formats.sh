@@ -854,9 +854,9 @@ test_syslog_repeat_lines_are_counted() {
 		"2026-12-03T10:42:38.000002+00:00 host last message repeated 3 times" >"$T/rsyslog3339"
 	run "$SLCTL" offenders --input "$T/rsyslog3339" --json
 	expect_json .events 1005
-	# 1000 lines of one limit in a second are 100 bursts (10 in 5 s), and
-	# no line says what they dropped: nothing else is unread.
-	expect_json '[.unrecognized, .unrecognized_by.burst_used_up] | @csv' '100,100'
+	# 1000 lines of one limit in one of its 5 s intervals used up its
+	# burst of 10, and no line says what it dropped: nothing else is unread.
+	expect_json '[.unrecognized, .unrecognized_by.burst_used_up] | @csv' '1,1'
 	cat "$T/rsyslog3339" "$T/rsyslog3339" >"$T/rsyslog3339-2"
 	run "$SLCTL" offenders --input "$T/rsyslog3339-2" --json
 	expect_json .events 1005
