@@ -680,7 +680,7 @@ static int add_log_record(struct splitlock_offenders *r,
 	struct splitlock_event ev;
 	struct key k;
 	int64_t wall = lr->wall_usec, earliest = SPLITLOCK_TIME_UNKNOWN;
-	bool undated, in;
+	bool undated, in, kill;
 	size_t at = 0;
 	int type, ret;
 
@@ -722,6 +722,10 @@ static int add_log_record(struct splitlock_offenders *r,
 			sl_unread_note(&r->unread, lr->line);
 		return 0;
 	}
+	/* fatal mode's "traps: ... trap alignment check": another level and
+	 * rate limit than the detector's warnings, and a split lock only in
+	 * a fatal boot. */
+	kill = sl_is_alignment_check(rec->message, rec->message_len);
 	/* User space can write to /dev/kmsg: it must not forge an offender. */
 	if (lr->facility_known && rec->facility != 0) {
 		sl_dbg(r->ctx, "ignoring a detector-like line %s",
@@ -737,7 +741,7 @@ static int add_log_record(struct splitlock_offenders *r,
 	 * that, so that the same records give the same report in each.
 	 */
 	if (lr->level_known && type != SPLITLOCK_LINE_MALFORMED &&
-	    rec->level != (sl_is_alignment_check(rec->message, rec->message_len) ?
+	    rec->level != (kill ?
 			   LOG_INFO : LOG_WARNING)) {
 		sl_dbg(r->ctx, "ignoring a detector-like line at another level");
 		r->forged++;
@@ -755,7 +759,7 @@ static int add_log_record(struct splitlock_offenders *r,
 	 * lost to a wrapped buffer, or after it: journalctl -r), nobody can
 	 * tell, and the report is not complete.
 	 */
-	if (type == SPLITLOCK_LINE_EVENT && sl_is_alignment_check(rec->message, rec->message_len)) {
+	if (type == SPLITLOCK_LINE_EVENT && kill) {
 		int counts = sl_alignment_rule_counts(r->ctx, &r->alignment, lr);
 
 		if (counts <= 0) {
@@ -780,13 +784,12 @@ static int add_log_record(struct splitlock_offenders *r,
 		/* It tells of a burst whatever the window. */
 		sl_bursts_told(&r->bursts, sl_alignment_rule_machine(&r->alignment, lr),
 			       ev.kind == SPLITLOCK_KIND_BUS_LOCK ? SL_BURST_BUS_LOCK : SL_BURST_SPLIT_LOCK);
-	} else if (!sl_is_alignment_check(rec->message, rec->message_len) &&
+	} else if (!kill &&
 		 (unsigned)ev.kind < ARRAY_SIZE(r->last_limited) && wall != SPLITLOCK_TIME_UNKNOWN)
 		r->last_limited[ev.kind] = wall;
 	in = in_window(r, lr, wall, earliest, &undated);
 	/* Bursts the window leaves out are not this report's. */
 	if (type == SPLITLOCK_LINE_EVENT && (in || undated)) {
-		bool kill = sl_is_alignment_check(rec->message, rec->message_len);
 		bool mono = lr->mono_usec != SPLITLOCK_TIME_UNKNOWN;
 
 		sl_bursts_line(&r->bursts, sl_alignment_rule_machine(&r->alignment, lr),
