@@ -47,11 +47,20 @@ static struct sl_burst_limit *limit_of(struct sl_bursts *b, uint64_t machine, un
 	return l;
 }
 
+/* |a - b| <= span, for any stamps a log may claim (no overflow). */
+static bool within(int64_t a, int64_t b, int64_t span)
+{
+	int64_t step;
+
+	if (__builtin_sub_overflow(a, b, &step) || step == INT64_MIN)
+		return false;
+	return (step < 0 ? -step : step) <= span;
+}
+
 void sl_bursts_line(struct sl_bursts *b, uint64_t machine, unsigned limit, int64_t t,
 		    int64_t grain, uint64_t line)
 {
 	struct sl_burst_limit *l = limit_of(b, machine, limit);
-	int64_t step = t - l->begin;
 
 	/*
 	 * The kernel's intervals: the first line after one's 5 s begins the
@@ -60,9 +69,13 @@ void sl_bursts_line(struct sl_bursts *b, uint64_t machine, unsigned limit, int64
 	 * whole log is one interval: nothing shows more room.
 	 */
 	if (!l->n || (t != SPLITLOCK_TIME_UNKNOWN && l->begin != SPLITLOCK_TIME_UNKNOWN &&
-		      (step > BURST_USEC + grain || -step > BURST_USEC + grain))) {
+		      !within(t, l->begin, BURST_USEC + grain))) {
 		l->begin = t;
 		l->n = 0;
+	} else if (l->begin == SPLITLOCK_TIME_UNKNOWN) {
+		/* Lines without stamps join whichever interval is open; the
+		 * first stamp dates it. */
+		l->begin = t;
 	}
 	if (++l->n == BURST_LINES) {
 		l->used_up++;
