@@ -696,7 +696,7 @@ int offenders_print_table(const struct options *o, const struct splitlock_offend
 		fprintf(buf, "; %" PRIu64 " more suppressed by the kernel's rate limit, so "
 			"this report is incomplete", splitlock_offenders_get_suppressed(r));
 	fprintf(buf, ".\n");
-	offenders_print_unrecognized(buf, r);
+	offenders_print_unrecognized(buf, o, r);
 	offenders_print_forged(buf, r);
 	/* The grouping column is not among a saved log's columns, and would
 	 * be empty: say what the rows are instead. */

@@ -295,7 +295,8 @@ static bool report_complete(const struct splitlock_offenders *r)
 }
 
 /* Never silently incomplete: say how much detector text was not read. */
-void offenders_print_unrecognized(FILE *out, const struct splitlock_offenders *r)
+void offenders_print_unrecognized(FILE *out, const struct options *o,
+				  const struct splitlock_offenders *r)
 {
 	uint64_t first, n = splitlock_offenders_get_unrecognized(r, &first);
 
@@ -307,6 +308,12 @@ void offenders_print_unrecognized(FILE *out, const struct splitlock_offenders *r
 		fprintf(out, "%" PRIu64 " line%s that may hold detector text could not be read, so this "
 		       "report is incomplete.\n", n, n == 1 ? "" : "s");
 	/* Where the reader knows why, the sentence says what to run instead. */
+	if (o->input && !o->input_format_set &&
+	    (n = splitlock_offenders_get_unrecognized_by(r, SPLITLOCK_UNREAD_UNPARSED)))
+		fprintf(out, "Of these, %" PRIu64 " %s not parse as %s, the form guessed from the "
+		       "log's lines: if it is another, --input-format names it.\n", n,
+		       n == 1 ? "does" : "do",
+		       splitlock_input_format_name(splitlock_offenders_get_input_format(r)));
 	if ((n = splitlock_offenders_get_unrecognized_by(r, SPLITLOCK_UNREAD_HIDDEN)))
 		fprintf(out, "Of these, %" PRIu64 " %s kernel record%s whose message the log hides "
 		       "(journalctl prints \"[84B blob data]\" for a message that is not printable "

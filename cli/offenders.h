@@ -56,7 +56,8 @@ void offenders_printable(const char *s, size_t len, char *buf, size_t size);
 /* Offenders the report shows: all, or --top's. */
 size_t offenders_shown(const struct options *o, const struct splitlock_offenders *r);
 /* The sentences that say a report is incomplete, and why. */
-void offenders_print_unrecognized(FILE *out, const struct splitlock_offenders *r);
+void offenders_print_unrecognized(FILE *out, const struct options *o,
+				  const struct splitlock_offenders *r);
 /* The sentence on detector-like lines ignored, and why. */
 void offenders_print_forged(FILE *out, const struct splitlock_offenders *r);
 /* The table and its summary; -ENOMEM. */

@@ -437,7 +437,7 @@ static bool looks_like_kmsg(const char *p, const char *end)
 static enum splitlock_input_format detect_text(const char *p, const char *end)
 {
 	const char *start = p;
-	unsigned lines = 0, syslog = 0, journal = 0;
+	unsigned lines = 0, syslog = 0, journal = 0, detector = 0, detector_dmesg = 0;
 	size_t indent = first_line_indent(p, end);
 
 	while (p < end && lines < 1000) {
@@ -463,12 +463,24 @@ static enum splitlock_input_format detect_text(const char *p, const char *end)
 			 * ("usb 1-1: ...") would pass for a host and a tag.
 			 */
 			if (len <= 19 || p[10] != 'T' || p[19] != ',') {
-				syslog += sl_syslog_line_matches(p, len);
-				journal += sl_journal_text_line_matches(p, len);
+				bool s = sl_syslog_line_matches(p, len);
+				bool j = sl_journal_text_line_matches(p, len);
+
+				syslog += s;
+				journal += j;
+				/* The lines that count most: a dmesg whose other
+				 * lines ("svc[600]: segfault at ...") pass for a
+				 * host and a tag has detector lines that do not. */
+				if (memmem(p, len, "split lock detection: ", 22)) {
+					detector++;
+					detector_dmesg += !s && !j;
+				}
 			}
 		}
 		p = le + 1;
 	}
+	if (detector && detector_dmesg * 2 > detector)
+		return SPLITLOCK_INPUT_DMESG;
 	if (lines && syslog * 2 > lines && syslog >= journal)
 		return SPLITLOCK_INPUT_SYSLOG;
 	/*

@@ -1091,4 +1091,28 @@ test_export_cut_inside_an_entry() {
 	expect_json '.unrecognized_by.unparsed > 0' true
 }
 
+# A dmesg of mostly other lines that pass for a host and a tag
+# ("svc[600]: segfault at ..."), as a crash loop leaves it: its detector
+# lines decide the form (it was read as journal text, 0 events).
+test_dmesg_of_segfault_lines_is_dmesg() {
+	local i
+	: >"$T/loop"
+	for i in 0 1 2 3 4 5 6 7 8 9 10 11; do
+		printf '[ %d.000000] svc[%d]: segfault at 0 ip 000055d0a0001234 sp 00007ffd10000000 error 4 in svc[55d0a0000000+1000]\n' \
+			$((1000 + i * 60)) $((600 + i)) >>"$T/loop"
+		[ $((i % 4)) -eq 3 ] && printf '[ %d.500000] x86/split lock detection: #AC: game/%d took a split_lock trap at address: 0x1234\n' \
+			$((1000 + i * 60)) $((7000 + i)) >>"$T/loop"
+	done
+	run "$SLCTL" offenders --input "$T/loop" --json
+	expect_json .input_format dmesg
+	expect_json .events 3
+	expect_json .complete true
+	# A guessed form that leaves lines unparsed says how to name another.
+	sed 's/#AC: game/#AC game/' "$T/loop" >"$T/bad"
+	run "$SLCTL" offenders --input "$T/bad"
+	expect_out "do not parse as dmesg, the form guessed from the log's lines: if it is another, --input-format names it."
+	run "$SLCTL" offenders --input "$T/bad" --input-format dmesg
+	! grep -qF -- '--input-format names' <<<"$out" || fail "a named form is no guess: $out"
+}
+
 run_tests
