@@ -69,7 +69,7 @@ CLI_CFLAGS = $(BASE_CFLAGS) -I$(B)/include -Ishared $(shell $(PKG_CONFIG) --cfla
 	-DSLCTL_INSTALLED_PATH='"$(BINDIR)/slctl"'
 CLI_LIBS = $(shell $(PKG_CONFIG) --libs $(CLI_PKGS))
 
-LIB_SRCS := $(sort $(wildcard lib/*.c))
+LIB_SRCS := $(sort $(wildcard lib/*/*.c))
 CLI_SRCS := $(sort $(wildcard cli/*.c))
 TEST_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
@@ -105,6 +105,7 @@ all: $(B)/slctl $(SO) $(B)/libsplitlock.a $(B)/libsplitlock.pc $(MANS) $(B)/org.
 
 # VERSION: the objects carry it (-DVERSION).
 $(B)/lib/%.o: lib/%.c VERSION | $(B)/lib
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/cli/%.o: cli/%.c VERSION | $(B)/cli $(B)/include/libsplitlock.h

@@ -399,14 +399,14 @@ test_header_dependencies_come_from_the_compiler() {
 	# reads itself, -n or not, and the next make would rebuild the helper.
 	local built
 	built=$(built_for)
-	run make -C "$TOP" -n B="$BUILD_DIR" BINDIR="${built%/slctl}" -W lib/linereader.h all
+	run make -C "$TOP" -n B="$BUILD_DIR" BINDIR="${built%/slctl}" -W lib/core/linereader.h all
 	expect_rc 0
 	local includer
-	includer=$(grep -l '#include "linereader.h"' "$TOP"/lib/*.c | head -n 1)
+	includer=$(grep -l '#include "core/linereader.h"' "$TOP"/lib/*/*.c | head -n 1)
 	[ -n "$includer" ] || fail "no library source includes linereader.h"
-	includer=$(basename "$includer" .c)
-	expect_out "-o $BUILD_DIR/lib/$includer.o"
-	[[ $out != *"-o $BUILD_DIR/lib/mode.o"* ]] || fail "mode.o rebuilt for a header it does not include"
+	includer=${includer#"$TOP"/lib/}
+	expect_out "-o $BUILD_DIR/lib/${includer%.c}.o"
+	[[ $out != *"-o $BUILD_DIR/lib/mode/mode.o"* ]] || fail "mode.o rebuilt for a header it does not include"
 	[[ $out != *"-o $BUILD_DIR/cli/"* ]] || fail "the CLI rebuilt for a library-internal header"
 }
 

@@ -622,7 +622,7 @@ test_kmsg_dumps_out_of_boot_order_are_read_once() {
 	expect_json .events 10
 	# Read once, none maybe repeated. (The two boots' ten warnings in
 	# their first 5 s are one rate limit's burst to a log that shows no
-	# boot id: burst_used_up, as log-burst.c says.)
+	# boot id: burst_used_up, as log/burst.c says.)
 	expect_json '[.maybe_repeated, .unrecognized - .unrecognized_by.burst_used_up] | @csv' '0,0'
 }
 

@@ -100,7 +100,7 @@ expect_clean() { # VALUE: the sysctl holds it and slctl owes nothing
 patched_child() { # UID
 	copy_fixture patched-runctl
 	# The child is PID 2 of the new PID namespace, or a few more where
-	# slctl made a lookup in a child of its own first (lib/path.c).
+	# slctl made a lookup in a child of its own first (lib/core/path.c).
 	local p
 	for p in 2 3 4 5 6 7 8 9; do
 		mkdir -p "$T/root/proc/$p"

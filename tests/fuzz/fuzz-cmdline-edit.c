@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "bootloader.h"
+#include "core/internal.h"
+#include "boot/boot.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The one JSON reader (lib/json.c) on any bytes: a value read whole never
+ * The one JSON reader (lib/core/json.c) on any bytes: a value read whole never
  * goes past the end, a decoded string is never longer than its JSON, and
  * kernelstub's lookup of "user" → "kernel_options" agrees with the walk.
  */
 #include <stdlib.h>
 
-#include "json.h"
+#include "core/json.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

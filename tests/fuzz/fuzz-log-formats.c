@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "log-format.h"
+#include "log/format.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

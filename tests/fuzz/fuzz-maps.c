@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "offenders-internal.h"
+#include "core/internal.h"
+#include "offenders/offenders.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

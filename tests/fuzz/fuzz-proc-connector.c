@@ -6,7 +6,7 @@
 
 #include "libsplitlock.h"
 /* The parsers fill the library's own types: their members are checked. */
-#include "public-types.h"
+#include "core/public-types.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

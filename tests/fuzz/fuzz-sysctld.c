@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

@@ -3,7 +3,7 @@
 #include <errno.h>
 
 #include "test.h"
-#include "../../lib/bootloader.h"
+#include "../../lib/boot/boot.h"
 
 static char *set(const char *in, const char *token)
 {

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The one JSON reader (lib/json.c) and the kernelstub backend that reads
+ * The one JSON reader (lib/core/json.c) and the kernelstub backend that reads
  * its configuration with it.
  */
 #include <errno.h>
 
-#include "bootloader.h"
-#include "json.h"
+#include "boot/boot.h"
+#include "core/json.h"
 #include "fake-root.h"
 #include "test.h"
 

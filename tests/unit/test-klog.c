@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Lines of the syslog(2) buffer, the live log's fallback (lib/kmsg.c). */
-#include "log-format.h"
+/* Lines of the syslog(2) buffer, the live log's fallback (lib/log/kmsg.c). */
+#include "log/format.h"
 #include "test.h"
 
 static bool parse(const char *line, struct splitlock_kmsg_record *rec)

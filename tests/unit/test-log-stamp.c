@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The stamps and prefixes saved-log formats share (lib/log-stamp.c). */
-#include "log-format.h"
+/* The stamps and prefixes saved-log formats share (lib/log/stamp.c). */
+#include "log/format.h"
 #include "test.h"
 
 static int month(const char *s)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The one-pass search for the first of several needles (lib/needle-scan.c). */
-#include "needle-scan.h"
+/* The one-pass search for the first of several needles (lib/log/needle-scan.c). */
+#include "log/needle-scan.h"
 #include "test.h"
 
 /* What the scanner must agree with: the earliest memmem() of any needle. */
@@ -101,7 +101,7 @@ TEST(empty_buffer_and_no_needles)
 TEST(every_count_of_needles_agrees_with_memmem)
 {
 	static const struct sl_needle many[] = {
-		/* Rare bytes anywhere in the text, as log-input.c has them. */
+		/* Rare bytes anywhere in the text, as log/input.c has them. */
 		{ "#", 1, 0 }, { "lock detection", 14, 3 }, { "_lock", 5, 4 },
 		{ "alignment check", 15, 14 }, { "\":[", 3, 2 }, { "\" : [", 5, 4 },
 		{ "-- Boot ", 8, 3 }, { "xy", 2, 1 }, { "zzz", 3, 1 },

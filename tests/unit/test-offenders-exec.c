@@ -13,7 +13,7 @@
 #include "test.h"
 #include "libsplitlock.h"
 /* White-box: it builds records and events by hand, as the readers do. */
-#include "public-types.h"
+#include "core/public-types.h"
 
 static void put_file(const char *dir, const char *name, const char *text)
 {

@@ -12,7 +12,7 @@
 
 #include "test.h"
 #include "libsplitlock.h"
-#include "offenders-internal.h"
+#include "offenders/offenders.h"
 
 static struct splitlock_kmsg_record rec(int facility, uint64_t usec, const char *msg)
 {

@@ -4,8 +4,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "internal.h"
-#include "linereader.h"
+#include "core/internal.h"
+#include "core/linereader.h"
 #include "test.h"
 
 static char root[] = "/tmp/slctl-test-path-XXXXXX";

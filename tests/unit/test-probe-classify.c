@@ -3,8 +3,8 @@
  * The probe's verdict for every policy the kernel can apply, from what the
  * child went through: this machine only ever shows "none".
  */
-#include "internal.h"
-#include "probe-internal.h"
+#include "core/internal.h"
+#include "probe/probe.h"
 #include "test.h"
 
 #define US 1000ull

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Parsing one message of the split-lock detector.
+ *
+ * COMM is whatever the task called itself: up to 15 bytes (more on future
+ * kernels) that may hold spaces, '/', "::" or any byte. So the fixed text is
+ * matched from the right end of the line, and COMM is what remains between
+ * the tag and the last "/DIGITS" (or "[DIGITS]" in the traps line). The
+ * parser is pure and takes any bytes: it is a fuzzing target.
+ */
+#include <errno.h>
+
+#include "name-table.h"
+#include "log/reader.h"
+
+#define PR_FMT "x86/split lock detection: "
+/* Generous: TASK_COMM_LEN is 16 today, proposals raise it to 64. */
+#define COMM_MAX 64
+
+struct span {
+	const char *p, *end;
+};
+
+static bool eat_prefix(struct span *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if ((size_t)(s->end - s->p) < n || memcmp(s->p, prefix, n) != 0)
+		return false;
+	s->p += n;
+	return true;
+}
+
+static bool eat_suffix(struct span *s, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	if ((size_t)(s->end - s->p) < n || memcmp(s->end - n, suffix, n) != 0)
+		return false;
+	s->end -= n;
+	return true;
+}
+
+/* Hex number at s->p (no prefix); advances. At most 16 digits. */
+static bool eat_hex(struct span *s, uint64_t *v)
+{
+	uint64_t n = 0;
+	int digits = 0;
+
+	while (s->p < s->end && sl_hexval(*s->p) >= 0) {
+		if (++digits > 16)
+			return false;
+		n = n << 4 | (uint64_t)sl_hexval(*s->p++);
+	}
+	*v = n;
+	return digits > 0;
+}
+
+static bool eat_dec(struct span *s, uint64_t *v, uint64_t max)
+{
+	uint64_t n = 0;
+	int digits = 0;
+
+	while (s->p < s->end && *s->p >= '0' && *s->p <= '9') {
+		n = n * 10 + (uint64_t)(*s->p++ - '0');
+		if (++digits > 19 || n > max)
+			return false;
+	}
+	*v = n;
+	return digits > 0;
+}
+
+/* Decimal digits ending at s->end, preceded by @sep; shrinks s->end. */
+static bool eat_dec_suffix(struct span *s, char sep, uint32_t *v)
+{
+	const char *d = s->end;
+	struct span num;
+	uint64_t n;
+
+	while (d > s->p && d[-1] >= '0' && d[-1] <= '9')
+		d--;
+	if (d == s->end || s->end - d > 10 || d == s->p || d[-1] != sep)
+		return false;
+	num = (struct span){ d, s->end };
+	if (!eat_dec(&num, &n, UINT32_MAX))
+		return false;
+	*v = (uint32_t)n;
+	s->end = d - 1;
+	return true;
+}
+
+static void trim_end(struct span *s)
+{
+	while (s->end > s->p && (s->end[-1] == '\n' || s->end[-1] == '\r' ||
+				 s->end[-1] == ' ' || s->end[-1] == '\0'))
+		s->end--;
+}
+
+static const char *memrmem_(const char *hay, size_t n, const char *needle)
+{
+	size_t m = strlen(needle);
+
+	if (m > n)
+		return NULL;
+	for (const char *p = hay + n - m;; p--) {
+		if (*p == *needle && memcmp(p, needle, m) == 0)
+			return p;
+		if (p == hay)
+			return NULL;
+	}
+}
+
+/* "N callbacks suppressed" after a rate-limited function's name. */
+static int parse_suppressed(struct span s, struct splitlock_event *ev)
+{
+	static const struct {
+		const char *prefix;
+		enum splitlock_kind kind;
+	} limits[] = {
+		{ "split_lock_warn: ", SPLITLOCK_KIND_SPLIT_LOCK },        /* 5.19+ */
+		{ "handle_user_split_lock: ", SPLITLOCK_KIND_SPLIT_LOCK }, /* 5.7 */
+		{ "handle_bus_lock: ", SPLITLOCK_KIND_BUS_LOCK },
+		/* kernel-patch/: __ratelimit() of the warning functions. */
+		{ "sld_warn_split_lock: ", SPLITLOCK_KIND_SPLIT_LOCK },
+		{ "sld_warn_bus_lock: ", SPLITLOCK_KIND_BUS_LOCK },
+		{ "handle_guest_split_lock: ", SPLITLOCK_KIND_SPLIT_LOCK },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
+		uint64_t n;
+
+		if (!eat_prefix(&s, limits[i].prefix))
+			continue;
+		if (!eat_dec(&s, &n, UINT32_MAX) ||
+		    !eat_prefix(&s, " callbacks suppressed") || s.p != s.end)
+			return SPLITLOCK_LINE_MALFORMED;
+		ev->kind = limits[i].kind;
+		ev->suppressed = n;
+		return SPLITLOCK_LINE_SUPPRESSED;
+	}
+	return SPLITLOCK_LINE_OTHER;
+}
+
+/* "/DIGITS took", "/DIGITS fatal", ... somewhere: an event's start. */
+static bool looks_like_trap(struct span s)
+{
+	static const char *const verbs[] = { " took", " fatal", " bogus", " (user)", " (guest)" };
+
+	for (const char *p = s.p; p < s.end; p++) {
+		const char *d = p + 1;
+
+		if (*p != '/')
+			continue;
+		while (d < s.end && *d >= '0' && *d <= '9')
+			d++;
+		if (d == p + 1)
+			continue;
+		for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
+			size_t n = strlen(verbs[i]);
+
+			if ((size_t)(s.end - d) >= n && memcmp(d, verbs[i], n) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* "#AC: COMM/TID took a split_lock trap at address: 0xIP" and friends. */
+static int parse_trap(struct span s, bool db, struct splitlock_event *ev)
+{
+	const char *at = memrmem_(s.p, (size_t)(s.end - s.p),
+				  " trap at address: ");
+	struct span ip;
+
+	/*
+	 * The boot lines ("#AC: crashing the kernel on ...") are not events;
+	 * a line cut short after "COMM/TID took" is a broken one.
+	 */
+	if (!at)
+		return looks_like_trap(s) ? SPLITLOCK_LINE_MALFORMED : SPLITLOCK_LINE_OTHER;
+	ip = (struct span){ at + strlen(" trap at address: "), s.end };
+	if (!eat_prefix(&ip, "0x") || !eat_hex(&ip, &ev->ip) || ip.p != ip.end)
+		return SPLITLOCK_LINE_MALFORMED;
+	ev->has_ip = true;
+	s.end = at;
+
+	if (eat_suffix(&s, "bus_lock")) {
+		if (!db || !eat_suffix(&s, " took a "))
+			return SPLITLOCK_LINE_MALFORMED;
+		ev->kind = SPLITLOCK_KIND_BUS_LOCK;
+		ev->action = SPLITLOCK_ACTION_WARN;
+	} else if (eat_suffix(&s, "split_lock")) {
+		if (db)
+			return SPLITLOCK_LINE_MALFORMED;
+		ev->kind = SPLITLOCK_KIND_SPLIT_LOCK;
+		if (eat_suffix(&s, " took a "))
+			ev->action = SPLITLOCK_ACTION_WARN;
+		else if (eat_suffix(&s, " fatal "))
+			ev->action = SPLITLOCK_ACTION_FATAL;
+		else if (eat_suffix(&s, " bogus "))
+			ev->action = SPLITLOCK_ACTION_SIGBUS;
+		else
+			return SPLITLOCK_LINE_MALFORMED;
+	} else {
+		return SPLITLOCK_LINE_MALFORMED;
+	}
+	if (ev->action == SPLITLOCK_ACTION_WARN &&
+	    !eat_suffix(&s, " (user)"))
+		eat_suffix(&s, " (guest)");
+	if (!eat_dec_suffix(&s, '/', &ev->pid))
+		return SPLITLOCK_LINE_MALFORMED;
+	if (s.end - s.p > COMM_MAX)
+		return SPLITLOCK_LINE_MALFORMED;
+	ev->comm = s.p;
+	ev->comm_len = (size_t)(s.end - s.p);
+	return SPLITLOCK_LINE_EVENT;
+}
+
+/*
+ * Fatal mode: "COMM[PID] trap alignment check ip:IP sp:SP error:E" with
+ * " in OBJ[START+SIZE]" (or "[OFFSET,START+SIZE]" on newer kernels) when
+ * the address is in a file mapping. Other traps are not ours.
+ */
+static int parse_alignment_check(struct span s, struct splitlock_event *ev)
+{
+	static const char verb[] = "] trap alignment check ip:";
+	const char *v = memmem(s.p, (size_t)(s.end - s.p), verb, strlen(verb));
+	struct span head, tail;
+	uint64_t sp, err;
+
+	if (!v)
+		return SPLITLOCK_LINE_OTHER;
+	head = (struct span){ s.p, v + 1 };
+	tail = (struct span){ v + strlen(verb), s.end };
+	if (!eat_suffix(&head, "]") || !eat_dec_suffix(&head, '[', &ev->pid) ||
+	    head.end - head.p > COMM_MAX)
+		return SPLITLOCK_LINE_MALFORMED;
+	ev->comm = head.p;
+	ev->comm_len = (size_t)(head.end - head.p);
+	if (!eat_hex(&tail, &ev->ip) || !eat_prefix(&tail, " sp:") ||
+	    !eat_hex(&tail, &sp) || !eat_prefix(&tail, " error:") ||
+	    !eat_hex(&tail, &err))
+		return SPLITLOCK_LINE_MALFORMED;
+	ev->has_ip = true;
+	ev->kind = SPLITLOCK_KIND_SPLIT_LOCK;
+	ev->action = SPLITLOCK_ACTION_FATAL;
+	if (eat_prefix(&tail, " in ")) {
+		/* The object name may hold '['; its bracket is the last one. */
+		const char *open = memrmem_(tail.p, (size_t)(tail.end - tail.p), "[");
+		struct span nums;
+		uint64_t a, b, c;
+
+		if (!open || open == tail.p)
+			return SPLITLOCK_LINE_MALFORMED;
+		nums = (struct span){ open + 1, tail.end };
+		if (!eat_hex(&nums, &a))
+			return SPLITLOCK_LINE_MALFORMED;
+		if (eat_prefix(&nums, ",")) {
+			if (!eat_hex(&nums, &b) || !eat_prefix(&nums, "+") ||
+			    !eat_hex(&nums, &c))
+				return SPLITLOCK_LINE_MALFORMED;
+			ev->object_offset = a;
+		} else {
+			if (!eat_prefix(&nums, "+") || !eat_hex(&nums, &b))
+				return SPLITLOCK_LINE_MALFORMED;
+			if (ev->ip < a)
+				return SPLITLOCK_LINE_MALFORMED;
+			ev->object_offset = ev->ip - a;
+		}
+		if (!eat_prefix(&nums, "]"))
+			return SPLITLOCK_LINE_MALFORMED;
+		ev->has_object_offset = true;
+		ev->object = tail.p;
+		ev->object_len = (size_t)(open - tail.p);
+		tail.p = nums.p;
+	}
+	/* Anything after (e.g. "likely on CPU n") is not ours to judge. */
+	return SPLITLOCK_LINE_EVENT;
+}
+
+_public_ int splitlock_detector_line_parse(const char *message, size_t len,
+					   struct splitlock_event *ev)
+{
+	struct span s = { message, message + len };
+	int r;
+
+	memset(ev, 0, sizeof(*ev));
+	trim_end(&s);
+	r = parse_suppressed(s, ev);
+	if (r != SPLITLOCK_LINE_OTHER)
+		return r;
+	if (eat_prefix(&s, "traps: "))
+		return parse_alignment_check(s, ev);
+	eat_prefix(&s, PR_FMT);
+	if (eat_prefix(&s, "#AC: "))
+		return parse_trap(s, false, ev);
+	if (eat_prefix(&s, "#DB: "))
+		return parse_trap(s, true, ev);
+	return SPLITLOCK_LINE_OTHER;
+}
+
+/*
+ * What only the detector writes: its prefix, the trap markers and the
+ * names of its rate limits. Of its lines that are no event, only those
+ * known are read (the boot lines, a patched kernel's notes); any other
+ * holding these words is one the report could not read.
+ */
+bool sl_detector_text_unread(const char *s, size_t len)
+{
+	static const char *const words[] = {
+		"lock detection", "#AC:", "#DB:", "split_lock trap", "bus_lock trap",
+		"trap alignment check", "split_lock_warn", "handle_user_split_lock",
+		"handle_bus_lock", "sld_warn_split_lock", "sld_warn_bus_lock",
+		"handle_guest_split_lock",
+	};
+	static const char *const known[] = {
+		/* kernel-patch/: the run-time switch and the hotplug warning */
+		PR_FMT "mode changed from ", PR_FMT "No splitlock CPU offline handler",
+		/* its exemption's grants, revocations and exec drops, the test
+		 * hook's boot warning, a mode it could not parse */
+		PR_FMT "misery exemption of ", PR_FMT "split_lock_inject: ",
+		PR_FMT "unknown split_lock_detect=",
+	};
+	enum splitlock_mode mode;
+	unsigned rate;
+	bool found = false;
+	char buf[512];
+
+	for (size_t i = 0; i < ARRAY_SIZE(words) && !found; i++)
+		if (memmem(s, len, words[i], strlen(words[i])))
+			found = true;
+	if (!found)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (len >= strlen(known[i]) && memcmp(s, known[i], strlen(known[i])) == 0)
+			return false;
+	/* Boot lines: splitlock_mode_from_boot_line() reads a C string. */
+	if (len < sizeof(buf)) {
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		if (splitlock_mode_from_boot_line(buf, &mode, &rate))
+			return false;
+	}
+	return true;
+}
+
+static const struct name_table kind_names[] = {
+	{ SPLITLOCK_KIND_SPLIT_LOCK, "split_lock" },
+	{ SPLITLOCK_KIND_BUS_LOCK, "bus_lock" },
+};
+
+static const struct name_table action_names[] = {
+	{ SPLITLOCK_ACTION_WARN, "warn" },
+	{ SPLITLOCK_ACTION_FATAL, "fatal" },
+	{ SPLITLOCK_ACTION_SIGBUS, "sigbus" },
+};
+
+/* A value outside the enum reads as the first, as it always has. */
+_public_ const char *splitlock_kind_name(enum splitlock_kind kind)
+{
+	return NAME_TABLE_NAME_OR(kind_names, kind, "split_lock");
+}
+
+_public_ const char *splitlock_action_name(enum splitlock_action action)
+{
+	return NAME_TABLE_NAME_OR(action_names, action, "warn");
+}

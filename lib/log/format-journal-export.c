@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * journalctl -o export, the form journals are shipped in (systemd's
+ * docs/JOURNAL_EXPORT_FORMATS.md; what systemd-journal-remote reads):
+ *
+ *   __CURSOR=s=...
+ *   __REALTIME_TIMESTAMP=1796083205000000
+ *   _TRANSPORT=kernel
+ *   MESSAGE=x86/split lock detection: ...
+ *                                             (an empty line ends a record)
+ *
+ * A field that is not printable UTF-8 without newlines (a comm holding a
+ * newline or any byte) is written as its name alone on a line, then its
+ * size as 64-bit little-endian, the bytes and a newline. log/input.c hands
+ * over lines, so such a field is put back together from them: the newlines
+ * that split it are its own bytes.
+ */
+#include "log/format.h"
+
+static uint64_t le64(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* A line of a binary field: its bytes so far are in the scratch buffer. */
+static int binary_line(struct sl_reader *rd, const char *line, size_t len)
+{
+	struct sl_pending *pe = &rd->pending;
+	uint64_t size;
+	size_t have;
+
+	if (pe->binary_len + len + 1 > SL_INPUT_BUF) {
+		/* Too large to be a record of ours; its end is lost too. */
+		pe->in_binary = false;
+		if (pe->binary_message)
+			sl_pending_message_lost(rd);
+		return 0;
+	}
+	memcpy(rd->scratch + pe->binary_len, line, len);
+	pe->binary_len += len;
+	have = pe->binary_len;
+	if (have >= 8) {
+		size = le64((const unsigned char *)rd->scratch);
+		if (have - 8 == size) {
+			pe->in_binary = false;
+			if (pe->binary_message)
+				sl_pending_field(rd, "MESSAGE", 7, rd->scratch + 8, (size_t)size);
+			return 0;
+		}
+		if (have - 8 > size) {
+			/* Framing broken: what follows cannot be trusted to be fields. */
+			pe->in_binary = false;
+			sl_pending_message_lost(rd);
+			pe->broken = true;
+			return 0;
+		}
+	}
+	/* The newline that ended this line is one of the field's bytes. */
+	rd->scratch[pe->binary_len++] = '\n';
+	return 0;
+}
+
+static bool field_name(const char *p, size_t len)
+{
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!((p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '_'))
+			return false;
+	return true;
+}
+
+int sl_journal_export_line(struct sl_reader *rd, const char *line, size_t len)
+{
+	struct sl_pending *pe = &rd->pending;
+	const char *eq;
+
+	if (pe->in_binary)
+		return binary_line(rd, line, len);
+	if (len == 0)
+		return sl_pending_end(rd);
+	/* Each entry starts with its cursor: one in an open entry starts the
+	 * next, and the one before was cut short (a dump cut, another
+	 * appended). It ends there, whatever it lacks. */
+	if (pe->open && pe->cursor && len > 9 && memcmp(line, "__CURSOR=", 9) == 0) {
+		int r = sl_pending_cut(rd);
+
+		if (r)
+			return r;
+	}
+	if (!pe->open)
+		sl_pending_begin(rd, true);
+	eq = memchr(line, '=', len);
+	if (!eq) {
+		if (!field_name(line, len)) {
+			sl_reader_unrecognized(rd, line, len);
+			return 0;
+		}
+		pe->in_binary = true;
+		pe->binary_len = 0;
+		pe->binary_message = len == 7 && memcmp(line, "MESSAGE", 7) == 0;
+		return 0;
+	}
+	if (!field_name(line, (size_t)(eq - line))) {
+		sl_reader_unrecognized(rd, line, len);
+		return 0;
+	}
+	sl_pending_field(rd, line, (size_t)(eq - line), eq + 1, (size_t)(line + len - eq - 1));
+	return 0;
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Journal JSON in every form journalctl writes it (systemd
+ * src/shared/logs-show.c, output_json()): -o json (one object a line),
+ * -o json-seq (each object after an RS byte, RFC 7464), -o json-sse
+ * ("data: " before each), -o json-pretty (one field a line, tab-indented,
+ * "KEY" : VALUE). A field is a string, null when too large, or an array of
+ * byte values when it is not printable UTF-8. Only _TRANSPORT=kernel with
+ * facility kern is the kernel's: journald also marks what user space wrote
+ * to /dev/kmsg as kernel transport, keeping that writer's facility.
+ */
+#include "core/json.h"
+#include "log/format.h"
+
+struct jfield {
+	char buf[64];
+	size_t len;
+	bool set;
+};
+
+struct jrecord {
+	struct jfield transport, facility, priority, realtime, source_mono, boot_id;
+	bool message_set;
+	size_t message_len;
+};
+
+static bool jfield_uint(const struct jfield *f, uint64_t *v)
+{
+	uint64_t n = 0;
+
+	if (!f->set || f->len == 0)
+		return false;
+	for (size_t i = 0; i < f->len; i++) {
+		if (f->buf[i] < '0' || f->buf[i] > '9' || n > UINT64_MAX / 10 - 1)
+			return false;
+		n = n * 10 + (uint64_t)(f->buf[i] - '0');
+	}
+	*v = n;
+	return true;
+}
+
+static bool jfield_is(const struct jfield *f, const char *s)
+{
+	return f->set && sl_json_name_is(f->buf, f->len, s);
+}
+
+static int journal_object(struct sl_reader *rd, const char *line, size_t len)
+{
+	const char *p = line, *end = line + len;
+	struct jrecord j = { 0 };
+	struct sl_log_record r = { .facility_known = true,
+				   .mono_usec = SPLITLOCK_TIME_UNKNOWN,
+				   .wall_usec = SPLITLOCK_TIME_UNKNOWN };
+	struct sl_json_iter it;
+	char key[64], cursor[256];
+	size_t klen, cursor_len = 0;
+	bool cursor_set = false;
+	uint64_t v;
+	int more, ret;
+
+	p = sl_json_skip_ws(p, end);
+	if (p == end)
+		return 0;
+	if (*p != '{' || !sl_json_iter_begin(&it, &p, end))
+		goto malformed;
+	while ((more = sl_json_iter_next(&it, &p, end, key, sizeof(key), &klen)) > 0) {
+		struct jfield *f = NULL;
+
+		if (sl_json_name_is(key, klen, "MESSAGE")) {
+			if (*p == 'n') { /* null: too big for journalctl */
+				if (!sl_json_value(&p, end, NULL, 0, NULL))
+					goto malformed;
+				continue;
+			}
+			if (!sl_json_value(&p, end, rd->decoded, SL_INPUT_BUF,
+					   &j.message_len))
+				goto malformed;
+			j.message_set = true;
+			continue;
+		}
+		if (sl_json_name_is(key, klen, "__CURSOR")) {
+			if (!sl_json_value(&p, end, cursor, sizeof(cursor), &cursor_len))
+				goto malformed;
+			cursor_set = cursor_len < sizeof(cursor);
+			continue;
+		}
+		if (sl_json_name_is(key, klen, "_TRANSPORT"))
+			f = &j.transport;
+		else if (sl_json_name_is(key, klen, "SYSLOG_FACILITY"))
+			f = &j.facility;
+		else if (sl_json_name_is(key, klen, "PRIORITY"))
+			f = &j.priority;
+		else if (sl_json_name_is(key, klen, "__REALTIME_TIMESTAMP"))
+			f = &j.realtime;
+		else if (sl_json_name_is(key, klen, "_SOURCE_MONOTONIC_TIMESTAMP"))
+			f = &j.source_mono;
+		else if (sl_json_name_is(key, klen, "_BOOT_ID"))
+			f = &j.boot_id;
+		if (!sl_json_value(&p, end, f ? f->buf : NULL,
+				   f ? sizeof(f->buf) - 1 : 0, f ? &f->len : NULL))
+			goto malformed;
+		if (f)
+			f->set = true;
+	}
+	if (more < 0)
+		goto malformed;
+	if (!j.message_set)
+		return 0;
+	ret = sl_journal_seen_before(rd, cursor_set ? sl_boot_hash(cursor, cursor_len) : 0);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	/*
+	 * Only the kernel's records count. journald marks what it read from
+	 * /dev/kmsg as _TRANSPORT=kernel, user-space writes there included,
+	 * which keep their facility. journalctl --output-fields leaves the
+	 * fields out unless asked: without _TRANSPORT, or a kernel entry
+	 * without SYSLOG_FACILITY (journald writes it for each; a root write
+	 * to /dev/kmsg keeps facility user), the writer is unknown, and
+	 * detector text is neither counted nor called forged. Without
+	 * PRIORITY the level is unknown, as in dmesg text.
+	 */
+	if (!j.transport.set || (jfield_is(&j.transport, "kernel") && !j.facility.set)) {
+		if (sl_maybe_detector(rd->decoded, j.message_len))
+			sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_WRITER_UNKNOWN);
+		return 0;
+	}
+	if (!jfield_is(&j.transport, "kernel"))
+		r.rec.facility = 1;
+	else if (j.facility.set)
+		r.rec.facility = jfield_uint(&j.facility, &v) && v == 0 ? 0 : 1;
+	/* journald copies the record's level: held to the detector's. */
+	if (jfield_uint(&j.priority, &v) && v < 8) {
+		r.rec.level = (int)v;
+		r.level_known = true;
+	}
+	if (jfield_uint(&j.source_mono, &v) && v <= INT64_MAX) {
+		r.mono_usec = (int64_t)v;
+		r.rec.usec = v;
+	}
+	if (jfield_uint(&j.realtime, &v) && v <= INT64_MAX)
+		r.wall_usec = (int64_t)v;
+	if (j.boot_id.set)
+		r.boot = sl_boot_hash(j.boot_id.buf, j.boot_id.len);
+	rd->decoded[j.message_len] = '\0';
+	r.rec.message = rd->decoded;
+	r.rec.message_len = j.message_len;
+	r.line = rd->line;
+	return sl_reader_deliver(rd, &r);
+
+malformed:
+	sl_reader_unrecognized(rd, line, len);
+	return 0;
+}
+
+/* json-pretty: lines of one object are gathered up to its closing brace. */
+static int pretty_line(struct sl_reader *rd, const char *p, size_t len)
+{
+	size_t n = len;
+
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+		n--;
+	if (!rd->in_object) {
+		rd->in_object = true;
+		rd->object_overflow = false;
+		rd->object_len = 0;
+		rd->object_line = rd->line;
+	}
+	if (rd->object_len + len + 1 > SL_INPUT_BUF) {
+		rd->object_overflow = true;
+	} else {
+		memcpy(rd->object + rd->object_len, p, len);
+		rd->object_len += len;
+		rd->object[rd->object_len++] = '\n';
+	}
+	if (n != 1 || p[0] != '}')
+		return 0;
+	rd->in_object = false;
+	rd->line = rd->object_line;
+	if (rd->object_overflow) {
+		sl_unread_note(rd->unread, rd->line);
+		return 0;
+	}
+	return journal_object(rd, rd->object, rd->object_len);
+}
+
+int sl_journal_json_line(struct sl_reader *rd, const char *line, size_t len)
+{
+	const char *p = line, *end = line + len;
+
+	if (rd->object)
+		return pretty_line(rd, line, len);
+	if (p < end && *p == '\x1e') /* json-seq */
+		p++;
+	else if (end - p >= 6 && memcmp(p, "data: ", 6) == 0) /* json-sse */
+		p += 6;
+	else if (end - p >= 3 && memcmp(p, "id:", 3) == 0)
+		return 0;
+	return journal_object(rd, p, (size_t)(end - p));
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * journalctl -o verbose (systemd src/shared/logs-show.c, output_verbose()):
+ *
+ *   Thu 2026-12-03 09:18:33.123456 UTC [s=...;i=...;b=...]
+ *       _TRANSPORT=kernel
+ *       MESSAGE=x86/split lock detection: #AC: fo
+ *               o/12 took a split_lock trap at address: 0x1
+ *
+ * A header line with the entry's wall-clock time and its cursor (an entry
+ * saved twice is read once by it, as in export and JSON), then one field a line
+ * indented by four spaces; a value holding newlines goes on over lines
+ * indented to where the value began. A value that is not printable text
+ * is shown as "[1.2K blob data]": a kernel message shown so cannot be read,
+ * and the report says so.
+ */
+#include "log/format.h"
+
+#define FIELD_INDENT 4
+
+static int field(struct sl_reader *rd, const char *p, size_t len)
+{
+	const char *eq = memchr(p, '=', len);
+	size_t name_len;
+
+	if (!eq) {
+		sl_reader_unrecognized(rd, p, len);
+		return 0;
+	}
+	name_len = (size_t)(eq - p);
+	rd->pending.continues_message = name_len == 7 && memcmp(p, "MESSAGE", 7) == 0;
+	if (rd->pending.continues_message && sl_blob_data(eq + 1, (size_t)(p + len - eq - 1))) {
+		sl_pending_message_lost(rd);
+		rd->pending.continues_message = false;
+		return 0;
+	}
+	sl_pending_field(rd, p, name_len, eq + 1, (size_t)(p + len - eq - 1));
+	return 0;
+}
+
+/* A line that goes on with the message: indented past "    MESSAGE=". */
+static void continuation(struct sl_reader *rd, const char *p, size_t len)
+{
+	struct sl_pending *pe = &rd->pending;
+	size_t indent = FIELD_INDENT + 8, skip = 0;
+
+	while (skip < indent && skip < len && p[skip] == ' ')
+		skip++;
+	if (pe->message_len + 1 + (len - skip) > SL_INPUT_BUF) {
+		sl_pending_message_lost(rd);
+		pe->continues_message = false;
+		return;
+	}
+	rd->decoded[pe->message_len++] = '\n';
+	memcpy(rd->decoded + pe->message_len, p + skip, len - skip);
+	pe->message_len += len - skip;
+}
+
+int sl_journal_verbose_line(struct sl_reader *rd, const char *line, size_t len)
+{
+	struct sl_pending *pe = &rd->pending;
+	int64_t wall = SPLITLOCK_TIME_UNKNOWN;
+	const char *after;
+	int r;
+
+	if (len && line[len - 1] == '\r')
+		len--;
+	if (len == 0)
+		return 0;
+	if (line[0] != ' ') {
+		/* "-- Boot ... --", "-- No entries --" */
+		if (len >= 3 && memcmp(line, "-- ", 3) == 0)
+			return sl_pending_end(rd);
+		r = sl_pending_end(rd);
+		if (r)
+			return r;
+		after = sl_journal_full_stamp(line, line + len, &wall);
+		if (!after) {
+			sl_reader_unrecognized(rd, line, len);
+			return 0;
+		}
+		sl_pending_begin(rd, true);
+		pe->wall = wall;
+		if (line + len - after > 2 && after[0] == '[' && line[len - 1] == ']')
+			pe->cursor = sl_boot_hash(after + 1, (size_t)(line + len - after - 2));
+		return 0;
+	}
+	if (!pe->open) {
+		sl_reader_unrecognized(rd, line, len);
+		return 0;
+	}
+	if (len > FIELD_INDENT && memcmp(line, "    ", FIELD_INDENT) == 0 &&
+	    line[FIELD_INDENT] != ' ')
+		return field(rd, line + FIELD_INDENT, len - FIELD_INDENT);
+	if (pe->continues_message) {
+		continuation(rd, line, len);
+		return 0;
+	}
+	/* Another field's further lines. */
+	return 0;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * /dev/kmsg records saved to a file: one a line with " KEY=VALUE"
+ * continuation lines, or NUL-separated (kmsg-nul; log/input.c splits the
+ * lines either way). A record is parsed by splitlock_kmsg_parse_record()
+ * (kmsg.c), the one reader of that form, which the live reader uses too.
+ */
+#include <errno.h>
+
+#include "log/format.h"
+
+/*
+ * SEQ numbers every record of a boot in order and starts again at each
+ * boot: where it goes back, a boot of the file begins (log/repeat.c). A
+ * record that an earlier boot of the file held byte for byte (SEQ, stamp,
+ * level, message) is that record again: an overlapping second dump, or a
+ * boot's dump appended again after another boot's, is read once.
+ */
+static int seen_before(struct sl_repeat_seen *s, const struct splitlock_kmsg_record *rec,
+		       const char *line, size_t len)
+{
+	/* A boot line is never dropped: each boot's is the same. */
+	bool boot = sl_boot_line(rec->message, rec->message_len);
+
+	return sl_repeat_check(s, rec->seq > INT64_MAX ? INT64_MAX : (int64_t)rec->seq, true, false,
+			       boot ? 0 : sl_repeat_key(0, 0, 0, 0, line, len), 0, NULL);
+}
+
+int sl_kmsg_line(struct sl_reader *rd, const char *line, size_t len)
+{
+	/* The record shows its level: held to the detector's, as in every
+	 * form that shows it (offenders.c). */
+	struct sl_log_record r = { .facility_known = true, .level_known = true,
+				   .wall_usec = SPLITLOCK_TIME_UNKNOWN };
+
+	/* Continuation lines carry the record's dictionary. */
+	if (len == 0 || line[0] == ' ')
+		return 0;
+	if (splitlock_kmsg_parse_record(line, len, rd->decoded, &r.rec) < 0) {
+		sl_reader_unrecognized(rd, line, len);
+		return 0;
+	}
+	/* kmsg-nul: a record's further lines are its dictionary, each one
+	 * indented; others are no part of it (newline-separated records read
+	 * as kmsg-nul). */
+	if (rd->sep == '\0') {
+		const char *end = line + len, *p = memchr(line, '\n', len);
+
+		while (p && ++p < end) {
+			const char *le = memchr(p, '\n', (size_t)(end - p));
+
+			if (*p != ' ')
+				sl_reader_unrecognized(rd, p, (size_t)((le ? le : end) - p));
+			p = le;
+		}
+	}
+	if (rd->repeat_seen) {
+		int seen = seen_before(rd->repeat_seen, &r.rec, line, len);
+
+		if (seen)
+			return seen < 0 ? seen : 0;
+	}
+	r.line = rd->line;
+	r.mono_usec = r.rec.usec > INT64_MAX ? SPLITLOCK_TIME_UNKNOWN
+					     : (int64_t)r.rec.usec;
+	return sl_reader_deliver(rd, &r);
+}

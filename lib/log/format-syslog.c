@@ -1,0 +1,628 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Syslog files as rsyslog and syslog-ng write them (/var/log/kern.log,
+ * /var/log/messages, /var/log/syslog):
+ *
+ *   Dec  3 09:18:33 host kernel: MSG          RSYSLOG_TraditionalFileFormat,
+ *                                            syslog-ng's default (RFC 3164)
+ *   2026-12-03T09:18:33.123456+00:00 host kernel: MSG
+ *                                            RSYSLOG_FileFormat (RFC 3339),
+ *                                            syslog-ng ts-format(iso)
+ *
+ * MSG may still start with the kernel's own "[    5.000000]" stamp and a
+ * caller id. Only the "kernel" tag marks a line as the kernel's, and any
+ * user can forge it (logger -t kernel): slctl(8) says so.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "log/format.h"
+
+/*
+ * RFC 3164 has no year: the latest year that puts the date no further
+ * ahead of now than one time zone is of another (UTC+14 against UTC-12):
+ * the writer's clock may be ahead of the reader's. Across a new year
+ * that is next year ("Jan  1 00:30" read on Dec 31 at 23:00).
+ */
+#define SYSLOG_AHEAD_USEC (26 * 3600 * INT64_C(1000000))
+
+static int guess_year(int month, int mday, int h, int m, int s)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	int64_t wall;
+
+	localtime_r(&now, &tm);
+	for (int year = tm.tm_year + 1900 + 1; year > tm.tm_year + 1900 - 1; year--) {
+		wall = sl_stamp_local(year, month, mday, h, m, s);
+		if (wall != SPLITLOCK_TIME_UNKNOWN && wall <= (int64_t)now * 1000000 + SYSLOG_AHEAD_USEC)
+			return year;
+	}
+	return tm.tm_year + 1900 - 1;
+}
+
+static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year,
+			     bool earlier, bool later);
+
+/* "Dec  3 09:18:33 ": the bytes after it; its month and day. */
+static const char *rfc3164_parse(const char *p, const char *end, int *month, int *mday,
+				 int *h, int *m, int *s, int64_t *frac)
+{
+	int64_t day;
+	bool has_frac;
+	size_t n = sl_stamp_month(p, end, month);
+
+	if (!n)
+		return NULL;
+	p += n;
+	while (p < end && *p == ' ')
+		p++;
+	if (!sl_stamp_num(&p, end, 2, &day) || day < 1 || day > 31 ||
+	    p >= end || *p++ != ' ' ||
+	    !sl_stamp_clock(&p, end, h, m, s, frac, &has_frac) ||
+	    p >= end || *p != ' ')
+		return NULL;
+	*mday = (int)day;
+	return p + 1;
+}
+
+static const char *rfc3164(const char *p, const char *end, int year, int64_t *wall)
+{
+	int month, mday, h, m, s;
+	int64_t frac;
+
+	p = rfc3164_parse(p, end, &month, &mday, &h, &m, &s, &frac);
+	if (!p)
+		return NULL;
+	if (month >= 0 && !year)
+		year = guess_year(month, mday, h, m, s);
+	*wall = sl_stamp_local(month < 0 ? 0 : year, month, mday, h, m, s);
+	if (*wall != SPLITLOCK_TIME_UNKNOWN)
+		*wall += frac;
+	return p;
+}
+
+const char *sl_syslog_stamp_in(const char *p, const char *end, int year, int64_t *wall)
+{
+	const char *q = sl_stamp_rfc3339(p, end, wall);
+
+	return q ? q : rfc3164(p, end, year, wall);
+}
+
+const char *sl_syslog_stamp(const char *p, const char *end, int64_t *wall)
+{
+	return sl_syslog_stamp_in(p, end, 0, wall);
+}
+
+static bool yearless(const char *p, const char *end, int *month, int *mday, int *h, int *m,
+		     int *s)
+{
+	int64_t frac, wall;
+
+	p = sl_skip_blanks(p, end);
+	return !sl_stamp_rfc3339(p, end, &wall) &&
+	       rfc3164_parse(p, end, month, mday, h, m, s, &frac) && *month >= 0;
+}
+
+bool sl_syslog_yearless(const char *p, const char *end, int *month, int *mday)
+{
+	int h, m, s;
+
+	return yearless(p, end, month, mday, &h, &m, &s);
+}
+
+#define SEAM_SEC (2 * 3600)
+#define YEAR_SEC (INT64_C(365) * 86400)
+/* A rotated piece spans up to a month and a half (monthly rotation): a
+ * step back across a new year by more is taken for a gap of months. */
+#define ROTATION_SEC (INT64_C(45) * 86400)
+
+/* Any line of the file: a month before the last line's began a year. */
+void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len)
+{
+	int month, mday, h, m, s;
+
+	/* The minute of the line before: a step of seconds says nothing the
+	 * file's other steps do not, and most lines are read no further. */
+	if (len >= sizeof(y->minute) && y->month >= 0 &&
+	    memcmp(line, y->minute, sizeof(y->minute)) == 0)
+		return;
+	if (!yearless(line, line + len, &month, &mday, &h, &m, &s))
+		return;
+	if (len >= sizeof(y->minute))
+		memcpy(y->minute, line, sizeof(y->minute));
+	/*
+	 * A step of over half a year is a new year, or a gap: December to
+	 * January in a file in order, January to December in one read newest
+	 * first (journalctl -r); the other way it is
+	 * a machine off for months, whose length no date without a year
+	 * tells. Shorter steps say the file's order (sl_syslog_years_replay);
+	 * a step back by less than half a year in a file in order is a file
+	 * out of order (dumps appended across a month's end), its lines in
+	 * the year of the line before. Rotated files cat'ed newest first go
+	 * forward in each piece: the lines seen (the detector's, the last of
+	 * each read) cannot show the seams, and the man page says so.
+	 */
+	if (y->month < 0) {
+		y->first_month = month;
+		y->first_mday = mday;
+		y->first_h = h;
+		y->first_m = m;
+		y->first_s = s;
+	} else {
+		static const int before_month[12] = { 0,   31,  59,  90,  120, 151,
+						      181, 212, 243, 273, 304, 334 };
+		int64_t step = (int64_t)(before_month[month] + mday -
+					 (before_month[y->month] + y->mday)) * 86400 +
+			       (h - y->h) * 3600 + (m - y->m) * 60 + (s - y->s);
+
+		/*
+		 * A year less a few hours is a few hours across a new year:
+		 * "Dec 31 23:59:50" after "Jan  1 00:00:05" is a step back of
+		 * seconds (another host's clock, a rotated piece cat'ed
+		 * before its successor), not a gap of a year less them.
+		 */
+		if (step < -INT64_C(183) * 86400) {
+			y->back++;
+			if (step + YEAR_SEC <= SEAM_SEC)
+				y->back_near++;
+			else if (step + YEAR_SEC <= ROTATION_SEC)
+				y->seams_ahead++; /* newest first: days ahead across a year */
+		} else if (step > INT64_C(183) * 86400) {
+			y->ahead++;
+			if (YEAR_SEC - step <= SEAM_SEC)
+				y->ahead_near++;
+			else if (YEAR_SEC - step <= ROTATION_SEC)
+				y->seams_back++; /* or days back across a year: a seam */
+		}
+		else if (step < 0)
+			y->steps_back++;
+		else if (step > 0)
+			y->steps_ahead++;
+		/* Hours against the file's order (one: summer time's end) are
+		 * a seam of pieces in another order than their lines: rotated
+		 * files cat'ed newest first, each written forward. */
+		if (step < -SEAM_SEC && step >= -INT64_C(183) * 86400)
+			y->seams_back++;
+		else if (step > SEAM_SEC && step <= INT64_C(183) * 86400)
+			y->seams_ahead++;
+	}
+	y->month = month;
+	y->mday = mday;
+	y->h = h;
+	y->m = m;
+	y->s = s;
+}
+
+int sl_syslog_years_keep(struct sl_reader *rd, const char *line, size_t len)
+{
+	struct sl_syslog_years *y = rd->years;
+
+	sl_syslog_years_see(y, line, len);
+	if (y->len + len > y->allocated) {
+		size_t n = y->allocated ? y->allocated : 64 * 1024;
+		char *b;
+
+		while (n < y->len + len)
+			n *= 2;
+		b = realloc(y->bytes, n);
+		if (!b)
+			return -ENOMEM;
+		y->bytes = b;
+		y->allocated = n;
+	}
+	if (y->n == y->lines_allocated) {
+		size_t n = y->lines_allocated ? y->lines_allocated * 2 : 256;
+		struct sl_syslog_kept *k = reallocarray(y->lines, n, sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		y->lines = k;
+		y->lines_allocated = n;
+	}
+	memcpy(y->bytes + y->len, line, len);
+	y->lines[y->n++] = (struct sl_syslog_kept){ .line = rd->line, .at = y->len,
+						    .len = len, .back = y->back, .ahead = y->ahead,
+						    .back_near = y->back_near, .ahead_near = y->ahead_near,
+						    .follows = rd->follows };
+	y->len += len;
+	return 0;
+}
+
+int sl_syslog_years_replay(struct sl_reader *rd)
+{
+	struct sl_syslog_years *y = rd->years;
+	bool newest_first = y->steps_back > y->steps_ahead;
+	int newest;
+
+	if (!y->n)
+		return 0;
+	/*
+	 * The newest line's year is the latest not over a day ahead: the
+	 * last line's in a file in order, the first's in one newest first.
+	 */
+	newest = newest_first ? guess_year(y->first_month, y->first_mday, y->first_h,
+					   y->first_m, y->first_s) :
+				guess_year(y->month, y->mday, y->h, y->m, y->s);
+	rd->years = NULL; /* the lines are read now, not kept again */
+	for (size_t i = 0; i < y->n; i++) {
+		const struct sl_syslog_kept *k = &y->lines[i];
+		/* The new years between the line and the newest; a gap
+		 * between them leaves its year a guess, the latest it can be:
+		 * the line may be years earlier. */
+		/* A step of hours back across a new year takes the year back
+		 * one; it is no gap. */
+		int year = newest_first ?
+			newest - (k->ahead - k->back_near) :
+			newest - ((y->back - y->ahead_near) - (k->back - k->ahead_near));
+		bool uncertain = newest_first ? k->back != k->back_near :
+				 y->ahead - y->ahead_near != k->ahead - k->ahead_near;
+		/* Pieces against the file's order: which piece is the newest,
+		 * and so every line's year, is a guess either way. */
+		bool guessed = newest_first ? y->seams_ahead : y->seams_back;
+		int r;
+
+		rd->line = k->line;
+		rd->follows = k->follows;
+		r = sl_syslog_line_in(rd, y->bytes + k->at, k->len, year, uncertain || guessed,
+				      guessed);
+		if (r) {
+			rd->years = y;
+			return r;
+		}
+	}
+	rd->years = y;
+	return 0;
+}
+
+/* "TAG:" or "TAG[PID]:" and the space after; NULL when it is not a tag. */
+static const char *tag(const char *p, const char *end, bool *kernel)
+{
+	const char *q = p, *name_end;
+
+	while (q < end && *q != ' ' && *q != ':' && *q != '[')
+		q++;
+	name_end = q;
+	if (q == p || q >= end)
+		return NULL;
+	if (*q == '[') {
+		int64_t pid;
+
+		q++;
+		if (!sl_stamp_num(&q, end, 10, &pid) || q >= end || *q++ != ']')
+			return NULL;
+	}
+	if (q >= end || *q++ != ':')
+		return NULL;
+	if (q < end && *q != ' ')
+		return NULL;
+	/* journald and rsyslog's imklog tag the kernel "kernel", without a PID. */
+	*kernel = name_end - p == 6 && memcmp(p, "kernel", 6) == 0 && *name_end == ':';
+	return q < end ? q + 1 : q;
+}
+
+/*
+ * syslog-ng's suppress(): "Last message '%.20s' repeated %d times,
+ * suppressed by syslog-ng on HOST" (lib/logwriter.c). N, and the quoted
+ * start of the message in [*@quote, *@quote_end); 0 when it is not one.
+ */
+static uint64_t syslog_ng_count(const char *p, const char *end, const char **quote,
+				const char **quote_end)
+{
+	static const char head[] = "Last message '", tail[] = " times, suppressed by syslog-ng on ";
+	const char *q;
+	int64_t n;
+
+	if ((size_t)(end - p) < sizeof(head) - 1 || memcmp(p, head, sizeof(head) - 1) != 0)
+		return 0;
+	p += sizeof(head) - 1;
+	/* At most 20 bytes quoted, which may hold a quote themselves. */
+	for (q = p; q <= p + 20 && q < end; q++) {
+		const char *r = q;
+
+		if (end - q < 11 || memcmp(q, "' repeated ", 11) != 0)
+			continue;
+		r += 11;
+		if (!sl_stamp_num(&r, end, 10, &n) || n < 1 ||
+		    (size_t)(end - r) < sizeof(tail) - 1 || memcmp(r, tail, sizeof(tail) - 1) != 0)
+			continue;
+		*quote = p;
+		*quote_end = q;
+		return (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * "message repeated N times: [" (rsyslog, MSG after it up to a closing
+ * "]") or "last message repeated N times" (sysklogd; rsyslog's old form)
+ * at @p, to @end: N, or 0 when it is neither. *@inner: rsyslog's MSG.
+ */
+#define SYSLOG_REPEATS_MAX (1u << 20)
+static uint64_t repeat_count(const char *p, const char *end, const char **inner,
+			     const char **inner_end)
+{
+	bool last = end - p > 5 && memcmp(p, "last ", 5) == 0;
+	int64_t n;
+
+	if (last)
+		p += 5;
+	if (end - p < 17 || memcmp(p, "message repeated ", 17) != 0)
+		return 0;
+	p += 17;
+	if (!sl_stamp_num(&p, end, 10, &n) || n < 1 || end - p < 6 || memcmp(p, " times", 6) != 0)
+		return 0;
+	p += 6;
+	*inner = NULL;
+	if (last)
+		return p == end ? (uint64_t)n : 0;
+	if (end - p < 4 || memcmp(p, ": [", 3) != 0 || end[-1] != ']')
+		return 0;
+	/* MSG as rsyslog holds it: with the space that followed the tag. */
+	p += 3;
+	if (*p == ' ')
+		p++;
+	*inner = p;
+	*inner_end = end - 1;
+	return (uint64_t)n;
+}
+
+/*
+ * The kernel's message at [@msg, @end) as if logged @n times more, as the
+ * repeat line at [@line, @line_end) says. That line, with its own stamp,
+ * is what a dump saved twice holds again: its repeats all share one
+ * stamp, and each one checked would be taken for the one before it again.
+ */
+static int emit_repeats(struct sl_reader *rd, const struct sl_log_record *tmpl,
+			const char *line, const char *line_end,
+			const char *msg, const char *end, uint64_t n)
+{
+	struct sl_log_record repeat_line = *tmpl;
+	int64_t mono;
+	const char *p = sl_skip_kernel_stamp(msg, end, &mono);
+	int ret;
+
+	/*
+	 * Each repeat is read as a line: a count no daemon reaches is no
+	 * count to spend time on, in one line or in all of them (any user
+	 * may write one with logger -t kernel).
+	 */
+	if (n > SYSLOG_REPEATS_MAX - rd->last->repeats) {
+		if (sl_maybe_detector(msg, (size_t)(end - msg)))
+			sl_unread_note(rd->unread, rd->line);
+		return 0;
+	}
+	rd->last->repeats += n;
+	repeat_line.rec.message = line;
+	repeat_line.rec.message_len = (size_t)(line_end - line);
+	repeat_line.mono_usec = SPLITLOCK_TIME_UNKNOWN;
+	repeat_line.maybe_repeat = false;
+	ret = sl_reader_repeat(rd, &repeat_line);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	p = sl_skip_caller_id(p, end);
+	for (uint64_t i = 0; i < n; i++) {
+		struct sl_log_record r = *tmpl;
+
+		r.folded = true;
+		r.maybe_repeat = repeat_line.maybe_repeat;
+		ret = sl_reader_emit(rd, &r, p, (size_t)(end - p));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The daemon's repeat lines: rsyslog names the message again, sysklogd
+ * means the line before (of this file: the daemon counts per file). 1
+ * when the line at @msg is one (handled), 0 when not, or an error.
+ */
+static int syslog_repeats(struct sl_reader *rd, struct sl_log_record *r,
+			  const char *msg, const char *end, bool kernel)
+{
+	struct sl_syslog_last *last = rd->last;
+	const char *inner, *inner_end, *quote = NULL, *quote_end = NULL;
+	uint64_t n = repeat_count(msg, end, &inner, &inner_end);
+	int ret;
+
+	if (!n && (n = syslog_ng_count(msg, end, &quote, &quote_end)))
+		inner = NULL;
+	if (!n)
+		return 0;
+	if (inner) {
+		r->facility_known = true;
+		r->rec.facility = kernel ? 0 : 1;
+		/* rsyslog keeps the last repeat's time: the others came after
+		 * the line repeated, which is the one before where it is read. */
+		r->wall_before = rd->follows && last->valid && last->r.wall_usec != SPLITLOCK_TIME_UNKNOWN &&
+				 r->wall_usec != SPLITLOCK_TIME_UNKNOWN ?
+				 r->wall_usec - last->r.wall_usec : INT64_MAX;
+		ret = emit_repeats(rd, r, msg, end, inner, inner_end, n);
+		return ret ? ret : 1;
+	}
+	/* The line before was not read: the scan passed it by, holding no
+	 * detector text; or it was not the kernel's. */
+	/* syslog-ng quotes the message's start: it must be the line's. */
+	if (quote && rd->follows && last->valid &&
+	    ((size_t)(quote_end - quote) > last->len || memcmp(quote, last->msg, (size_t)(quote_end - quote)) != 0)) {
+		if (sl_maybe_detector(quote, (size_t)(quote_end - quote)) || quote_end - quote == 20)
+			sl_unread_note(rd->unread, rd->line);
+		return 1;
+	}
+	if (!rd->follows || !last->valid) {
+		/* The file's first line: what it repeats is in an older file
+		 * (rotated), and may have been the detector's. */
+		if ((rd->follows && last->overlong) || rd->line == 1)
+			sl_unread_note(rd->unread, rd->line);
+		last->valid = last->overlong = false;
+		return 1;
+	}
+	/* Logged again since, at the latest at the repeat line's time. */
+	if (last->r.wall_usec != SPLITLOCK_TIME_UNKNOWN && r->wall_usec != SPLITLOCK_TIME_UNKNOWN)
+		last->r.wall_before = r->wall_usec - last->r.wall_usec;
+	else
+		last->r.wall_before = INT64_MAX;
+	last->r.wall_usec = r->wall_usec;
+	last->r.wall_grain = r->wall_grain;
+	last->r.mono_usec = SPLITLOCK_TIME_UNKNOWN;
+	last->r.rec.usec = 0;
+	ret = emit_repeats(rd, &last->r, msg, end, last->msg, last->msg + last->len, n);
+	return ret ? ret : 1;
+}
+
+/* The kernel's line, kept for a "last message repeated" after it. */
+static void keep_last(struct sl_reader *rd, const struct sl_log_record *r,
+		      const char *msg, const char *end, bool kernel)
+{
+	struct sl_syslog_last *last = rd->last;
+	size_t len = (size_t)(end - msg);
+
+	if (!last)
+		return;
+	last->valid = kernel && len <= sizeof(last->msg);
+	last->overlong = kernel && !last->valid;
+	if (last->valid) {
+		memcpy(last->msg, msg, len);
+		last->len = len;
+		last->r = *r;
+	}
+}
+
+int sl_syslog_tail(struct sl_reader *rd, struct sl_log_record *r,
+		   const char *p, const char *end)
+{
+	const char *msg;
+	bool kernel;
+	int64_t mono;
+	int ret;
+
+	/* A HOST token unless the tag comes first (journalctl --no-hostname). */
+	msg = tag(p, end, &kernel);
+	if (!msg) {
+		const char *sp = memchr(p, ' ', (size_t)(end - p));
+
+		msg = sp ? tag(sp + 1, end, &kernel) : NULL;
+		/* sysklogd: "HOST last message repeated N times", no tag. */
+		if (!msg && rd->last && sp && (ret = syslog_repeats(rd, r, sp + 1, end, false)))
+			return ret < 0 ? ret : 0;
+		/* One file may hold the kernels of many hosts (remote syslog). */
+		if (msg)
+			r->host = sl_boot_hash(p, (size_t)(sp - p));
+	}
+	if (!msg) {
+		if (rd->last)
+			rd->last->valid = rd->last->overlong = false;
+		sl_reader_unrecognized(rd, p, (size_t)(end - p));
+		return 0;
+	}
+	if (rd->last && (ret = syslog_repeats(rd, r, msg, end, kernel)))
+		return ret < 0 ? ret : 0;
+	r->facility_known = true;
+	r->rec.facility = kernel ? 0 : 1;
+	keep_last(rd, r, msg, end, kernel);
+	/* journalctl's short forms without -a hide a message that is not
+	 * printable UTF-8: a task's name may hold any byte. (Short is read
+	 * as syslog: the two look the same.) */
+	if (kernel && sl_blob_data(msg, (size_t)(end - msg))) {
+		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_HIDDEN);
+		return 0;
+	}
+	p = sl_skip_kernel_stamp(msg, end, &mono);
+	if (p != msg && r->mono_usec == SPLITLOCK_TIME_UNKNOWN) {
+		r->mono_usec = mono;
+		r->rec.usec = (uint64_t)mono;
+	}
+	p = sl_skip_caller_id(p, end);
+	return sl_reader_emit(rd, r, p, (size_t)(end - p));
+}
+
+bool sl_syslog_tail_matches(const char *p, const char *end, bool strict)
+{
+	const char *t = tag(p, end, &(bool){ false }), *sp;
+	bool kernel = false;
+
+	if (!t) {
+		sp = memchr(p, ' ', (size_t)(end - p));
+		if (!sp)
+			return false;
+		p = sp + 1;
+		t = tag(p, end, &kernel);
+	} else {
+		tag(p, end, &kernel);
+	}
+	/* Strict: the kernel's tag or one with a PID, not "usb 1-1: ..." text. */
+	return t && (!strict || kernel || memchr(p, '[', (size_t)(t - p)));
+}
+
+bool sl_syslog_line_matches(const char *line, size_t len)
+{
+	const char *end = line + len, *p;
+	int64_t wall;
+
+	const char *sp, *inner, *inner_end;
+
+	p = sl_syslog_stamp(line, end, &wall);
+	if (!p)
+		return false;
+	if (sl_syslog_tail_matches(p, end, false))
+		return true;
+	/* sysklogd's "HOST last message repeated N times" has no tag. */
+	sp = memchr(p, ' ', (size_t)(end - p));
+	return sp && repeat_count(sp + 1, end, &inner, &inner_end) && !inner;
+}
+
+/* A century: the years that a gap in a yearless file leaves unknown. */
+#define YEARS_UNKNOWN_USEC (INT64_C(100) * 366 * 86400 * 1000000)
+
+/*
+ * @year: 0 to guess; @earlier: the line may be years earlier than @year
+ * puts it (a gap in the file); @later: or later (pieces out of order).
+ */
+static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len, int year,
+			     bool earlier, bool later)
+{
+	struct sl_log_record r = SL_RECORD_INIT;
+	const char *end = line + len, *p = sl_skip_blanks(line, end), *q;
+
+	if (p == end)
+		return 0;
+	if (sl_continuation_line(rd, line, len))
+		return sl_reader_emit_further(rd, p, (size_t)(end - p));
+	/* journalctl -o short and short-precise, yearless, are read here:
+	 * their "-- Boot ID --" lines start a boot (lines before the first
+	 * are of boot 0, as a syslog file's). */
+	if (end - p > 11 && memcmp(p, "-- Boot ", 8) == 0 && memcmp(end - 3, " --", 3) == 0) {
+		rd->boot = sl_boot_hash(p + 8, (size_t)(end - 3 - p - 8));
+		return 0;
+	}
+	/* systemd 249 and older: "-- Reboot --", a boot without its id. */
+	if (end - p == 12 && memcmp(p, "-- Reboot --", 12) == 0) {
+		rd->boot = sl_boot_hash((const char *)&rd->line, sizeof(rd->line));
+		return 0;
+	}
+	r.boot = rd->boot;
+	q = sl_syslog_stamp_in(p, end, year, &r.wall_usec);
+	if (!q) {
+		sl_reader_unrecognized(rd, line, len);
+		return 0;
+	}
+	r.wall_grain = sl_stamp_grain(p, q);
+	/* RFC 3164 stamps ("Oct 25 02:10:00") are the writer's local time;
+	 * RFC 3339 ones carry their offset. */
+	if (*p >= 'A' && *p <= 'Z')
+		sl_stamp_local_fold(&r.wall_usec, &r.wall_grain);
+	if (earlier)
+		r.wall_before = YEARS_UNKNOWN_USEC;
+	if (later)
+		r.wall_grain = YEARS_UNKNOWN_USEC;
+	return sl_syslog_tail(rd, &r, q, end);
+}
+
+int sl_syslog_line(struct sl_reader *rd, const char *line, size_t len)
+{
+	/* A yearless file: its years are known at its end. */
+	if (rd->years)
+		return sl_syslog_years_keep(rd, line, len);
+	return sl_syslog_line_in(rd, line, len, 0, false, false);
+}

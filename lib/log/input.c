@@ -1,0 +1,846 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Saved kernel logs: finding the lines that matter and the format they
+ * are in. Each format has its own line parser: log/format-kmsg.c
+ * (/dev/kmsg records), log/format-dmesg.c (dmesg text), log/format-syslog.c
+ * (rsyslog, syslog-ng), log/format-journal-text.c (journalctl short*),
+ * log/format-journal-json.c (journalctl -o json*), log/format-dmesg-json.c
+ * (dmesg --json), log/format-journal-export.c, log/format-journal-verbose.c.
+ *
+ * Speed matters: logs of millions of records are scanned at close to grep's
+ * pace because records are found by searching the buffer, in one pass
+ * (needle-scan.c), for text every detector line holds ("#", "callbacks
+ * suppressed", "alignment check"); only the lines around a hit are split
+ * off and parsed. journalctl's byte-array MESSAGEs hide the text, so a
+ * journal line holding an array is parsed too. Memory is one fixed buffer.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <time.h>
+
+#include "core/json.h"
+#include "log/format.h"
+#include "name-table.h"
+#include "log/needle-scan.h"
+#include "packed-log.h"
+
+#define INPUT_BUF SL_INPUT_BUF
+#define PROGRESS_STEP (8ull << 20)
+#define READ_STEP (128u * 1024)
+
+/*
+ * Text that every detector line holds, even one cut short: '#' of "#AC:"
+ * and "#DB:" (rare in kernel logs), the detector's prefix ("x86/split lock
+ * detection: "), the rate limits' names (split_lock_warn,
+ * handle_user_split_lock, handle_bus_lock: "_lock" in each), fatal
+ * mode's "alignment check" and what a rate limit dropped ("N callbacks
+ * suppressed": fatal mode's kill lines share one with others). A line holding one that no parser reads makes the report
+ * incomplete (sl_detector_text_unread()). Needles whose first and last
+ * bytes seldom stand at that distance keep the candidates few; the third
+ * number is where a byte rare in logs stands in each ('#', the 'k' of
+ * "lock" and "check", '[' below), which most blocks lack (needle-scan.h).
+ */
+#define DETECTOR_NEEDLES \
+	{ "#", 1, 0 }, \
+	{ "lock detection", 14, 3 }, \
+	{ "_lock", 5, 4 }, \
+	{ "alignment check", 15, 14 }, \
+	{ "callbacks suppressed", 20, 7 }
+
+static const struct sl_needle needles[] = {
+	DETECTOR_NEEDLES,
+};
+#define N_NEEDLES (sizeof(needles) / sizeof(needles[0]))
+
+/*
+ * journalctl writes a MESSAGE that is not printable UTF-8 as an array of
+ * byte values, which hides the text: a line with any array is parsed,
+ * whatever the spacing around its colon (journalctl writes none, Python's
+ * json.dumps one after it, json-pretty one on each side).
+ */
+static const struct sl_needle journal_needles[] = {
+	DETECTOR_NEEDLES,
+	{ "\":[", 3, 2 },
+	{ "\": [", 4, 3 },
+	{ "\" :[", 4, 3 },
+	{ "\" : [", 5, 4 },
+};
+#define N_JOURNAL_NEEDLES (sizeof(journal_needles) / sizeof(journal_needles[0]))
+
+/*
+ * Syslog: the daemons' "message repeated N times" lines hold a count
+ * (syslog-ng's "Last message '...' repeated N times, suppressed by");
+ * journalctl's short form, which looks the same and is read as syslog,
+ * may hide a message as "[84B blob data]" (below) and names each boot in
+ * a "-- Boot ID --" line.
+ */
+static const struct sl_needle syslog_needles[] = {
+	DETECTOR_NEEDLES,
+	{ "message repeated ", 17, 10 },
+	{ "suppressed by syslog-ng", 23, 16 },
+	{ " blob data]", 11, 10 },
+	{ "-- Boot ", 8, 3 },
+	{ "-- Reboot --", 12, 5 },
+};
+#define N_SYSLOG_NEEDLES (sizeof(syslog_needles) / sizeof(syslog_needles[0]))
+
+/*
+ * journalctl text: its "-- Boot ID --" lines start a new boot; without -a
+ * it shows a message that is not printable UTF-8 as "[84B blob data]",
+ * which hides whether it was the detector's.
+ */
+static const struct sl_needle journal_text_needles[] = {
+	DETECTOR_NEEDLES,
+	{ "-- Boot ", 8, 3 },
+	{ "-- Reboot --", 12, 5 },
+	{ " blob data]", 11, 10 },
+};
+#define N_JOURNAL_TEXT_NEEDLES (sizeof(journal_text_needles) / sizeof(journal_text_needles[0]))
+
+_Static_assert(N_NEEDLES <= SL_NEEDLES_VECTOR_MAX && N_JOURNAL_NEEDLES <= SL_NEEDLES_VECTOR_MAX &&
+		       N_SYSLOG_NEEDLES <= SL_NEEDLES_VECTOR_MAX &&
+		       N_JOURNAL_TEXT_NEEDLES <= SL_NEEDLES_VECTOR_MAX,
+	       "each needle set is searched in one vector pass");
+
+bool sl_maybe_detector(const char *s, size_t len)
+{
+	for (size_t i = 0; i < N_NEEDLES; i++)
+		if (memmem(s, len, needles[i].text, needles[i].len))
+			return true;
+	return false;
+}
+
+void sl_reader_unrecognized(struct sl_reader *rd, const char *line, size_t len)
+{
+	if (sl_maybe_detector(line, len))
+		sl_unread_note(rd->unread, rd->line);
+}
+
+/*
+ * Text forms: a record saved twice is read once (log/repeat.c). The
+ * kernel's stamps since boot and the journal's stored times are the
+ * record's own; dmesg's wall-clock times (-T, iso) it reckons at each
+ * dump, and the other forms have none: their repeats are only marked,
+ * an earlier boot's text again or a split lock the kernel had warned of
+ * already for the task (log/repeat.c: seen with no boot line too).
+ */
+int sl_text_repeat(struct sl_reader *rd, struct sl_log_record *r)
+{
+	const char *msg = r->rec.message;
+	size_t len = r->rec.message_len;
+	int64_t stamp = r->mono_usec != SPLITLOCK_TIME_UNKNOWN ? r->mono_usec : r->wall_usec;
+	bool own = r->mono_usec != SPLITLOCK_TIME_UNKNOWN ||
+		   (r->wall_usec != SPLITLOCK_TIME_UNKNOWN && rd->format != SPLITLOCK_INPUT_DMESG);
+	bool exact = r->mono_usec != SPLITLOCK_TIME_UNKNOWN || (own && r->wall_grain == 0);
+	int facility = r->facility_known ? r->rec.facility : -1;
+	int level = r->level_known ? r->rec.level : -1;
+	bool maybe = false, boot = sl_boot_line(msg, len);
+	uint64_t stamped = stamp != SPLITLOCK_TIME_UNKNOWN && !boot ?
+			   sl_repeat_key(stamp, r->host, facility, level, msg, len) : 0;
+	int ret;
+
+	/*
+	 * A boot line is never dropped: each boot has its own, byte for
+	 * byte the same, and it says where the boot's mode begins. A stamp
+	 * of whole seconds (or milliseconds) that the writer took from its
+	 * clock, with the text of an earlier boot's record, may also be a
+	 * later event of the same second after that clock was stepped back
+	 * (NTP, the hour summer time gives back) or another host's clock
+	 * (syslog, journalctl's short forms): only marked. dmesg reckons
+	 * its stamps from the records' own, the same at every dump of a boot.
+	 */
+	ret = sl_repeat_check(rd->repeat_seen, stamp, exact, boot, exact || !own ? stamped : 0,
+			      !own ? sl_repeat_key(SPLITLOCK_TIME_UNKNOWN, r->host, facility, level, msg, len) :
+			      !exact ? stamped : 0,
+			      &maybe);
+	if (ret == 0 && !own && !boot && !(r->facility_known && r->rec.facility != 0)) {
+		ret = sl_repeat_event_again(rd->repeat_seen, msg, len, stamp);
+		if (ret > 0)
+			maybe = true;
+		ret = ret < 0 ? ret : 0;
+	}
+	r->maybe_repeat = maybe;
+	return ret;
+}
+
+int sl_reader_repeat(struct sl_reader *rd, struct sl_log_record *r)
+{
+	/* Only a line that may be the kernel's: user space's lines may go
+	 * back in time (journald shows a daemon's own send time), which
+	 * must not start a boot of the file. */
+	if (!rd->repeat_seen || r->further || r->folded ||
+	    (r->facility_known && r->rec.facility != 0))
+		return 0;
+	return sl_text_repeat(rd, r);
+}
+
+int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
+		   const char *msg, size_t len)
+{
+	int ret;
+
+	r->rec.message_len = sl_unescape_unprintable(msg, len, rd->decoded);
+	rd->decoded[r->rec.message_len] = '\0';
+	r->rec.message = rd->decoded;
+	ret = sl_reader_repeat(rd, r);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	r->line = rd->line;
+	return sl_reader_deliver(rd, r);
+}
+
+bool sl_continuation_line(const struct sl_reader *rd, const char *line, size_t len)
+{
+	return (size_t)(sl_skip_blanks(line, line + len) - line) > rd->indent;
+}
+
+int sl_reader_emit_further(struct sl_reader *rd, const char *msg, size_t len)
+{
+	struct sl_log_record r = SL_RECORD_INIT;
+
+	r.facility_known = true;
+	r.rec.facility = 1; /* never the kernel's, whatever it says */
+	r.further = true;
+	return sl_reader_emit(rd, &r, msg, len);
+}
+
+/* Blanks before the first line's text: a log pasted into a forum or mail. */
+static size_t first_line_indent(const char *p, const char *end)
+{
+	const char *q;
+
+	while (p < end && (*p == '\n' || *p == '\0'))
+		p++;
+	q = sl_skip_blanks(p, end);
+	return (size_t)(q - p);
+}
+
+/*
+ * Line numbers are counted only until the first unread line is found: the
+ * report names that one, and counting costs a pass over the buffer.
+ */
+static void count_lines_to(struct sl_reader *rd, const char *pos)
+{
+	if (rd->unread->lines) {
+		rd->line = 0;
+		return;
+	}
+	rd->lines += sl_count_byte(rd->counted, pos, rd->sep);
+	rd->counted = pos;
+	rd->line = rd->lines + 1;
+}
+
+/* ---- scanning ------------------------------------------------------------ */
+
+static int handle_line(struct sl_reader *rd, const char *line, size_t len)
+{
+	count_lines_to(rd, line);
+	rd->follows = rd->every_line || line == rd->after_handled;
+	rd->after_handled = line + len + 1;
+	/*
+	 * A log saved on Windows ends its lines with "\r\n". No text form
+	 * ends a line of its own with a raw CR (the kernel, dmesg and
+	 * journalctl escape it), so it goes; the bytes of an export binary
+	 * field are the field's.
+	 */
+	if (len && line[len - 1] == '\r' && rd->sep == '\n' &&
+	    !(rd->format == SPLITLOCK_INPUT_JOURNAL_EXPORT && rd->pending.in_binary))
+		len--;
+	/*
+	 * Where logrotate's copytruncate cut a file that was being written,
+	 * the writer goes on at its old offset: a hole of NULs, then whole
+	 * lines. The first of them starts behind the NULs.
+	 */
+	if (len && line[0] == '\0' && rd->sep == '\n' &&
+	    !(rd->format == SPLITLOCK_INPUT_JOURNAL_EXPORT && rd->pending.in_binary)) {
+		while (len && line[0] == '\0') {
+			line++;
+			len--;
+		}
+	}
+	/*
+	 * journalctl colours its output on a terminal or with SYSTEMD_COLORS
+	 * (a "script" capture): the keys of json and verbose, the messages of
+	 * the short forms. Its JSON escapes a name's own ESC as \u001b and
+	 * rsyslog writes it as #033, so a raw one is a colour. (dmesg's
+	 * parser leaves its colours out itself.)
+	 */
+	if ((rd->format == SPLITLOCK_INPUT_JOURNAL || rd->format == SPLITLOCK_INPUT_JOURNAL_VERBOSE ||
+	     rd->format == SPLITLOCK_INPUT_JOURNAL_TEXT || rd->format == SPLITLOCK_INPUT_SYSLOG) &&
+	    memchr(line, '\x1b', len)) {
+		len = sl_strip_colors(line, len, rd->scratch);
+		line = rd->scratch;
+	}
+	if (!rd->records && sl_maybe_detector(line, len) && !rd->lines_before_record++)
+		rd->first_line_before_record = rd->line;
+	switch (rd->format) {
+	case SPLITLOCK_INPUT_JOURNAL:
+		return sl_journal_json_line(rd, line, len);
+	case SPLITLOCK_INPUT_DMESG:
+		return sl_dmesg_line(rd, line, len);
+	case SPLITLOCK_INPUT_SYSLOG:
+		return sl_syslog_line(rd, line, len);
+	case SPLITLOCK_INPUT_JOURNAL_TEXT:
+		return sl_journal_text_line(rd, line, len);
+	case SPLITLOCK_INPUT_DMESG_JSON:
+		return sl_dmesg_json_line(rd, line, len);
+	case SPLITLOCK_INPUT_JOURNAL_EXPORT:
+		return sl_journal_export_line(rd, line, len);
+	case SPLITLOCK_INPUT_JOURNAL_VERBOSE:
+		return sl_journal_verbose_line(rd, line, len);
+	default:
+		return sl_kmsg_line(rd, line, len);
+	}
+}
+
+/* Complete lines in [p, end): hand over those that may matter. */
+/*
+ * A yearless syslog file's order and years come from every line's date,
+ * in file order (sl_syslog_years_see()): the lines the scan passes by, in
+ * [@p, @end), too. The seams of rotated files cat'ed newest first are
+ * among them.
+ */
+static void see_lines(struct sl_reader *rd, const char *p, const char *end)
+{
+	while (p < end) {
+		const char *le = memchr(p, rd->sep, (size_t)(end - p));
+
+		if (!le)
+			le = end;
+		sl_syslog_years_see(rd->years, p, (size_t)(le - p));
+		p = le + 1;
+	}
+}
+
+static int scan_region(struct sl_reader *rd, const char *p, const char *end)
+{
+	const struct sl_needle *set = needles;
+	size_t n_set = N_NEEDLES;
+
+	if (rd->format == SPLITLOCK_INPUT_JOURNAL) {
+		set = journal_needles;
+		n_set = N_JOURNAL_NEEDLES;
+	} else if (rd->format == SPLITLOCK_INPUT_JOURNAL_TEXT) {
+		set = journal_text_needles;
+		n_set = N_JOURNAL_TEXT_NEEDLES;
+	} else if (rd->format == SPLITLOCK_INPUT_SYSLOG) {
+		set = syslog_needles;
+		n_set = N_SYSLOG_NEEDLES;
+	}
+	/* json-pretty spreads a record over lines: every line is read. */
+	if (rd->object || rd->every_line) {
+		while (p < end) {
+			const char *le = memchr(p, rd->sep, (size_t)(end - p));
+			int r;
+
+			if (!le)
+				le = end;
+			r = handle_line(rd, p, (size_t)(le - p));
+			if (r)
+				return r;
+			p = le + 1;
+		}
+		return 0;
+	}
+
+	while (p < end) {
+		const char *hit = sl_needle_find(p, end, set, n_set), *ls, *le;
+		int r;
+
+		if (!hit)
+			break;
+		ls = memrchr(p, rd->sep, (size_t)(hit - p));
+		ls = ls ? ls + 1 : p;
+		le = memchr(hit, rd->sep, (size_t)(end - hit));
+		if (!le)
+			le = end;
+		if (rd->years)
+			see_lines(rd, p, ls);
+		r = handle_line(rd, ls, (size_t)(le - ls));
+		if (r)
+			return r;
+		p = le + 1;
+	}
+	if (rd->years && p < end)
+		see_lines(rd, p, end);
+	return 0;
+}
+
+/* The end of the input ends the record being gathered. */
+static int finish(struct sl_reader *rd)
+{
+	switch (rd->format) {
+	case SPLITLOCK_INPUT_SYSLOG:
+		return rd->years ? sl_syslog_years_replay(rd) : 0;
+	case SPLITLOCK_INPUT_DMESG_JSON:
+		return sl_dmesg_json_line(rd, "}", 1);
+	case SPLITLOCK_INPUT_JOURNAL_EXPORT: {
+		int r;
+
+		if (rd->pending.in_binary) {
+			rd->pending.in_binary = false;
+			sl_pending_message_lost(rd);
+		}
+		r = sl_pending_end(rd);
+		sl_pending_cut_finish(rd);
+		return r;
+	}
+	case SPLITLOCK_INPUT_JOURNAL_VERBOSE:
+		return sl_pending_end(rd);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Syslog with RFC 3164 stamps, which have no year: the first stamped line,
+ * past a hole of NULs and journalctl's "-- Logs begin at ... --" (systemd
+ * 245 to 249 print it first).
+ */
+static bool first_line_yearless(const char *p, const char *end)
+{
+	int month, mday;
+
+	for (int lines = 0; p < end && lines < 100; lines++) {
+		const char *le = memchr(p, '\n', (size_t)(end - p));
+
+		while (p < end && (*p == ' ' || *p == '\0'))
+			p++;
+		if (!le)
+			le = end;
+		if (p < le && !(le - p >= 3 && memcmp(p, "-- ", 3) == 0))
+			return sl_syslog_yearless(p, le, &month, &mday);
+		p = le + 1;
+	}
+	return false;
+}
+
+static bool looks_like_kmsg(const char *p, const char *end)
+{
+	for (int field = 0; field < 3; field++) {
+		const char *start = p;
+
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+		if (p == start || p >= end)
+			return false;
+		if (field < 2 && *p++ != ',')
+			return false;
+	}
+	return *p == ',' || *p == ';';
+}
+
+/*
+ * Text logs: the form most of the first lines take. journalctl's "short"
+ * and RFC 3164 syslog look the same; either parser reads both.
+ */
+static enum splitlock_input_format detect_text(const char *p, const char *end)
+{
+	const char *start = p;
+	unsigned lines = 0, syslog = 0, journal = 0, detector = 0, detector_dmesg = 0;
+	size_t indent = first_line_indent(p, end);
+
+	while (p < end && lines < 1000) {
+		const char *le = memchr(p, '\n', (size_t)(end - p));
+		size_t len;
+
+		if (!le)
+			le = end;
+		/* Behind a hole of NULs, as handle_line() reads it. */
+		while (p < le && *p == '\0')
+			p++;
+		len = (size_t)(le - p);
+		/* A record's further lines (journalctl's, indented) are not
+		 * lines of the form: a message may hold many. */
+		if (len && (size_t)(sl_skip_blanks(p, le) - p) > indent)
+			len = 0;
+		if (len) {
+			lines++;
+			/*
+			 * dmesg --time-format iso: "2026-12-03T09:18:33,000000+00:00
+			 * MSG", a comma where the RFC 3339 stamps of the syslog
+			 * daemons and journalctl have a point. Its other lines
+			 * ("usb 1-1: ...") would pass for a host and a tag.
+			 */
+			if (len <= 19 || p[10] != 'T' || p[19] != ',') {
+				bool s = sl_syslog_line_matches(p, len);
+				bool j = sl_journal_text_line_matches(p, len);
+
+				syslog += s;
+				journal += j;
+				/* The lines that count most: a dmesg whose other
+				 * lines ("svc[600]: segfault at ...") pass for a
+				 * host and a tag has detector lines that do not. */
+				if (memmem(p, len, "split lock detection: ", 22)) {
+					detector++;
+					detector_dmesg += !s && !j;
+				}
+			}
+		}
+		p = le + 1;
+	}
+	if (detector && detector_dmesg * 2 > detector)
+		return SPLITLOCK_INPUT_DMESG;
+	if (lines && syslog * 2 > lines && syslog >= journal)
+		return SPLITLOCK_INPUT_SYSLOG;
+	/*
+	 * journalctl's "short" has syslog's yearless stamps: read as syslog,
+	 * whose reader gives each line its year from the file's order (its
+	 * "-- Boot" and "-- Logs begin at" lines say nothing then).
+	 */
+	if (lines && journal * 2 > lines)
+		return first_line_yearless(start, end) ? SPLITLOCK_INPUT_SYSLOG :
+							 SPLITLOCK_INPUT_JOURNAL_TEXT;
+	return SPLITLOCK_INPUT_DMESG;
+}
+
+/* "NAME=" or "NAME" alone: a journal field as -o export writes it. */
+static bool export_field(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && ((*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_'))
+		q++;
+	return q > p && q < end && (*q == '=' || *q == '\n');
+}
+
+/* -o export: fields from the first line on, a MESSAGE among them. */
+static bool looks_like_export(const char *p, const char *end)
+{
+	if (!export_field(p, end))
+		return false;
+	return memmem(p, (size_t)(end - p), "\nMESSAGE=", 9) ||
+	       memmem(p, (size_t)(end - p), "\nMESSAGE\n", 9) ||
+	       memmem(p, (size_t)(end - p), "\n_TRANSPORT=", 12) ||
+	       (end - p >= 9 && memcmp(p, "__CURSOR=", 9) == 0);
+}
+
+/* -o verbose: a header with the weekday and date, then indented fields. */
+static bool looks_like_verbose(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	int64_t wall;
+
+	if (!nl || !sl_journal_full_stamp(p, nl, &wall))
+		return false;
+	nl++;
+	return end - nl > 5 && memcmp(nl, "    ", 4) == 0 && export_field(nl + 4, end);
+}
+
+static enum splitlock_input_format detect(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end && (*p == '\n' || *p == '\0' || *p == ' '))
+		p++;
+	if (p < end && *p == '{') {
+		/* dmesg --json: {"dmesg": [...]} */
+		const char *q = sl_json_skip_ws(p + 1, end);
+
+		if (end - q >= 7 && memcmp(q, "\"dmesg\"", 7) == 0)
+			return SPLITLOCK_INPUT_DMESG_JSON;
+		return SPLITLOCK_INPUT_JOURNAL;
+	}
+	if (p < end && *p == '\x1e')
+		return SPLITLOCK_INPUT_JOURNAL;
+	if (looks_like_export(p, end))
+		return SPLITLOCK_INPUT_JOURNAL_EXPORT;
+	if (looks_like_verbose(p, end))
+		return SPLITLOCK_INPUT_JOURNAL_VERBOSE;
+	if (end - p >= 7 && memcmp(p, "data: {", 7) == 0)
+		return SPLITLOCK_INPUT_JOURNAL;
+	if (looks_like_kmsg(p, end)) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *nul = memchr(p, '\0', (size_t)(end - p));
+
+		if (nul && (!nl || nul < nl))
+			return SPLITLOCK_INPUT_KMSG_NUL;
+		return SPLITLOCK_INPUT_KMSG;
+	}
+	return detect_text(p, end);
+}
+
+/* journalctl -o json-pretty: the first object's brace stands on its own line. */
+static bool journal_pretty(const char *p, const char *end)
+{
+	while (p < end && (*p == '\n' || *p == ' '))
+		p++;
+	if (p >= end || *p++ != '{')
+		return false;
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	return p < end && *p == '\n';
+}
+
+#define NUL_HOLE 16
+static const char nul_hole[NUL_HOLE];
+
+/*
+ * Binary data read as text holds no detector line, so its report would be
+ * empty and complete. A text log has few control bytes, stray ones where a
+ * crash cut a record; a program, a database or UTF-16 text has them on
+ * every line. The NULs that logrotate's copytruncate leaves at the start
+ * of a file, or in it, are no part of it. The forms with NULs of their own (NUL-
+ * separated records, export's binary fields) are not asked.
+ */
+static bool looks_binary(const char *p, const char *end)
+{
+	size_t n = 0, control = 0;
+
+	while (p < end && n < 4096) {
+		unsigned char c = (unsigned char)*p;
+
+		/* A hole of NULs (copytruncate, a crash) is no part of the text:
+		 * a program's NULs come with other control bytes. */
+		if (c == '\0' && end - p >= NUL_HOLE && !memcmp(p, nul_hole, NUL_HOLE)) {
+			while (p < end && *p == '\0')
+				p++;
+			continue;
+		}
+		if ((c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' &&
+		     c != '\r' && c != 0x1b) || c == 0x7f)
+			control++;
+		p++;
+		n++;
+	}
+	return control * 16 > n;
+}
+
+static int fill(int fd, char *buf, size_t *end, size_t size, bool *eof)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, buf + *end, size - *end > READ_STEP ? READ_STEP : size - *end);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		*eof = true;
+	*end += (size_t)n;
+	return (int)n;
+}
+
+static void repeat_seen_free(struct sl_repeat_seen *s)
+{
+	free(s->slots);
+	free(s->first);
+}
+
+static void journal_seen_free(struct sl_journal_seen *s)
+{
+	free(s->slots);
+	free(s->cut);
+}
+
+static void syslog_years_free(struct sl_syslog_years *y)
+{
+	free(y->bytes);
+	free(y->lines);
+}
+
+int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
+			 enum splitlock_input_format *format, bool every_record,
+			 sl_log_record_fn fn, void *data,
+			 splitlock_progress_fn progress, void *progress_data,
+			 struct sl_unread *unread)
+{
+	_cleanup_free_ char *buf = malloc(INPUT_BUF);
+	_cleanup_free_ char *decoded = malloc(INPUT_BUF + 1);
+	_cleanup_free_ char *object = NULL;
+	_cleanup_free_ char *scratch = malloc(INPUT_BUF);
+	_cleanup_(repeat_seen_free) struct sl_repeat_seen repeat_seen = { 0 };
+	_cleanup_(journal_seen_free) struct sl_journal_seen journal_seen = { 0 };
+	_cleanup_(syslog_years_free) struct sl_syslog_years years = { .month = -1 };
+	_cleanup_free_ struct sl_syslog_last *syslog_last = NULL;
+	struct sl_reader rd = { .ctx = ctx, .fn = fn, .data = data,
+			     .unread = unread, .every_line = every_record };
+	size_t start = 0, end = 0;
+	uint64_t bytes = 0, reported = 0;
+	bool eof = false, skipping = false, detected;
+	int r;
+
+	if (!buf || !decoded || !scratch)
+		return -ENOMEM;
+	rd.decoded = decoded;
+	rd.scratch = scratch;
+	rd.format = *format;
+	/* A forced format is still looked at once: json-pretty needs to know. */
+	detected = false;
+	for (;;) {
+		char *last;
+
+		r = fill(fd, buf, &end, INPUT_BUF, &eof);
+		if (r < 0)
+			return r;
+		bytes += (uint64_t)r;
+		if (progress && bytes - reported >= PROGRESS_STEP) {
+			progress(bytes, progress_data);
+			reported = bytes;
+		}
+		/*
+		 * The hole of NULs that logrotate's copytruncate leaves at a
+		 * file's start may be larger than the buffer: dropped as it
+		 * comes, not read as one overlong line nor left to decide the
+		 * form. (NUL-separated records and export's binary fields
+		 * keep theirs.)
+		 */
+		if (end > start && buf[start] == '\0' && rd.format != SPLITLOCK_INPUT_KMSG_NUL &&
+		    !(rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT && rd.pending.in_binary)) {
+			size_t n = start;
+
+			while (n < end && buf[n] == '\0')
+				n++;
+			if (n - start >= NUL_HOLE || n == end) {
+				if (detected)
+					count_lines_to(&rd, buf + start);
+				memmove(buf, buf + n, end - n);
+				end -= n;
+				start = 0;
+				if (detected)
+					rd.counted = buf;
+				rd.after_handled = NULL;
+				if (!end && !eof)
+					continue;
+			}
+		}
+		if (!detected) {
+			/* Decide on the first full buffer, or all there is. */
+			if (end < INPUT_BUF && !eof)
+				continue;
+			if (packed_log_find(buf, end)) {
+				sl_dbg(ctx, "the input is %s, not text", packed_log_find(buf, end)->what);
+				return -EMEDIUMTYPE;
+			}
+			/* A file saved by a Windows editor starts with a UTF-8
+			 * byte order mark: journal JSON behind one was taken
+			 * for dmesg text, every event unread. */
+			if (end >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+				start = 3;
+			if (*format == SPLITLOCK_INPUT_AUTO)
+				rd.format = *format = detect(buf + start, end - start);
+			detected = true;
+			sl_dbg(ctx, "input format: %s", splitlock_input_format_name(rd.format));
+			if (rd.format != SPLITLOCK_INPUT_KMSG_NUL &&
+			    rd.format != SPLITLOCK_INPUT_JOURNAL_EXPORT && looks_binary(buf + start, buf + end)) {
+				sl_dbg(ctx, "the input holds binary data, not text");
+				return -EMEDIUMTYPE;
+			}
+			if (rd.format == SPLITLOCK_INPUT_JOURNAL && journal_pretty(buf + start, buf + end)) {
+				rd.object = object = malloc(INPUT_BUF);
+				if (!object)
+					return -ENOMEM;
+			}
+			if (rd.format == SPLITLOCK_INPUT_DMESG)
+				sl_dmesg_detect_form(&rd, buf + start, buf + end);
+			if (rd.format == SPLITLOCK_INPUT_SYSLOG || rd.format == SPLITLOCK_INPUT_JOURNAL_TEXT)
+				rd.indent = first_line_indent(buf + start, buf + end);
+			if (rd.format == SPLITLOCK_INPUT_KMSG || rd.format == SPLITLOCK_INPUT_KMSG_NUL ||
+			    rd.format == SPLITLOCK_INPUT_DMESG || rd.format == SPLITLOCK_INPUT_SYSLOG ||
+			    rd.format == SPLITLOCK_INPUT_JOURNAL_TEXT ||
+			    rd.format == SPLITLOCK_INPUT_DMESG_JSON)
+				rd.repeat_seen = &repeat_seen;
+			if (rd.format == SPLITLOCK_INPUT_JOURNAL ||
+			    rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT ||
+			    rd.format == SPLITLOCK_INPUT_JOURNAL_VERBOSE)
+				rd.journal_seen = &journal_seen;
+			if (rd.format == SPLITLOCK_INPUT_SYSLOG && first_line_yearless(buf + start, buf + end))
+				rd.years = &years;
+			if (rd.format == SPLITLOCK_INPUT_SYSLOG) {
+				rd.last = syslog_last = calloc(1, sizeof(*syslog_last));
+				if (!syslog_last)
+					return -ENOMEM;
+			}
+			/* Records of several lines: every line is read. */
+			if (rd.format == SPLITLOCK_INPUT_DMESG_JSON ||
+			    rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT ||
+			    rd.format == SPLITLOCK_INPUT_JOURNAL_VERBOSE)
+				rd.every_line = true;
+			rd.counted = buf + start;
+		}
+		rd.sep = rd.format == SPLITLOCK_INPUT_KMSG_NUL ? '\0' : '\n';
+		if (skipping) {
+			char *sep = memchr(buf + start, rd.sep, end - start);
+
+			if (!sep) {
+				start = end = 0;
+				if (eof)
+					break;
+				continue;
+			}
+			start = (size_t)(sep + 1 - buf);
+			rd.counted = buf + start;
+			skipping = false;
+		}
+		last = memrchr(buf + start, rd.sep, end - start);
+		if (last) {
+			r = scan_region(&rd, buf + start, last);
+			if (r)
+				return r < 0 ? r : 0;
+			start = (size_t)(last + 1 - buf);
+		}
+		if (eof) {
+			if (end > start) {
+				r = handle_line(&rd, buf + start, end - start);
+				if (r)
+					return r < 0 ? r : 0;
+			}
+			r = finish(&rd);
+			if (r)
+				return r < 0 ? r : 0;
+			break;
+		}
+		if (start == 0 && end == INPUT_BUF) {
+			/* A line longer than the buffer cannot be a record. */
+			sl_dbg(ctx, "skipping a line longer than %u bytes", INPUT_BUF);
+			count_lines_to(&rd, buf);
+			sl_unread_note(unread, rd.line);
+			skipping = true;
+			start = end = 0;
+			rd.after_handled = NULL;
+			continue;
+		}
+		count_lines_to(&rd, buf + start);
+		rd.after_handled = rd.after_handled == buf + start ? buf : NULL;
+		memmove(buf, buf + start, end - start);
+		end -= start;
+		start = 0;
+		rd.counted = buf;
+	}
+	if (!rd.records && rd.lines_before_record && !unread->lines) {
+		sl_dbg(ctx, "no record of the input read as %s", splitlock_input_format_name(rd.format));
+		unread->lines = rd.lines_before_record;
+		unread->first_line = rd.first_line_before_record;
+		unread->by[SPLITLOCK_UNREAD_UNPARSED] += rd.lines_before_record;
+	}
+	if (journal_seen.repeats)
+		sl_dbg(ctx, "%" PRIu64 " journal entries saved twice (overlapping dumps) read once",
+		       journal_seen.repeats);
+	if (repeat_seen.repeats)
+		sl_dbg(ctx, "%" PRIu64 " records saved twice (repeated dumps) read once",
+		       repeat_seen.repeats);
+	if (progress)
+		progress(bytes, progress_data);
+	return 0;
+}
+
+static const struct name_table format_names[] = {
+	{ SPLITLOCK_INPUT_AUTO, "auto" },
+	{ SPLITLOCK_INPUT_KMSG, "kmsg" },
+	{ SPLITLOCK_INPUT_KMSG_NUL, "kmsg-nul" },
+	{ SPLITLOCK_INPUT_DMESG, "dmesg" },
+	{ SPLITLOCK_INPUT_JOURNAL, "journal" },
+	{ SPLITLOCK_INPUT_SYSLOG, "syslog" },
+	{ SPLITLOCK_INPUT_JOURNAL_TEXT, "journal-text" },
+	{ SPLITLOCK_INPUT_DMESG_JSON, "dmesg-json" },
+	{ SPLITLOCK_INPUT_JOURNAL_EXPORT, "journal-export" },
+	{ SPLITLOCK_INPUT_JOURNAL_VERBOSE, "journal-verbose" },
+};
+
+_public_ DEFINE_NAME_TABLE_PARSE(splitlock_input_format_parse, format_names,
+				 enum splitlock_input_format)
+
+_public_ const char *splitlock_input_format_name(enum splitlock_input_format format)
+{
+	return NAME_TABLE_NAME_OR(format_names, format, "unknown");
+}
