@@ -16,7 +16,8 @@
 # BUILD_DIR/graph.dot (files clustered by folder) and printed as text:
 # each folder with the folders it uses.
 set -eu
-cd "$(dirname "$0")/.."
+# GRAPH_TOP: another tree to draw (tests/cli/graph.sh), with its own lib/.
+cd "${GRAPH_TOP:-$(dirname "$0")/..}"
 B=${1:-${BUILD_DIR:-build}}
 NM=${NM:-nm}
 tmp=$(mktemp -d)
@@ -25,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 [ -d "$B/lib" ] || { echo "graph: no objects under $B/lib; run make first" >&2; exit 2; }
 
 # ---- include edges -------------------------------------------------------
-find lib shared -name '*.[ch]' | LC_ALL=C sort >"$tmp/files"
+find lib shared -name '*.[ch]' 2>/dev/null | LC_ALL=C sort >"$tmp/files"
 # One awk over every file: the compiler's lookup, among the files listed.
 # shellcheck disable=SC2046
 awk -v list="$tmp/files" '

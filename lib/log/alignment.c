@@ -14,39 +14,6 @@ void sl_alignment_rule_init(struct sl_alignment_rule *a, bool live)
 	*a = (struct sl_alignment_rule){ .live = live, .live_fatal = -1 };
 }
 
-bool sl_is_alignment_check(const char *message, size_t len)
-{
-	return len > 7 && memcmp(message, "traps: ", 7) == 0 &&
-	       memmem(message, len, "] trap alignment check ", 23);
-}
-
-/*
- * show_signal() prints the kill line of every trap that ends in a signal
- * (alignment check, general protection, invalid opcode, ...) under
- * printk_ratelimit(), one limit that segfault lines, signal_fault() and
- * drivers share: lib/ratelimit.c says what it dropped as "NAME: N
- * callbacks suppressed" named after whichever caller came next. So any
- * such line but the detector's own (parsed as its events) may be one.
- */
-bool sl_is_kill_suppressed(const char *message, size_t len)
-{
-	const char *p = message, *end = message + len;
-
-	while (end > p && (end[-1] == '\n' || end[-1] == ' '))
-		end--;
-	while (p < end && (*p == '_' || *p == '.' || (*p >= '0' && *p <= '9') ||
-			   (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
-		p++;
-	if (p == message || end - p < 3 || memcmp(p, ": ", 2) != 0)
-		return false;
-	p += 2;
-	if (*p < '0' || *p > '9')
-		return false;
-	while (p < end && *p >= '0' && *p <= '9')
-		p++;
-	return end - p == 21 && memcmp(p, " callbacks suppressed", 21) == 0;
-}
-
 /*
  * Records of one CPU's are stamped in order, those of two may be a few
  * microseconds out of order in the buffer; the clock since boot going

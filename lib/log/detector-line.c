@@ -141,6 +141,37 @@ static int parse_suppressed(struct span s, struct splitlock_event *ev)
 	return SPLITLOCK_LINE_OTHER;
 }
 
+/* "traps: COMM[PID] trap alignment check ...": log/alignment.c says
+ * whether it is a split-lock kill. */
+bool sl_is_alignment_check(const char *message, size_t len)
+{
+	return len > 7 && memcmp(message, "traps: ", 7) == 0 &&
+	       memmem(message, len, "] trap alignment check ", 23);
+}
+
+/*
+ * show_signal() prints the kill line of every trap that ends in a signal
+ * (alignment check, general protection, invalid opcode, ...) under
+ * printk_ratelimit(), one limit that segfault lines, signal_fault() and
+ * drivers share: lib/ratelimit.c says what it dropped as "NAME: N
+ * callbacks suppressed" named after whichever caller came next. So any
+ * such line but the detector's own (parse_suppressed()) may be one.
+ */
+bool sl_is_kill_suppressed(const char *message, size_t len)
+{
+	struct span s = { message, message + len };
+	const char *name = s.p;
+	uint64_t n;
+
+	while (s.end > s.p && (s.end[-1] == '\n' || s.end[-1] == ' '))
+		s.end--;
+	while (s.p < s.end && (*s.p == '_' || *s.p == '.' || (*s.p >= '0' && *s.p <= '9') ||
+			       (*s.p >= 'a' && *s.p <= 'z') || (*s.p >= 'A' && *s.p <= 'Z')))
+		s.p++;
+	return s.p > name && eat_prefix(&s, ": ") && eat_dec(&s, &n, UINT64_MAX) &&
+	       eat_prefix(&s, " callbacks suppressed") && s.p == s.end;
+}
+
 /* "/DIGITS took", "/DIGITS fatal", ... somewhere: an event's start. */
 static bool looks_like_trap(struct span s)
 {

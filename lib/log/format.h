@@ -288,6 +288,25 @@ bool sl_journal_text_line_matches(const char *line, size_t len);
 bool sl_klog_line_parse(const char *line, size_t len,
 			struct splitlock_kmsg_record *rec);
 
+/*
+ * Text that every detector line holds, even one cut short: '#' of "#AC:"
+ * and "#DB:" (rare in kernel logs), the detector's prefix ("x86/split lock
+ * detection: "), the rate limits' names (split_lock_warn,
+ * handle_user_split_lock, handle_bus_lock: "_lock" in each), fatal
+ * mode's "alignment check" and what a rate limit dropped ("N callbacks
+ * suppressed": fatal mode's kill lines share one with others). A line holding one that no parser reads makes the report
+ * incomplete (sl_detector_text_unread()). Needles whose first and last
+ * bytes seldom stand at that distance keep the candidates few; the third
+ * number is where a byte rare in logs stands in each ('#', the 'k' of
+ * "lock" and "check", '[' below), which most blocks lack (needle-scan.h).
+ */
+#define SL_DETECTOR_NEEDLES \
+	{ "#", 1, 0 }, \
+	{ "lock detection", 14, 3 }, \
+	{ "_lock", 5, 4 }, \
+	{ "alignment check", 15, 14 }, \
+	{ "callbacks suppressed", 20, 7 }
+
 /* ---- log/stamp.c ---------------------------------------------------------- */
 
 /* "[  12.345678]" inside the brackets → microseconds since boot. */

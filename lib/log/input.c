@@ -7,6 +7,10 @@
  * log/format-journal-json.c (journalctl -o json*), log/format-dmesg-json.c
  * (dmesg --json), log/format-journal-export.c, log/format-journal-verbose.c.
  *
+ * The records go to the report through log/reader.c, which the format
+ * parsers call; this file detects the form, finds the lines and hands
+ * them to the form's parser.
+ *
  * Speed matters: logs of millions of records are scanned at close to grep's
  * pace because records are found by searching the buffer, in one pass
  * (needle-scan.c), for text every detector line holds ("#", "callbacks
@@ -28,27 +32,8 @@
 #define PROGRESS_STEP (8ull << 20)
 #define READ_STEP (128u * 1024)
 
-/*
- * Text that every detector line holds, even one cut short: '#' of "#AC:"
- * and "#DB:" (rare in kernel logs), the detector's prefix ("x86/split lock
- * detection: "), the rate limits' names (split_lock_warn,
- * handle_user_split_lock, handle_bus_lock: "_lock" in each), fatal
- * mode's "alignment check" and what a rate limit dropped ("N callbacks
- * suppressed": fatal mode's kill lines share one with others). A line holding one that no parser reads makes the report
- * incomplete (sl_detector_text_unread()). Needles whose first and last
- * bytes seldom stand at that distance keep the candidates few; the third
- * number is where a byte rare in logs stands in each ('#', the 'k' of
- * "lock" and "check", '[' below), which most blocks lack (needle-scan.h).
- */
-#define DETECTOR_NEEDLES \
-	{ "#", 1, 0 }, \
-	{ "lock detection", 14, 3 }, \
-	{ "_lock", 5, 4 }, \
-	{ "alignment check", 15, 14 }, \
-	{ "callbacks suppressed", 20, 7 }
-
 static const struct sl_needle needles[] = {
-	DETECTOR_NEEDLES,
+	SL_DETECTOR_NEEDLES,
 };
 #define N_NEEDLES (sizeof(needles) / sizeof(needles[0]))
 
@@ -59,7 +44,7 @@ static const struct sl_needle needles[] = {
  * json.dumps one after it, json-pretty one on each side).
  */
 static const struct sl_needle journal_needles[] = {
-	DETECTOR_NEEDLES,
+	SL_DETECTOR_NEEDLES,
 	{ "\":[", 3, 2 },
 	{ "\": [", 4, 3 },
 	{ "\" :[", 4, 3 },
@@ -75,7 +60,7 @@ static const struct sl_needle journal_needles[] = {
  * a "-- Boot ID --" line.
  */
 static const struct sl_needle syslog_needles[] = {
-	DETECTOR_NEEDLES,
+	SL_DETECTOR_NEEDLES,
 	{ "message repeated ", 17, 10 },
 	{ "suppressed by syslog-ng", 23, 16 },
 	{ " blob data]", 11, 10 },
@@ -90,7 +75,7 @@ static const struct sl_needle syslog_needles[] = {
  * which hides whether it was the detector's.
  */
 static const struct sl_needle journal_text_needles[] = {
-	DETECTOR_NEEDLES,
+	SL_DETECTOR_NEEDLES,
 	{ "-- Boot ", 8, 3 },
 	{ "-- Reboot --", 12, 5 },
 	{ " blob data]", 11, 10 },
@@ -101,108 +86,6 @@ _Static_assert(N_NEEDLES <= SL_NEEDLES_VECTOR_MAX && N_JOURNAL_NEEDLES <= SL_NEE
 		       N_SYSLOG_NEEDLES <= SL_NEEDLES_VECTOR_MAX &&
 		       N_JOURNAL_TEXT_NEEDLES <= SL_NEEDLES_VECTOR_MAX,
 	       "each needle set is searched in one vector pass");
-
-bool sl_maybe_detector(const char *s, size_t len)
-{
-	for (size_t i = 0; i < N_NEEDLES; i++)
-		if (memmem(s, len, needles[i].text, needles[i].len))
-			return true;
-	return false;
-}
-
-void sl_reader_unrecognized(struct sl_reader *rd, const char *line, size_t len)
-{
-	if (sl_maybe_detector(line, len))
-		sl_unread_note(rd->unread, rd->line);
-}
-
-/*
- * Text forms: a record saved twice is read once (log/repeat.c). The
- * kernel's stamps since boot and the journal's stored times are the
- * record's own; dmesg's wall-clock times (-T, iso) it reckons at each
- * dump, and the other forms have none: their repeats are only marked,
- * an earlier boot's text again or a split lock the kernel had warned of
- * already for the task (log/repeat.c: seen with no boot line too).
- */
-int sl_text_repeat(struct sl_reader *rd, struct sl_log_record *r)
-{
-	const char *msg = r->rec.message;
-	size_t len = r->rec.message_len;
-	int64_t stamp = r->mono_usec != SPLITLOCK_TIME_UNKNOWN ? r->mono_usec : r->wall_usec;
-	bool own = r->mono_usec != SPLITLOCK_TIME_UNKNOWN ||
-		   (r->wall_usec != SPLITLOCK_TIME_UNKNOWN && rd->format != SPLITLOCK_INPUT_DMESG);
-	bool exact = r->mono_usec != SPLITLOCK_TIME_UNKNOWN || (own && r->wall_grain == 0);
-	int facility = r->facility_known ? r->rec.facility : -1;
-	int level = r->level_known ? r->rec.level : -1;
-	bool maybe = false, boot = sl_boot_line(msg, len);
-	uint64_t stamped = stamp != SPLITLOCK_TIME_UNKNOWN && !boot ?
-			   sl_repeat_key(stamp, r->host, facility, level, msg, len) : 0;
-	int ret;
-
-	/*
-	 * A boot line is never dropped: each boot has its own, byte for
-	 * byte the same, and it says where the boot's mode begins. A stamp
-	 * of whole seconds (or milliseconds) that the writer took from its
-	 * clock, with the text of an earlier boot's record, may also be a
-	 * later event of the same second after that clock was stepped back
-	 * (NTP, the hour summer time gives back) or another host's clock
-	 * (syslog, journalctl's short forms): only marked. dmesg reckons
-	 * its stamps from the records' own, the same at every dump of a boot.
-	 */
-	ret = sl_repeat_check(rd->repeat_seen, stamp, exact, boot, exact || !own ? stamped : 0,
-			      !own ? sl_repeat_key(SPLITLOCK_TIME_UNKNOWN, r->host, facility, level, msg, len) :
-			      !exact ? stamped : 0,
-			      &maybe);
-	if (ret == 0 && !own && !boot && !(r->facility_known && r->rec.facility != 0)) {
-		ret = sl_repeat_event_again(rd->repeat_seen, msg, len, stamp);
-		if (ret > 0)
-			maybe = true;
-		ret = ret < 0 ? ret : 0;
-	}
-	r->maybe_repeat = maybe;
-	return ret;
-}
-
-int sl_reader_repeat(struct sl_reader *rd, struct sl_log_record *r)
-{
-	/* Only a line that may be the kernel's: user space's lines may go
-	 * back in time (journald shows a daemon's own send time), which
-	 * must not start a boot of the file. */
-	if (!rd->repeat_seen || r->further || r->folded ||
-	    (r->facility_known && r->rec.facility != 0))
-		return 0;
-	return sl_text_repeat(rd, r);
-}
-
-int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
-		   const char *msg, size_t len)
-{
-	int ret;
-
-	r->rec.message_len = sl_unescape_unprintable(msg, len, rd->decoded);
-	rd->decoded[r->rec.message_len] = '\0';
-	r->rec.message = rd->decoded;
-	ret = sl_reader_repeat(rd, r);
-	if (ret)
-		return ret < 0 ? ret : 0;
-	r->line = rd->line;
-	return sl_reader_deliver(rd, r);
-}
-
-bool sl_continuation_line(const struct sl_reader *rd, const char *line, size_t len)
-{
-	return (size_t)(sl_skip_blanks(line, line + len) - line) > rd->indent;
-}
-
-int sl_reader_emit_further(struct sl_reader *rd, const char *msg, size_t len)
-{
-	struct sl_log_record r = SL_RECORD_INIT;
-
-	r.facility_known = true;
-	r.rec.facility = 1; /* never the kernel's, whatever it says */
-	r.further = true;
-	return sl_reader_emit(rd, &r, msg, len);
-}
 
 /* Blanks before the first line's text: a log pasted into a forum or mail. */
 static size_t first_line_indent(const char *p, const char *end)
