@@ -4,6 +4,7 @@
 #define SPLITLOCK_OFFENDERS_INTERNAL_H
 
 #include "core/internal.h"
+#include "core/arena.h"
 #include "log/reader.h"
 
 /* offenders/resolve.c: what the live system says about a task. */
@@ -60,5 +61,88 @@ void sl_offenders_set_limit(struct splitlock_offenders *r, size_t limit);
 
 /* Unit and container from /proc/PID/cgroup text. */
 void sl_cgroup_parse(const char *text, char **unit, char **container);
+
+/* ---- The report's members (offenders.c, table.c, report-get.c) ---- */
+
+/*
+ * Kept small: a log names one offender per task (the kernel warns once per
+ * task), so a report of a big log holds millions of these. The key and the
+ * comm share one allocation, the addresses another.
+ */
+struct splitlock_offender {
+	struct splitlock_offender *next; /* hash chain */
+	char *key;                       /* key, then the comm and a NUL */
+	char *ipbuf;                     /* n_ips NUL-terminated strings */
+	char *exe, *cmdline, *unit, *container;
+	size_t order;                    /* creation, for stable sorting */
+	uint64_t events;
+	int64_t first_seen, last_seen, first_wall, last_wall;
+	int64_t kernel_traps; /* -1: the kernel does not count per process */
+	uint32_t hash, key_len, comm_len, ipbuf_len;
+	uint32_t pid, tgid;
+	uint8_t kind, action, n_ips;
+	bool comm_mixed;      /* tasks of several names: no comm */
+	/* Carved from the report's arena (with its key), not malloc'd. */
+	bool in_arena, ipbuf_in_arena;
+};
+
+/* enum splitlock_forged's reasons. */
+#define SL_FORGED_REASONS (SPLITLOCK_FORGED_LEVEL + 1)
+
+struct splitlock_offenders {
+	/* The caller and its follower may both hold the report. */
+	int refcount;
+	struct splitlock_ctx *ctx;
+	enum splitlock_group group;
+	unsigned flags;
+	int64_t since, until, boot_wall;
+	int64_t saved_at; /* a saved log's mtime: no record is later */
+	/* The last event each kind's rate limit let through (wall clock). */
+	int64_t last_limited[2];
+	struct sl_bursts bursts; /* log/burst.c */
+	enum splitlock_input_format format;
+	uint64_t events, suppressed, forged, undated, alignment_checks;
+	uint64_t maybe_repeated; /* counted events that may be a dump's repeat */
+	uint64_t forged_by[SL_FORGED_REASONS]; /* forged, by reason */
+	struct sl_unread unread;
+	struct sl_alignment_rule alignment;
+
+	struct splitlock_offender **buckets;
+	size_t n_buckets;
+	struct splitlock_offender **list;
+	size_t n, allocated;
+	/* Not r->n: that shrinks when offenders are forgotten. */
+	size_t next_order;
+	struct sl_proccache *procs;
+	/* Offenders of a whole log, freed with the report (see arena.c). */
+	struct sl_arena arena;
+	char last_ip[512];
+	/* Following: at most this many offenders (0: no limit), and what
+	 * was forgotten to stay there. */
+	size_t limit;
+	uint64_t dropped, dropped_events;
+};
+
+struct sl_offender_key {
+	char buf[8192];
+	size_t len;
+};
+
+/* table.c: the offenders of a report, found by key, kept in order. */
+void sl_offender_free(struct splitlock_offender *o);
+void sl_offenders_build_key(const struct splitlock_offenders *r, const struct sl_log_record *lr,
+			    const struct splitlock_event *ev,
+			    const struct sl_procinfo *pi, struct sl_offender_key *k);
+void sl_offenders_sort(struct splitlock_offenders *r);
+size_t sl_offenders_position(const struct splitlock_offenders *r,
+			     const struct splitlock_offender *o);
+void sl_offenders_move_forward(struct splitlock_offenders *r, size_t i);
+int sl_offenders_find_or_add(struct splitlock_offenders *r, const struct sl_offender_key *k,
+			     const struct splitlock_event *ev,
+			     const struct sl_procinfo *pi, struct splitlock_offender **out);
+void sl_offenders_merge_labels(struct splitlock_offenders *r, struct splitlock_offender *o,
+			       const struct splitlock_event *ev, const struct sl_procinfo *pi);
+int sl_offenders_add_ip(struct splitlock_offenders *r, struct splitlock_offender *o,
+			const char *text);
 
 #endif
