@@ -55,11 +55,24 @@ void offenders_format_wall(int64_t usec, bool utc_iso, char *buf, size_t size);
 void offenders_printable(const char *s, size_t len, char *buf, size_t size);
 /* Offenders the report shows: all, or --top's. */
 size_t offenders_shown(const struct options *o, const struct splitlock_offenders *r);
+/* offenders-summary.c: is every event of the log counted once, none left
+ * out or maybe twice? And the sentences that say why not. */
+bool offenders_report_complete(const struct splitlock_offenders *r);
+const char *offenders_undated_sentence(const struct splitlock_offenders *r);
+const char *offenders_maybe_repeated_sentence(const struct splitlock_offenders *r);
 /* The sentences that say a report is incomplete, and why. */
 void offenders_print_unrecognized(FILE *out, const struct options *o,
 				  const struct splitlock_offenders *r);
 /* The sentence on detector-like lines ignored, and why. */
 void offenders_print_forged(FILE *out, const struct splitlock_offenders *r);
+/* offenders-json.c, offenders-prom.c: the report in the other formats
+ * (-ENOMEM from the latter). */
+void offenders_print_json(struct splitlock_ctx *ctx, const struct options *o,
+			  const struct splitlock_offenders *r);
+void offenders_print_json_event(const struct splitlock_offender *of,
+				const struct splitlock_kmsg_record *rec, const char *ip);
+int offenders_print_prometheus(struct splitlock_ctx *ctx, const struct options *o,
+			       const struct splitlock_offenders *r);
 /* The table and its summary; -ENOMEM. */
 int offenders_print_table(const struct options *o, const struct splitlock_offenders *r);
 
