@@ -88,7 +88,9 @@ void offenders_print_unrecognized(FILE *out, const struct options *o,
 		       n, n == 1 ? "is an" : "are", n == 1 ? "" : "s", n == 1 ? "it" : "them");
 	if ((n = splitlock_offenders_get_unrecognized_by(r, SPLITLOCK_UNREAD_BURST_USED_UP)))
 		fprintf(out, "Of these, %" PRIu64 " stand%s for a rate limit that used up its burst "
-		       "(10 lines in 5 s) with no line in the log that says how many it dropped.\n",
+		       "(10 lines in 5 s) with no line in the log that says how many it dropped "
+		       "(the line named is then the burst's 10th, which was read and counted: "
+		       "what was dropped came after it).\n",
 		       n, n == 1 ? "s" : "");
 	if ((n = splitlock_offenders_get_unrecognized_by(r, SPLITLOCK_UNREAD_KILLS_SUPPRESSED)))
 		fprintf(out, "Of these, %" PRIu64 " say%s that the kernel's rate limit on kill messages "

@@ -99,15 +99,28 @@ static struct sl_alignment_boot *boundary(struct sl_alignment_rule *a,
 	/* Every boot starts with it; its "#1 SMP ..." gets it past the scan. */
 	if (lr->rec.message_len > 14 && memcmp(lr->rec.message, "Linux version ", 14) == 0) {
 		b->fatal = b->ac = -1;
+		b->epoch++;
 		a->banners++; /* a banner is no alignment check: seen once */
 	}
 	if (lr->mono_usec != SPLITLOCK_TIME_UNKNOWN) {
 		if (b->last_mono != SPLITLOCK_TIME_UNKNOWN &&
-		    lr->mono_usec < b->last_mono - REBOOT_STEP_USEC)
+		    lr->mono_usec < b->last_mono - REBOOT_STEP_USEC) {
 			b->fatal = b->ac = -1;
+			b->epoch++;
+		}
 		b->last_mono = lr->mono_usec;
 	}
 	return b;
+}
+
+uint64_t sl_alignment_rule_burst_machine(struct sl_alignment_rule *a,
+					 const struct sl_log_record *lr)
+{
+	/* The record's boot, found as for its mode: where the stamps since
+	 * boot go back, a boot begins. */
+	const struct sl_alignment_boot *b = boundary(a, lr);
+
+	return sl_alignment_rule_machine(a, lr) + b->epoch * UINT64_C(0xc2b2ae3d27d4eb4f);
 }
 
 /*
@@ -148,6 +161,8 @@ void sl_alignment_rule_see(struct sl_alignment_rule *a, const struct sl_log_reco
 	}
 	if (!splitlock_mode_from_boot_line(lr->rec.message, &mode, &rate))
 		return;
+	/* Printed once a boot: a boot begins here, or ends (journalctl -r). */
+	b->epoch++;
 	/*
 	 * "#DB: sending SIGBUS on user-space bus_locks" (fatal), "#DB: warning
 	 * on user-space bus_locks" (warn): the kernel prints them only where

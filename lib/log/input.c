@@ -362,6 +362,24 @@ static enum splitlock_input_format detect_text(const char *p, const char *end)
 		}
 		p = le + 1;
 	}
+	/* Past the first thousand lines (a wrapped buffer that a service's
+	 * "NAME[PID]: ..." lines fill), the detector's lines still count. */
+	while (p < end && detector < 16) {
+		const char *hit = memmem(p, (size_t)(end - p), "split lock detection: ", 22);
+		const char *ls, *le;
+
+		if (!hit)
+			break;
+		for (ls = hit; ls > start && ls[-1] != '\n'; ls--)
+			;
+		le = memchr(hit, '\n', (size_t)(end - hit));
+		if (!le)
+			le = end;
+		detector++;
+		detector_dmesg += !sl_syslog_line_matches(ls, (size_t)(le - ls)) &&
+				  !sl_journal_text_line_matches(ls, (size_t)(le - ls));
+		p = le;
+	}
 	if (detector && detector_dmesg * 2 > detector)
 		return SPLITLOCK_INPUT_DMESG;
 	if (lines && syslog * 2 > lines && syslog >= journal)

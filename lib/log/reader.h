@@ -86,6 +86,7 @@ struct sl_alignment_rule {
 		 * several hosts, dmesg -t). */
 		bool seen_fatal, seen_other, mixed;
 		int64_t last_mono;
+		uint64_t epoch; /* boots within it seen so far (see above) */
 	} boots[SL_ALIGNMENT_BOOTS];
 	unsigned next_evict;
 	/*
@@ -114,33 +115,59 @@ int sl_alignment_rule_counts(struct splitlock_ctx *ctx,
  * text under the id it turned out to have. */
 uint64_t sl_alignment_rule_machine(const struct sl_alignment_rule *a,
 				   const struct sl_log_record *lr);
+/* The same, with the boots that only a banner, the detector's mode line or
+ * a step back of the stamps since boot shows (dmesg dumps cat'ed): a rate
+ * limit's state is one boot's. */
+uint64_t sl_alignment_rule_burst_machine(struct sl_alignment_rule *a,
+					 const struct sl_log_record *lr);
 bool sl_is_alignment_check(const char *message, size_t len);
 /* "show_signal: N callbacks suppressed": kill messages the kernel dropped. */
 bool sl_is_kill_suppressed(const char *message, size_t len);
 
-/* log-burst.c: rate limits whose burst was used up with no line saying
+/* log/burst.c: rate limits whose burst was used up with no line saying
  * what they dropped. Limits: SL_BURST_SPLIT_LOCK, _BUS_LOCK, _KILLS. */
 #define SL_BURST_LINES 10
 #define SL_BURST_SLOTS 48
 enum { SL_BURST_SPLIT_LOCK, SL_BURST_BUS_LOCK, SL_BURST_KILLS };
 struct sl_bursts {
 	struct sl_burst_limit {
-		uint64_t key; /* machine and limit; 0: a free slot */
-		int64_t begin; /* the interval's first line */
-		unsigned n;    /* lines in it */
-		uint64_t used_up, told, first_line;
+		uint64_t key;     /* machine and limit; 0: a free slot */
+		/* The interval open: its first line's stamp (as the lines
+		 * give it), the earliest wall-clock time of its lines, how
+		 * many, the 10th's line number, whether one was the report's. */
+		int64_t begin, wall, grain;
+		unsigned n;
+		uint64_t tenth;
+		bool counts;
+		/* Its used-up intervals and the stamps of its "callbacks
+		 * suppressed" lines, matched when the log is read. */
+		struct sl_burst_used {
+			int64_t begin, wall, grain;
+			uint64_t tenth;
+			bool counts, told;
+		} *used;
+		size_t n_used, cap_used;
+		int64_t *told;
+		size_t n_told, cap_told;
 	} limits[SL_BURST_SLOTS];
 	unsigned next_evict;
+	int64_t since, until; /* the report's window (wall clock) */
 	uint64_t untold, untold_line;
 };
-void sl_bursts_init(struct sl_bursts *b);
-/* A line of @limit let through at @t (the stamp since boot, else the wall
- * clock's, which may be up to @grain later) on @machine. */
+void sl_bursts_init(struct sl_bursts *b, int64_t since, int64_t until);
+void sl_bursts_free(struct sl_bursts *b);
+/*
+ * A line of @limit let through at @t (the stamp since boot, else the wall
+ * clock's, which may be up to @grain later) on @machine; @wall its
+ * wall-clock time where known, @counts whether it is inside the report's
+ * window (or cannot be placed).
+ */
 void sl_bursts_line(struct sl_bursts *b, uint64_t machine, unsigned limit, int64_t t,
-		    int64_t grain, uint64_t line);
-/* A "callbacks suppressed" line of @limit on @machine. */
-void sl_bursts_told(struct sl_bursts *b, uint64_t machine, unsigned limit);
-/* The used-up bursts no line told of, and the line of the first. */
+		    int64_t grain, int64_t wall, bool counts, uint64_t line);
+/* A "callbacks suppressed" line of @limit on @machine at @t (as above). */
+void sl_bursts_told(struct sl_bursts *b, uint64_t machine, unsigned limit, int64_t t);
+/* The used-up bursts of the window no line told of, and the 10th line of
+ * the first of them. */
 uint64_t sl_bursts_untold(struct sl_bursts *b, uint64_t *first_line);
 
 typedef int (*sl_log_record_fn)(const struct sl_log_record *rec, void *data);

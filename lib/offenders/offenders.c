@@ -37,7 +37,7 @@ _public_ int splitlock_offenders_new(struct splitlock_ctx *ctx,
 	r->flags = flags;
 	r->since = r->until = r->boot_wall = r->saved_at = SPLITLOCK_TIME_UNKNOWN;
 	r->last_limited[0] = r->last_limited[1] = SPLITLOCK_TIME_UNKNOWN;
-	sl_bursts_init(&r->bursts);
+	sl_bursts_init(&r->bursts, SPLITLOCK_TIME_UNKNOWN, SPLITLOCK_TIME_UNKNOWN);
 	sl_alignment_rule_init(&r->alignment, true);
 	*report = r;
 	return 0;
@@ -64,6 +64,7 @@ splitlock_offenders_unref(struct splitlock_offenders *r)
 	free(r->buckets);
 	sl_arena_release(&r->arena);
 	sl_proccache_free(r->procs);
+	sl_bursts_free(&r->bursts);
 	splitlock_unref(r->ctx);
 	free(r);
 	return NULL;
@@ -74,6 +75,8 @@ _public_ void splitlock_offenders_set_window(struct splitlock_offenders *r,
 {
 	r->since = since;
 	r->until = until;
+	r->bursts.since = since;
+	r->bursts.until = until;
 }
 
 _public_ void splitlock_offenders_set_boot_time(struct splitlock_offenders *r,
@@ -172,6 +175,13 @@ static bool in_window(struct splitlock_offenders *r, const struct sl_log_record 
 	return true;
 }
 
+/* A line's time for its rate limit's intervals: since boot where the log
+ * shows it (the kernel's own clock), else the wall clock's. */
+static int64_t burst_stamp(const struct sl_log_record *lr, int64_t wall)
+{
+	return lr->mono_usec != SPLITLOCK_TIME_UNKNOWN ? lr->mono_usec : wall;
+}
+
 /* Used-up bursts the log never told of: unread, the report incomplete. */
 static void note_untold_bursts(struct splitlock_offenders *r)
 {
@@ -179,7 +189,7 @@ static void note_untold_bursts(struct splitlock_offenders *r)
 
 	for (uint64_t i = 0; i < n; i++)
 		sl_unread_note_why(&r->unread, line, SPLITLOCK_UNREAD_BURST_USED_UP);
-	sl_bursts_init(&r->bursts);
+	sl_bursts_free(&r->bursts);
 }
 
 /*
@@ -224,8 +234,8 @@ static int add_log_record(struct splitlock_offenders *r,
 		}
 		sl_alignment_rule_see(&r->alignment, lr);
 		if (sl_is_kill_suppressed(rec->message, rec->message_len)) {
-			sl_bursts_told(&r->bursts, sl_alignment_rule_machine(&r->alignment, lr),
-				       SL_BURST_KILLS);
+			sl_bursts_told(&r->bursts, sl_alignment_rule_burst_machine(&r->alignment, lr),
+				       SL_BURST_KILLS, burst_stamp(lr, wall));
 			/* At the rate limit's level, in a boot whose kills may
 			 * be split locks: some of those it dropped may be. */
 			if ((!lr->level_known || rec->level == LOG_WARNING) &&
@@ -300,21 +310,23 @@ static int add_log_record(struct splitlock_offenders *r,
 				   r->last_limited[ev.kind] != SPLITLOCK_TIME_UNKNOWN ?
 			   r->last_limited[ev.kind] : INT64_MIN / 2;
 		/* It tells of a burst whatever the window. */
-		sl_bursts_told(&r->bursts, sl_alignment_rule_machine(&r->alignment, lr),
-			       ev.kind == SPLITLOCK_KIND_BUS_LOCK ? SL_BURST_BUS_LOCK : SL_BURST_SPLIT_LOCK);
+		sl_bursts_told(&r->bursts, sl_alignment_rule_burst_machine(&r->alignment, lr),
+			       ev.kind == SPLITLOCK_KIND_BUS_LOCK ? SL_BURST_BUS_LOCK : SL_BURST_SPLIT_LOCK,
+			       burst_stamp(lr, wall));
 	} else if (!kill &&
 		 (unsigned)ev.kind < ARRAY_SIZE(r->last_limited) && wall != SPLITLOCK_TIME_UNKNOWN)
 		r->last_limited[ev.kind] = wall;
 	in = in_window(r, lr, wall, earliest, &undated);
-	/* Bursts the window leaves out are not this report's. */
-	if (type == SPLITLOCK_LINE_EVENT && (in || undated)) {
+	/* Every line: a burst whose lines the window leaves out may still
+	 * have dropped events inside it (log/burst.c). */
+	if (type == SPLITLOCK_LINE_EVENT) {
 		bool mono = lr->mono_usec != SPLITLOCK_TIME_UNKNOWN;
 
-		sl_bursts_line(&r->bursts, sl_alignment_rule_machine(&r->alignment, lr),
+		sl_bursts_line(&r->bursts, sl_alignment_rule_burst_machine(&r->alignment, lr),
 			       kill ? SL_BURST_KILLS :
 			       ev.kind == SPLITLOCK_KIND_BUS_LOCK ? SL_BURST_BUS_LOCK : SL_BURST_SPLIT_LOCK,
-			       mono ? lr->mono_usec : wall, mono || wall != lr->wall_usec ? 0 : lr->wall_grain,
-			       lr->line);
+			       burst_stamp(lr, wall), mono || wall != lr->wall_usec ? 0 : lr->wall_grain,
+			       wall, in || undated, lr->line);
 	}
 	if (!in) {
 		/* The window cannot say whether the kernel's suppressed events

@@ -1115,4 +1115,16 @@ test_dmesg_of_segfault_lines_is_dmesg() {
 	! grep -qF -- '--input-format names' <<<"$out" || fail "a named form is no guess: $out"
 }
 
+# The detector's lines decide the form past the first thousand lines too: a
+# wrapped buffer full of "systemd[1]: ..." lines (eleventh review, M2).
+test_detector_lines_past_the_first_thousand_decide_the_form() {
+	local i
+	for ((i = 0; i < 1100; i++)); do
+		printf '[ %d.%06d] systemd[1]: Started session %d of user games.\n' $((10 + i / 1000)) $((i % 1000 * 1000)) "$i"
+	done >"$T/late"
+	printf '[   30.000000] x86/split lock detection: #AC: game/7005 took a split_lock trap at address: 0x1234\n' >>"$T/late"
+	run "$SLCTL" offenders --input "$T/late" --json
+	expect_json '[.input_format, .events, .complete] | @csv' '"dmesg",1,true'
+}
+
 run_tests

@@ -541,4 +541,95 @@ test_undated_alignment_checks_stay_alignment_checks() {
 	expect_json '[.events, .undated, .alignment_checks] | @csv' '0,2,0'
 }
 
+# rfc3339_warnings FIRST STEP N NAME: N warnings of an rsyslog file with
+# exact stamps (2026-12-05 19:48 UTC + FIRST s, STEP ms apart).
+rfc3339_warnings() {
+	local i ms
+	for ((i = 0; i < $3; i++)); do
+		ms=$((i * $2))
+		printf '%s host kernel: %s#AC: %s%d/%d took a split_lock trap at address: 0x1\n' \
+			"$(date -u -d @$((1796500000 + $1 + ms / 1000)).$(printf '%03d' $((ms % 1000))) +%Y-%m-%dT%H:%M:%S.%6N+00:00)" \
+			"$P" "$4" $i $((1000 + $1 + i))
+	done
+}
+
+at() { date -u -d @$((1796500000 + $1)).$2 +%Y-%m-%dT%H:%M:%S.%6NZ; }
+
+# What a used-up burst dropped lies between its 10th line and the end of
+# the rate limit's interval: a --since inside that span, after the
+# burst's own lines or among them, leaves it the report's (eleventh review
+# of the fixes, H1). Only a burst whose interval ended before the window is
+# not.
+test_a_window_that_starts_inside_a_used_up_burst_keeps_it() {
+	rfc3339_warnings 100 500 10 w >"$T/burst"
+	run "$SLCTL" offenders --input "$T/burst" --since "$(at 102 200000)" --json
+	expect_json '[.events, .unrecognized_by.burst_used_up, .complete] | @csv' '5,1,false'
+	run "$SLCTL" offenders --input "$T/burst" --since "$(at 104 900000)" --json
+	expect_json '[.events, .unrecognized_by.burst_used_up, .complete] | @csv' '0,1,false'
+	run "$SLCTL" offenders --input "$T/burst" --since "$(at 106 0)" --json
+	expect_json '[.events, .unrecognized_by.burst_used_up, .complete] | @csv' '0,0,true'
+	# --until before the burst: not the report's either.
+	run "$SLCTL" offenders --input "$T/burst" --until "$(at 99 0)" --json
+	expect_json '[.events, .complete] | @csv' '0,true'
+}
+
+# A "callbacks suppressed" line tells of the burst before it, not of any
+# (eleventh review, H2): burst B told at 210 s, burst A two hours later
+# never told; a window of A alone was complete. The report names A's
+# 10th line (L2).
+test_a_told_line_tells_only_of_the_burst_before_it() {
+	{
+		rfc3339_warnings 200 100 10 b
+		printf '%s host kernel: split_lock_warn: 3 callbacks suppressed\n' "$(date -u -d @1796500210 +%Y-%m-%dT%H:%M:%S.%6N+00:00)"
+		rfc3339_warnings 7200 100 10 a
+	} >"$T/two"
+	run "$SLCTL" offenders --input "$T/two" --json
+	expect_json '[.events, .suppressed, .unrecognized_by.burst_used_up, .first_unrecognized_line] | @csv' '20,3,1,21'
+	run "$SLCTL" offenders --input "$T/two" --since "$(at 3600 0)" --json
+	expect_json '[.events, .unrecognized_by.burst_used_up, .complete] | @csv' '10,1,false'
+	# Told after A too: no burst left untold, whichever window (the
+	# suppressed events themselves leave it incomplete).
+	{
+		rfc3339_warnings 200 100 10 b
+		printf '%s host kernel: split_lock_warn: 3 callbacks suppressed\n' "$(date -u -d @1796500210 +%Y-%m-%dT%H:%M:%S.%6N+00:00)"
+		rfc3339_warnings 7200 100 10 a
+		printf '%s host kernel: split_lock_warn: 2 callbacks suppressed\n' "$(date -u -d @1796507300 +%Y-%m-%dT%H:%M:%S.%6N+00:00)"
+	} >"$T/both"
+	run "$SLCTL" offenders --input "$T/both" --since "$(at 3600 0)" --json
+	expect_json '[.events, .suppressed, .unrecognized] | @csv' '10,2,0'
+	tac "$T/both" >"$T/reversed"
+	run "$SLCTL" offenders --input "$T/reversed" --json
+	expect_json '[.events, .suppressed, .unrecognized] | @csv' '20,5,0'
+}
+
+# The kernel's interval lasts up to a tick past 5 s (time_is_before_jiffies):
+# a 10th line 2 ms past the mark is still the burst's (eleventh review, H4).
+test_the_interval_ends_a_tick_after_five_seconds() {
+	local i
+	for i in 0 1 2 3 4 5 6 7 8; do
+		printf '4,%d,%d,-;%s#AC: t%d/%d took a split_lock trap at address: 0x1\n' $i $((20000000 + i * 1000)) "$P" $i $((100 + i))
+	done >"$T/jiffy"
+	printf '4,9,25002000,-;%s#AC: t9/109 took a split_lock trap at address: 0x1\n' "$P" >>"$T/jiffy"
+	run "$SLCTL" offenders --input "$T/jiffy" --json
+	expect_json '[.events, .unrecognized_by.burst_used_up, .complete] | @csv' '10,1,false'
+}
+
+# dmesg | grep 'split lock' >> saved.log at each boot: the mode line, or
+# the stamps since boot going back, starts a boot, and each boot has its
+# own rate limit: 6 warnings in each are no burst (eleventh review, M1).
+test_boots_shown_by_the_mode_line_or_the_stamps_have_their_own_bursts() {
+	local boot i
+	for boot in 1 2; do
+		printf '[    0.100000] %s\n' "$WARN"
+		for i in 0 1 2 3 4 5; do
+			printf '[   20.%06d] %s#AC: b%d/%d took a split_lock trap at address: 0x1\n' $((100000 + i * 100000)) "$P" "$boot" $((100 * boot + i))
+		done
+	done >"$T/grepped"
+	run "$SLCTL" offenders --input "$T/grepped" --json
+	expect_json '[.events, .complete] | @csv' '12,true'
+	grep -v crashing "$T/grepped" >"$T/stamps"
+	run "$SLCTL" offenders --input "$T/stamps" --json
+	expect_json '[.events, .complete] | @csv' '12,true'
+}
+
 run_tests
