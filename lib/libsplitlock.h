@@ -1783,6 +1783,11 @@ enum splitlock_unread {
 	 * to say whether it dropped any: the kernel tells only at the
 	 * limit's next call after the interval, which never came. */
 	SPLITLOCK_UNREAD_BURST_USED_UP,
+	/* The log ends inside a record that may have been the detector's (a
+	 * copy stopped mid-write, head -c): its last line unterminated, a
+	 * JSON entry or document never closed, an export entry without its
+	 * blank line. */
+	SPLITLOCK_UNREAD_CUT,
 	/*
 	 * No _MAX: a later release may add reasons. Walk them with
 	 * splitlock_unread_name(), which is NULL past the last one.

@@ -87,6 +87,116 @@ _Static_assert(N_NEEDLES <= SL_NEEDLES_VECTOR_MAX && N_JOURNAL_NEEDLES <= SL_NEE
 		       N_JOURNAL_TEXT_NEEDLES <= SL_NEEDLES_VECTOR_MAX,
 	       "each needle set is searched in one vector pass");
 
+/*
+ * A log that ends inside a line (a copy stopped mid-write, head -c, a full
+ * disk): the line may have been the detector's, cut before its words or
+ * inside its address. Text forms: where it holds the detector's words,
+ * ends in the start of one of them ("x86/spl", "traps: game[7"), or was
+ * cut before its message began (any record may have followed). Forms
+ * of entries (JSON, export, verbose), which their writers always end with
+ * a newline: any line but a JSON value's close.
+ */
+static bool ends_in_detector_start(const char *line, size_t len)
+{
+	static const char *const starts[] = {
+		"x86/split lock detection: ", "traps: ", "#AC: ", "#DB: ",
+		"split_lock_warn: ", "handle_user_split_lock: ", "handle_bus_lock: ",
+		"sld_warn_split_lock: ", "sld_warn_bus_lock: ", "handle_guest_split_lock: ",
+	};
+
+	bool message = false;
+
+	if (sl_maybe_detector(line, len) || memmem(line, len, "traps: ", 7))
+		return true;
+	/* Cut before its message began: "[  100.000000] ", "Dec  5 10:00:00
+	 * host kern". A message follows the stamp's "] " or the tag's ": ". */
+	for (size_t i = 1; i + 1 < len && !message; i++)
+		message = (line[i - 1] == ']' || line[i - 1] == ':') && line[i] == ' ' && line[i + 1] != ' ';
+	if (!message)
+		return true;
+	for (size_t i = 0; i < len; i++) {
+		if (i && line[i - 1] != ' ' && line[i - 1] != ']' && line[i - 1] != '"' &&
+		    line[i - 1] != '\t' && line[i - 1] != ';')
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(starts); k++)
+			if (len - i < strlen(starts[k]) && memcmp(line + i, starts[k], len - i) == 0)
+				return true;
+	}
+	return false;
+}
+
+/* @end back past blanks, line ends and colour resets ("\x1b[0m": a
+ * coloured journalctl ends with one, after its last newline). */
+static const char *trim_end(const char *p, const char *end)
+{
+	for (;;) {
+		const char *q = end;
+
+		while (q > p && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\r' || q[-1] == '\n'))
+			q--;
+		if (q > p && q[-1] == 'm') {
+			const char *e = q - 1;
+
+			while (e > p && ((e[-1] >= '0' && e[-1] <= '9') || e[-1] == ';'))
+				e--;
+			if (e - p >= 2 && e[-1] == '[' && e[-2] == '\x1b')
+				q = e - 2;
+		}
+		if (q == end)
+			return end;
+		end = q;
+	}
+}
+
+static bool last_line_cut(const struct sl_reader *rd, const char *line, size_t len)
+{
+	const char *end = trim_end(line, line + len);
+
+	if (end == line)
+		return false;
+	switch (rd->format) {
+	case SPLITLOCK_INPUT_JOURNAL:
+	case SPLITLOCK_INPUT_DMESG_JSON:
+		return end[-1] != '}';
+	case SPLITLOCK_INPUT_JOURNAL_EXPORT:
+	case SPLITLOCK_INPUT_JOURNAL_VERBOSE:
+		return true;
+	default:
+		return ends_in_detector_start(line, (size_t)(end - line));
+	}
+}
+
+/*
+ * Its lines whole, but an entry never closed: journalctl -o json-pretty
+ * and dmesg --json end with a "}", an export entry with a blank line.
+ */
+static bool record_open_at_end(const struct sl_reader *rd, const char *buf, size_t end)
+{
+	switch (rd->format) {
+	case SPLITLOCK_INPUT_JOURNAL:
+	case SPLITLOCK_INPUT_DMESG_JSON: {
+		const char *e = trim_end(buf, buf + end);
+
+		return e > buf && e[-1] != '}';
+	}
+	case SPLITLOCK_INPUT_JOURNAL_EXPORT: {
+		/* The last entry's blank line ("\r\n" where saved on Windows). */
+		const char *e = buf + end;
+
+		if (rd->pending.in_binary || !end)
+			return false;
+		if (e[-1] != '\n')
+			return true;
+		e--;
+		if (e > buf && e[-1] == '\r')
+			e--;
+		return !(e > buf && e[-1] == '\n');
+	}
+	default:
+		return false;
+	}
+}
+
 /* Blanks before the first line's text: a log pasted into a forum or mail. */
 static size_t first_line_indent(const char *p, const char *end)
 {
@@ -681,10 +791,20 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			start = (size_t)(last + 1 - buf);
 		}
 		if (eof) {
-			if (end > start) {
+			bool cut = false;
+
+			if (end > start && rd.sep == '\n' && last_line_cut(&rd, buf + start, end - start)) {
+				count_lines_to(&rd, buf + start);
+				sl_unread_note_why(unread, rd.line, SPLITLOCK_UNREAD_CUT);
+				cut = true;
+			} else if (end > start) {
 				r = handle_line(&rd, buf + start, end - start);
 				if (r)
 					return r < 0 ? r : 0;
+			}
+			if (!cut && record_open_at_end(&rd, buf, end)) {
+				count_lines_to(&rd, buf + end);
+				sl_unread_note_why(unread, rd.line ? rd.line - 1 : 0, SPLITLOCK_UNREAD_CUT);
 			}
 			r = finish(&rd);
 			if (r)

@@ -46,7 +46,7 @@ struct sl_log_record {
 struct sl_unread {
 	uint64_t lines;
 	uint64_t first_line; /* 0: unknown */
-	uint64_t by[SPLITLOCK_UNREAD_BURST_USED_UP + 1]; /* enum splitlock_unread */
+	uint64_t by[SPLITLOCK_UNREAD_CUT + 1]; /* enum splitlock_unread */
 };
 
 static inline void sl_unread_note_why(struct sl_unread *u, uint64_t line,

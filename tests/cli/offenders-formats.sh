@@ -1127,4 +1127,36 @@ test_detector_lines_past_the_first_thousand_decide_the_form() {
 	expect_json '[.input_format, .events, .complete] | @csv' '"dmesg",1,true'
 }
 
+# A copy stopped mid-write (head -c, a full disk): a last line cut inside
+# the detector's words or its address, or before its message began, a
+# JSON entry or document never closed, an export entry without its blank
+# line: "cut", never a complete report nor a wrong address (eleventh
+# review, H3). A last line whole but for its newline, not the detector's,
+# is no cut.
+test_a_log_cut_inside_its_last_record_is_said() {
+	local f size n
+	for f in events.dmesg events.kern.log events.journal-short-precise events.json \
+		events.json-pretty events.dmesg-json events.journal-export events.journal-verbose; do
+		size=$(stat -c %s "$F/$f")
+		# Inside the last detector record's text.
+		n=$(grep -bo 'took a split_lock trap at address: 0x' "$F/$f" | tail -n 1 | cut -d: -f1)
+		head -c $((n + 38)) "$F/$f" >"$T/cut"
+		run "$SLCTL" offenders --input "$T/cut" --json
+		expect_json "[.complete, .unrecognized_by.cut > 0] | @csv" 'false,true'
+	done
+	# dmesg, cut right after the stamp or inside a kill's words.
+	printf '[    0.100000] %s\n[  100.000000] ' "$(grep -m1 'crashing' "$F/events.dmesg" | sed 's/^\[[^]]*\] //')" >"$T/stamp"
+	run "$SLCTL" offenders --input "$T/stamp" --input-format dmesg --json
+	expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+	printf '[  100.000000] traps: game[700] trap alignm' >"$T/kill"
+	run "$SLCTL" offenders --input "$T/kill" --input-format dmesg --json
+	expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+	# Not the detector's, newline or not: complete.
+	printf '[    5.000000] usb 1-1: new high-speed USB device number 2 using xhci_hcd' >"$T/usb"
+	run "$SLCTL" offenders --input "$T/usb" --input-format dmesg --json
+	expect_json '[.events, .complete] | @csv' '0,true'
+	run "$SLCTL" offenders --input "$F/events.json-pretty" --json
+	expect_json .unrecognized_by.cut 0
+}
+
 run_tests
