@@ -307,6 +307,21 @@ bool sl_klog_line_parse(const char *line, size_t len,
 	{ "alignment check", 15, 14 }, \
 	{ "callbacks suppressed", 20, 7 }
 
+/* ---- log/detect.c -------------------------------------------------------- */
+
+/* The form of the log that starts at @buf (its first lines). */
+enum splitlock_input_format sl_log_detect(const char *buf, size_t len);
+/* Blanks before the first line's text: a log pasted into a forum or mail. */
+size_t sl_first_line_indent(const char *p, const char *end);
+/* Does the first stamped line have an RFC 3164 stamp, without a year? */
+bool sl_first_line_yearless(const char *p, const char *end);
+/* journalctl -o json-pretty: the first object's brace on its own line. */
+bool sl_journal_pretty(const char *p, const char *end);
+/* A run of NULs this long is a hole (logrotate's copytruncate), no text. */
+#define SL_NUL_HOLE 16
+/* Control bytes on every line: a program, a database, UTF-16 text. */
+bool sl_looks_binary(const char *p, const char *end);
+
 /* ---- log/stamp.c ---------------------------------------------------------- */
 
 /* "[  12.345678]" inside the brackets → microseconds since boot. */
