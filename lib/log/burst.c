@@ -114,8 +114,10 @@ static void settle(struct sl_bursts *b, struct sl_burst_limit *l)
 
 	close_interval(b, l);
 	l->n = 0;
-	qsort(l->used, l->n_used, sizeof(*l->used), compare_used);
-	qsort(l->told, l->n_told, sizeof(*l->told), compare_stamps);
+	if (l->n_used > 1)
+		qsort(l->used, l->n_used, sizeof(*l->used), compare_used);
+	if (l->n_told > 1)
+		qsort(l->told, l->n_told, sizeof(*l->told), compare_stamps);
 	for (i = 0; i < l->n_told; i++) {
 		int64_t t = l->told[i];
 
