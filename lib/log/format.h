@@ -149,6 +149,7 @@ struct sl_reader {
 	const char *counted;
 	uint64_t boot;   /* the boot the lines belong to (journal text) */
 	bool every_line; /* no prefilter: every line is parsed */
+	bool stand_in; /* a file in place of /dev/kmsg: its last record may lack a newline */
 	/* journalctl -o json-pretty: one object over many lines */
 	char *object;
 	size_t object_len;

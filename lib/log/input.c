@@ -109,9 +109,11 @@ static bool ends_in_detector_start(const char *line, size_t len)
 	if (sl_maybe_detector(line, len) || memmem(line, len, "traps: ", 7))
 		return true;
 	/* Cut before its message began: "[  100.000000] ", "Dec  5 10:00:00
-	 * host kern". A message follows the stamp's "] " or the tag's ": ". */
+	 * host kern", "4,12,5000000,-;". A message follows the stamp's "] ",
+	 * the tag's ": " or a /dev/kmsg record's ';'. */
 	for (size_t i = 1; i + 1 < len && !message; i++)
-		message = (line[i - 1] == ']' || line[i - 1] == ':') && line[i] == ' ' && line[i + 1] != ' ';
+		message = ((line[i - 1] == ']' || line[i - 1] == ':') && line[i] == ' ' && line[i + 1] != ' ') ||
+			  (line[i] == ';' && line[i + 1] != ' ');
 	if (!message)
 		return true;
 	for (size_t i = 0; i < len; i++) {
@@ -152,7 +154,7 @@ static bool last_line_cut(const struct sl_reader *rd, const char *line, size_t l
 {
 	const char *end = trim_end(line, line + len);
 
-	if (end == line)
+	if (end == line || rd->stand_in)
 		return false;
 	switch (rd->format) {
 	case SPLITLOCK_INPUT_JOURNAL:
@@ -422,7 +424,8 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 	_cleanup_(syslog_years_free) struct sl_syslog_years years = { .month = -1 };
 	_cleanup_free_ struct sl_syslog_last *syslog_last = NULL;
 	struct sl_reader rd = { .ctx = ctx, .fn = fn, .data = data,
-			     .unread = unread, .every_line = every_record };
+			     .unread = unread, .every_line = every_record,
+			     .stand_in = every_record };
 	size_t start = 0, end = 0;
 	uint64_t bytes = 0, reported = 0;
 	bool eof = false, skipping = false, detected;
