@@ -49,7 +49,12 @@ awk -v list="$tmp/files" '
 	}' $(cat "$tmp/files") >"$tmp/include"
 
 # ---- call edges ----------------------------------------------------------
-find "$B/lib" -name '*.o' | LC_ALL=C sort >"$tmp/objects"
+# Only objects of sources that exist: a build directory kept across a move
+# of files still holds the old objects.
+find "$B/lib" -name '*.o' | LC_ALL=C sort | while read -r o; do
+	src=${o#"$B/"}
+	[ ! -f "${src%.o}.c" ] || echo "$o"
+done >"$tmp/objects"
 [ -s "$tmp/objects" ] || { echo "graph: no objects under $B/lib; run make first" >&2; exit 2; }
 # nm -A: "OBJECT: VALUE TYPE SYMBOL" (defined) and "OBJECT:  U SYMBOL".
 # shellcheck disable=SC2046
