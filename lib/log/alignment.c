@@ -104,10 +104,8 @@ static struct sl_alignment_boot *boundary(struct sl_alignment_rule *a,
 	}
 	if (lr->mono_usec != SPLITLOCK_TIME_UNKNOWN) {
 		if (b->last_mono != SPLITLOCK_TIME_UNKNOWN &&
-		    lr->mono_usec < b->last_mono - REBOOT_STEP_USEC) {
+		    lr->mono_usec < b->last_mono - REBOOT_STEP_USEC)
 			b->fatal = b->ac = -1;
-			b->epoch++;
-		}
 		b->last_mono = lr->mono_usec;
 	}
 	return b;
@@ -116,11 +114,13 @@ static struct sl_alignment_boot *boundary(struct sl_alignment_rule *a,
 uint64_t sl_alignment_rule_burst_machine(struct sl_alignment_rule *a,
 					 const struct sl_log_record *lr)
 {
-	/* The record's boot, found as for its mode: where the stamps since
-	 * boot go back, a boot begins. */
+	/* The record's boot and host, and the boots within them that a
+	 * banner or the detector's boot line began: not every host's banners
+	 * (a collector's log), nor the stamps going back (journalctl -r
+	 * goes back at every line). */
 	const struct sl_alignment_boot *b = boundary(a, lr);
 
-	return sl_alignment_rule_machine(a, lr) + b->epoch * UINT64_C(0xc2b2ae3d27d4eb4f);
+	return b->key + b->epoch * UINT64_C(0xc2b2ae3d27d4eb4f);
 }
 
 /*

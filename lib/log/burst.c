@@ -28,7 +28,8 @@
  * once jiffies have passed begin + 5 * HZ (time_is_before_jiffies()), so
  * up to one tick more: 10 ms at HZ=100.
  */
-#define BURST_USEC (INT64_C(5) * 1000000 + INT64_C(10) * 1000)
+#define BURST_EXACT_USEC (INT64_C(5) * 1000000)
+#define BURST_USEC (BURST_EXACT_USEC + INT64_C(10) * 1000)
 
 void sl_bursts_init(struct sl_bursts *b, int64_t since, int64_t until)
 {
@@ -53,6 +54,17 @@ static bool reaches_window(const struct sl_bursts *b, int64_t wall, int64_t grai
 	if (b->until != SPLITLOCK_TIME_UNKNOWN && wall >= b->until)
 		return false;
 	return b->since == SPLITLOCK_TIME_UNKNOWN || wall >= b->since - BURST_USEC - grain;
+}
+
+/* Did an interval that began at @begin (@grain late at most) end before @t? */
+static bool began_before(int64_t begin, int64_t grain, int64_t t)
+{
+	int64_t limit;
+
+	if (__builtin_sub_overflow(t, BURST_EXACT_USEC, &limit) ||
+	    __builtin_add_overflow(limit, grain, &limit))
+		return begin <= t;
+	return begin <= limit;
 }
 
 static int compare_used(const void *x, const void *y)
@@ -104,7 +116,9 @@ static void close_interval(struct sl_bursts *b, struct sl_burst_limit *l)
 
 /*
  * Each "callbacks suppressed" line tells of the burst before it: the
- * latest used-up one that began before it and is not told yet. A line
+ * latest used-up one that began at least 5 s before it (the call that
+ * prints it begins the next interval, maybe in the same second) and is
+ * not told yet. A line
  * without a stamp tells of the earliest one left. Then every burst of the
  * window left untold is counted.
  */
@@ -127,7 +141,8 @@ static void settle(struct sl_bursts *b, struct sl_burst_limit *l)
 		} else {
 			for (j = l->n_used; j > 0; j--)
 				if (!l->used[j - 1].told && (l->used[j - 1].begin == SPLITLOCK_TIME_UNKNOWN ||
-							    l->used[j - 1].begin <= t))
+							    began_before(l->used[j - 1].begin,
+									 l->used[j - 1].grain, t)))
 					break;
 			j = j ? j - 1 : l->n_used;
 		}
@@ -165,6 +180,18 @@ static struct sl_burst_limit *limit_of(struct sl_bursts *b, uint64_t machine, un
 	return l;
 }
 
+static void note_line(struct sl_burst_limit *l, int64_t wall, int64_t grain, bool counts,
+		      uint64_t line)
+{
+	if (wall != SPLITLOCK_TIME_UNKNOWN && (l->wall == SPLITLOCK_TIME_UNKNOWN || wall < l->wall))
+		l->wall = wall;
+	if (grain > l->grain)
+		l->grain = grain;
+	l->counts |= counts;
+	if (++l->n == BURST_LINES)
+		l->tenth = line;
+}
+
 void sl_bursts_line(struct sl_bursts *b, uint64_t machine, unsigned limit, int64_t t,
 		    int64_t grain, int64_t wall, bool counts, uint64_t line)
 {
@@ -176,6 +203,17 @@ void sl_bursts_line(struct sl_bursts *b, uint64_t machine, unsigned limit, int64
 	 * them longer, so that a burst is not missed). Without stamps, the
 	 * whole log is one interval: nothing shows more room.
 	 */
+	/*
+	 * A line past 5 s but within the tick and the grain may be the old
+	 * interval's last or the next one's first (the kernel's jiffy and
+	 * HZ decide): it counts for both, so that neither burst is missed.
+	 */
+	if (l->n && t != SPLITLOCK_TIME_UNKNOWN && l->begin != SPLITLOCK_TIME_UNKNOWN &&
+	    within(t, l->begin, BURST_USEC + grain) && !within(t, l->begin, BURST_EXACT_USEC)) {
+		note_line(l, wall, grain, counts, line);
+		close_interval(b, l);
+		l->n = 0;
+	}
 	if (!l->n || (t != SPLITLOCK_TIME_UNKNOWN && l->begin != SPLITLOCK_TIME_UNKNOWN &&
 		      !within(t, l->begin, BURST_USEC + grain))) {
 		close_interval(b, l);
@@ -189,13 +227,7 @@ void sl_bursts_line(struct sl_bursts *b, uint64_t machine, unsigned limit, int64
 		 * first stamp dates it. */
 		l->begin = t;
 	}
-	if (wall != SPLITLOCK_TIME_UNKNOWN && (l->wall == SPLITLOCK_TIME_UNKNOWN || wall < l->wall))
-		l->wall = wall;
-	if (grain > l->grain)
-		l->grain = grain;
-	l->counts |= counts;
-	if (++l->n == BURST_LINES)
-		l->tenth = line;
+	note_line(l, wall, grain, counts, line);
 }
 
 void sl_bursts_told(struct sl_bursts *b, uint64_t machine, unsigned limit, int64_t t)

@@ -96,6 +96,20 @@ _Static_assert(N_NEEDLES <= SL_NEEDLES_VECTOR_MAX && N_JOURNAL_NEEDLES <= SL_NEE
  * of entries (JSON, export, verbose), which their writers always end with
  * a newline: any line but a JSON value's close.
  */
+/* Does the line start as a stamped form's do: a dmesg stamp or -x's
+ * facility, -r's priority, a date, a /dev/kmsg record, a syslog month? */
+static bool rd_form_stamped(const char *line, size_t len)
+{
+	const char *colon = memchr(line, ':', len < 16 ? len : 16);
+
+	if (!len)
+		return false;
+	return line[0] == '[' || line[0] == '<' || (line[0] >= '0' && line[0] <= '9') ||
+	       (colon && colon > line && colon[-1] == ' ') || /* "kern  :warn  : " */
+	       (len > 4 && line[0] >= 'A' && line[0] <= 'Z' && line[3] == ' ' &&
+		memchr("0123456789 ", line[4], 11));
+}
+
 static bool ends_in_detector_start(const char *line, size_t len)
 {
 	static const char *const starts[] = {
@@ -104,18 +118,36 @@ static bool ends_in_detector_start(const char *line, size_t len)
 		"sld_warn_split_lock: ", "sld_warn_bus_lock: ", "handle_guest_split_lock: ",
 	};
 
+	const char *traps = memmem(line, len, "traps: ", 7);
 	bool message = false;
 
-	if (sl_maybe_detector(line, len) || memmem(line, len, "traps: ", 7))
+	if (sl_maybe_detector(line, len))
 		return true;
-	/* Cut before its message began: "[  100.000000] ", "Dec  5 10:00:00
-	 * host kern", "4,12,5000000,-;". A message follows the stamp's "] ",
-	 * the tag's ": " or a /dev/kmsg record's ';'. */
-	for (size_t i = 1; i + 1 < len && !message; i++)
-		message = ((line[i - 1] == ']' || line[i - 1] == ':') && line[i] == ' ' && line[i + 1] != ' ') ||
-			  (line[i] == ';' && line[i + 1] != ' ');
-	if (!message)
-		return true;
+	/* A kill line cut short: "traps: game[700] trap alignm". One whose
+	 * words say another trap (general protection) is whole. */
+	if (traps) {
+		const char *end = line + len, *close = memchr(traps, ']', (size_t)(end - traps));
+		static const char kill[] = "] trap alignment check ";
+		size_t n = close ? (size_t)(end - close) : 0;
+
+		if (!close || memcmp(close, kill, n < sizeof(kill) - 1 ? n : sizeof(kill) - 1) == 0)
+			return true;
+	}
+	/*
+	 * Cut before its message began: "[  100.000000] ", "kern  :warn  :
+	 * [  30.0", "Dec  5 10:00:00 host kern", "4,12,5000000,-;". A message
+	 * follows the stamp's "] ", the tag's ": " (not dmesg -x's before its
+	 * stamp) or a /dev/kmsg record's ';'. Lines of a form without stamps
+	 * (dmesg -t) have no such mark: only their words tell.
+	 */
+	if (rd_form_stamped(line, len)) {
+		for (size_t i = 1; i + 1 < len && !message; i++)
+			message = ((line[i - 1] == ']' || line[i - 1] == ':') && line[i] == ' ' &&
+				   line[i + 1] != ' ' && line[i + 1] != '[') ||
+				  (line[i] == ';' && line[i + 1] != ' ');
+		if (!message)
+			return true;
+	}
 	for (size_t i = 0; i < len; i++) {
 		if (i && line[i - 1] != ' ' && line[i - 1] != ']' && line[i - 1] != '"' &&
 		    line[i - 1] != '\t' && line[i - 1] != ';')

@@ -52,7 +52,8 @@ struct sl_unread {
 static inline void sl_unread_note_why(struct sl_unread *u, uint64_t line,
 				      enum splitlock_unread why)
 {
-	if (u->lines++ == 0)
+	/* The lowest line named: bursts and cuts are noted at the end. */
+	if (u->lines++ == 0 || (line && (!u->first_line || line < u->first_line)))
 		u->first_line = line;
 	u->by[why]++;
 }
@@ -115,9 +116,9 @@ int sl_alignment_rule_counts(struct splitlock_ctx *ctx,
  * text under the id it turned out to have. */
 uint64_t sl_alignment_rule_machine(const struct sl_alignment_rule *a,
 				   const struct sl_log_record *lr);
-/* The same, with the boots that only a banner, the detector's mode line or
- * a step back of the stamps since boot shows (dmesg dumps cat'ed): a rate
- * limit's state is one boot's. */
+/* The boot and host of @lr, with the boots that only its banner or the
+ * detector's boot line shows (dmesg dumps cat'ed): a rate limit's state
+ * is one boot's. */
 uint64_t sl_alignment_rule_burst_machine(struct sl_alignment_rule *a,
 					 const struct sl_log_record *lr);
 bool sl_is_alignment_check(const char *message, size_t len);

@@ -627,9 +627,72 @@ test_boots_shown_by_the_mode_line_or_the_stamps_have_their_own_bursts() {
 	done >"$T/grepped"
 	run "$SLCTL" offenders --input "$T/grepped" --json
 	expect_json '[.events, .complete] | @csv' '12,true'
+	# Without the boot lines, the stamps going back do not part them
+	# (journalctl -r goes back at every line): a burst is said, never
+	# missed (twelfth review, H3).
 	grep -v crashing "$T/grepped" >"$T/stamps"
 	run "$SLCTL" offenders --input "$T/stamps" --json
-	expect_json '[.events, .complete] | @csv' '12,true'
+	expect_json '[.events, .unrecognized_by.burst_used_up] | @csv' '12,1'
+}
+
+# Twelfth review: a line just past 5 s may begin the kernel's next interval
+# (H1: split 1 + 9 before); a "callbacks suppressed" line printed in the
+# same second as the next burst's first tells of the burst before (H2); in
+# journalctl -r order bursts are found (H3); another host's banner does not
+# split this host's burst (H4).
+test_bursts_at_the_edges_of_intervals_hosts_and_order() {
+	local i
+	{
+		printf '4,0,30000000,-;%s#AC: w0/100 took a split_lock trap at address: 0x1\n' "$P"
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			printf '4,%d,%d,-;%s#AC: w%d/%d took a split_lock trap at address: 0x1\n' $i $((35005000 + (i - 1) * 400000)) "$P" $i $((100 + i))
+		done
+	} >"$T/drift"
+	run "$SLCTL" offenders --input "$T/drift" --json
+	expect_json '[.events, .unrecognized_by.burst_used_up, .complete] | @csv' '11,1,false'
+	tac "$T/drift" >"$T/reversed"
+	run "$SLCTL" offenders --input "$T/reversed" --json
+	expect_json '[.events, .unrecognized_by.burst_used_up, .complete] | @csv' '11,1,false'
+	# Whole seconds: B at 100 s, its count printed at 110 s by the call
+	# that begins C, C used up in that second and never told.
+	{
+		for i in 0 1 2 3 4 5 6 7 8 9; do
+			printf '2026-12-05T19:48:%02d+00:00 host kernel: %s#AC: b%d/%d took a split_lock trap at address: 0x1\n' 20 "$P" $i $((200 + i))
+		done
+		printf '2026-12-05T19:48:30+00:00 host kernel: split_lock_warn: 4 callbacks suppressed\n'
+		for i in 0 1 2 3 4 5 6 7 8 9; do
+			printf '2026-12-05T19:48:30+00:00 host kernel: %s#AC: c%d/%d took a split_lock trap at address: 0x1\n' "$P" $i $((300 + i))
+		done
+	} >"$T/seconds"
+	run "$SLCTL" offenders --input "$T/seconds" --json
+	expect_json '[.events, .suppressed, .unrecognized_by.burst_used_up] | @csv' '20,4,1'
+	# Two hosts: beta's banner among alpha's burst.
+	{
+		for i in 0 1 2 3 4; do
+			printf '2026-12-05T19:48:2%d.000000+00:00 alpha kernel: %s#AC: a%d/%d took a split_lock trap at address: 0x1\n' $i "$P" $i $((400 + i))
+		done
+		printf '2026-12-05T19:48:24.500000+00:00 beta kernel: Linux version 6.12.0 (root@beta) #1 SMP\n'
+		for i in 5 6 7 8 9; do
+			printf '2026-12-05T19:48:24.%d00000+00:00 alpha kernel: %s#AC: a%d/%d took a split_lock trap at address: 0x1\n' $i "$P" $i $((400 + i))
+		done
+	} >"$T/hosts"
+	run "$SLCTL" offenders --input "$T/hosts" --json
+	expect_json '[.events, .unrecognized_by.burst_used_up] | @csv' '10,1'
+}
+
+# A dmesg -x line cut after its prefix or inside its stamp is cut; a last
+# line that is a whole other trap, or a dmesg -t line, is not (twelfth
+# review, H5, M2).
+test_cuts_of_prefixed_and_stampless_lines() {
+	printf 'kern  :warn  : [   30.000000] %s#AC: a/1 took a split_lock trap at address: 0x1\nkern  :warn  : [   30.00' "$P" >"$T/x"
+	run "$SLCTL" offenders --input "$T/x" --input-format dmesg --json
+	expect_json '[.events, .unrecognized_by.cut] | @csv' '1,1'
+	printf '[   30.000000] %s#AC: a/1 took a split_lock trap at address: 0x1\n[   31.000000] traps: svc[812] general protection fault ip:401136 sp:7ffd5bf0e6a0 error:0 in svc[401000+1000]' "$P" >"$T/gp"
+	run "$SLCTL" offenders --input "$T/gp" --input-format dmesg --json
+	expect_json '[.events, .complete] | @csv' '1,true'
+	printf '%s#AC: a/1 took a split_lock trap at address: 0x1\nRun /sbin/init as init process' "$P" >"$T/t"
+	run "$SLCTL" offenders --input "$T/t" --input-format dmesg --json
+	expect_json '[.events, .complete] | @csv' '1,true'
 }
 
 run_tests
