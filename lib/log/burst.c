@@ -204,12 +204,14 @@ void sl_bursts_line(struct sl_bursts *b, uint64_t machine, unsigned limit, int64
 	 * whole log is one interval: nothing shows more room.
 	 */
 	/*
-	 * A line past 5 s but within the tick and the grain may be the old
-	 * interval's last or the next one's first (the kernel's jiffy and
-	 * HZ decide): it counts for both, so that neither burst is missed.
+	 * A line about 5 s after the interval's first (within the tick and
+	 * either way the stamps' grain) may be the old interval's last or the
+	 * next one's first (the kernel's jiffy and HZ decide): it counts for
+	 * both, so that neither burst is missed.
 	 */
 	if (l->n && t != SPLITLOCK_TIME_UNKNOWN && l->begin != SPLITLOCK_TIME_UNKNOWN &&
-	    within(t, l->begin, BURST_USEC + grain) && !within(t, l->begin, BURST_EXACT_USEC)) {
+	    within(t, l->begin, BURST_USEC + grain) &&
+	    !within(t, l->begin, grain < BURST_EXACT_USEC ? BURST_EXACT_USEC - grain : 0)) {
 		note_line(l, wall, grain, counts, line);
 		close_interval(b, l);
 		l->n = 0;

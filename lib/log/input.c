@@ -137,13 +137,14 @@ static bool ends_in_detector_start(const char *line, size_t len)
 	 * Cut before its message began: "[  100.000000] ", "kern  :warn  :
 	 * [  30.0", "Dec  5 10:00:00 host kern", "4,12,5000000,-;". A message
 	 * follows the stamp's "] ", the tag's ": " (not dmesg -x's before its
-	 * stamp) or a /dev/kmsg record's ';'. Lines of a form without stamps
+	 * stamp, "[" or a date) or a /dev/kmsg record's ';'. Lines of a form without stamps
 	 * (dmesg -t) have no such mark: only their words tell.
 	 */
 	if (rd_form_stamped(line, len)) {
 		for (size_t i = 1; i + 1 < len && !message; i++)
 			message = ((line[i - 1] == ']' || line[i - 1] == ':') && line[i] == ' ' &&
-				   line[i + 1] != ' ' && line[i + 1] != '[') ||
+				   line[i + 1] != ' ' && line[i + 1] != '[' &&
+				   !(line[i + 1] >= '0' && line[i + 1] <= '9')) ||
 				  (line[i] == ';' && line[i + 1] != ' ');
 		if (!message)
 			return true;

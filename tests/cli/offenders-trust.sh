@@ -653,6 +653,16 @@ test_bursts_at_the_edges_of_intervals_hosts_and_order() {
 	tac "$T/drift" >"$T/reversed"
 	run "$SLCTL" offenders --input "$T/reversed" --json
 	expect_json '[.events, .unrecognized_by.burst_used_up, .complete] | @csv' '11,1,false'
+	# Whole seconds: the line 5 s after the first may begin the next
+	# interval too.
+	{
+		printf '2026-12-05T19:48:20+00:00 host kernel: %s#AC: w0/100 took a split_lock trap at address: 0x1\n' "$P"
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			printf '2026-12-05T19:48:%02d+00:00 host kernel: %s#AC: w%d/%d took a split_lock trap at address: 0x1\n' $((25 + (i - 1) / 3)) "$P" $i $((100 + i))
+		done
+	} >"$T/drift-seconds"
+	run "$SLCTL" offenders --input "$T/drift-seconds" --json
+	expect_json '[.events, .unrecognized_by.burst_used_up] | @csv' '11,1'
 	# Whole seconds: B at 100 s, its count printed at 110 s by the call
 	# that begins C, C used up in that second and never told.
 	{
@@ -686,6 +696,9 @@ test_bursts_at_the_edges_of_intervals_hosts_and_order() {
 test_cuts_of_prefixed_and_stampless_lines() {
 	printf 'kern  :warn  : [   30.000000] %s#AC: a/1 took a split_lock trap at address: 0x1\nkern  :warn  : [   30.00' "$P" >"$T/x"
 	run "$SLCTL" offenders --input "$T/x" --input-format dmesg --json
+	expect_json '[.events, .unrecognized_by.cut] | @csv' '1,1'
+	printf 'kern  :warn  : [   30.000000] %s#AC: a/1 took a split_lock trap at address: 0x1\nkern  :warn  : 2026-12-06T13:35:47,002000+00:00 ' "$P" >"$T/iso"
+	run "$SLCTL" offenders --input "$T/iso" --input-format dmesg --json
 	expect_json '[.events, .unrecognized_by.cut] | @csv' '1,1'
 	printf '[   30.000000] %s#AC: a/1 took a split_lock trap at address: 0x1\n[   31.000000] traps: svc[812] general protection fault ip:401136 sp:7ffd5bf0e6a0 error:0 in svc[401000+1000]' "$P" >"$T/gp"
 	run "$SLCTL" offenders --input "$T/gp" --input-format dmesg --json
