@@ -526,6 +526,19 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 			continue;
 		switch (c) {
 		case 'b':
+			if (streq(optarg, "help")) {
+				/* One a line, as systemctl -t help: the shell
+				 * completions ask this build for its backends. */
+				const char *const *names = splitlock_boot_backends();
+
+				puts("auto");
+				for (size_t i = 0; names[i]; i++) {
+					puts(names[i]);
+					if (streq(names[i], "kernel-install"))
+						puts("systemd-boot");
+				}
+				exit(EXIT_OK);
+			}
 			backend = optarg;
 			break;
 		case 'T':

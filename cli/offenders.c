@@ -56,10 +56,9 @@ static void usage(FILE *out)
 	      "Options:\n"
 	      "  -i, --input FILE          read a saved log ('-': stdin): /dev/kmsg records,\n"
 	      "                            dmesg text or JSON, syslog files, any journalctl -o\n"
-	      "      --input-format FMT    with --input: auto (default), kmsg, kmsg-nul, dmesg,\n"
-	      "                            dmesg-json, syslog, journal-text, journal (JSON),\n"
-	      "                            journal-export, journal-verbose\n"
-	      "  -g, --group-by KEY        task (default for --input), process (default\n"
+	      "      --input-format FMT    with --input, one of ('help' lists them):\n", out);
+	slctl_print_wrapped(out, 28, slctl_input_format_names());
+	fputs(	      "  -g, --group-by KEY        task (default for --input), process (default\n"
 	      "                            for the live log), comm, exe, unit\n"
 	      "  -S, --since TIME          boot, now, today, yesterday, HH:MM, -2h,\n"
 	      "                            '[Tue] YYYY-MM-DD HH:MM[:SS[.N]] [UTC|+01:00]',\n"
@@ -408,8 +407,19 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 			o->input = optarg;
 			break;
 		case OPT_INPUT_FORMAT:
+			if (streq(optarg, "help")) {
+				const char *name;
+
+				/* One a line, as systemctl -t help: the shell
+				 * completions ask this build for its forms. */
+				for (enum splitlock_input_format f = 0;
+				     (name = splitlock_input_format_name(f)); f++)
+					puts(name);
+				exit(EXIT_OK);
+			}
 			if (splitlock_input_format_parse(optarg, &o->input_format) < 0)
-				return slctl_usage_error("offenders", "unknown input format '%s'.", optarg);
+				return slctl_usage_error("offenders", "unknown input format '%s'; use %s.",
+							 optarg, slctl_input_format_names());
 			o->input_format_set = true;
 			break;
 		case 'g': {

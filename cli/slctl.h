@@ -92,6 +92,9 @@ bool slctl_plan_option(int c, struct slctl_plan_options *plan);
 void slctl_print_wrapped(FILE *out, size_t indent, const char *text);
 /* The bootloader backends the library knows, as text for a sentence. */
 const char *slctl_backend_names(void);
+/* The saved-log forms the library reads ("auto" first), as text for a
+ * sentence. */
+const char *slctl_input_format_names(void);
 /* Exit EXIT_PRIVILEGE with a sentence when @cap is missing; 0 when present. */
 int slctl_require_capability(enum splitlock_cap cap, const char *action);
 

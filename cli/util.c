@@ -210,6 +210,26 @@ const char *slctl_backend_names(void)
 	return names;
 }
 
+const char *slctl_input_format_names(void)
+{
+	/* The library's list, so a new form needs no change here. */
+	static char names[512];
+	const char *name;
+	size_t len = 0;
+
+	if (names[0])
+		return names;
+	for (enum splitlock_input_format f = 0;
+	     (name = splitlock_input_format_name(f)) && len < sizeof(names); f++) {
+		bool last = !splitlock_input_format_name(f + 1);
+
+		len += snprintf(names + len, sizeof(names) - len, "%s%s%s",
+				f == 0 ? "" : last ? " or " : ", ", name,
+				f == SPLITLOCK_INPUT_AUTO ? " (the default)" : "");
+	}
+	return names;
+}
+
 /*
  * The stats are there when any counter reads, or is merely not reported
  * or not a number; else the first error (-ENOENT: a kernel without them).

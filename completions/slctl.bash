@@ -3,7 +3,8 @@
 
 _slctl_global_opts="--root --json --verbose --help --version"
 _slctl_modes="off warn seq fatal ratelimit: default"
-_slctl_backends="auto grub grubby kernel-install systemd-boot rpm-ostree kernelstub mkinitcpio refind"
+# The backends and log forms come from slctl itself ("--backend help",
+# "--input-format help", as systemctl -t help), so they are this build's.
 
 _slctl_status() {
 	COMPREPLY=($(compgen -W "--help $_slctl_global_opts" -- "$1"))
@@ -22,7 +23,7 @@ _slctl_mode() {
 	local cur=$1 prev=$2
 	case $prev in
 	--backend|-b)
-		COMPREPLY=($(compgen -W "$_slctl_backends" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(slctl mode --backend help 2>/dev/null)" -- "$cur"))
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -52,7 +53,7 @@ _slctl_offenders() {
 		_filedir
 		return ;;
 	--input-format)
-		COMPREPLY=($(compgen -W "auto kmsg kmsg-nul dmesg dmesg-json journal journal-export journal-verbose syslog journal-text" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(slctl offenders --input-format help 2>/dev/null)" -- "$cur"))
 		return ;;
 	--group-by|-g)
 		COMPREPLY=($(compgen -W "task process comm exe unit" -- "$cur"))

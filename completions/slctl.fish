@@ -31,7 +31,7 @@ complete -c slctl -n '__fish_seen_subcommand_from mitigate' -l dry-run -d 'Show 
 complete -c slctl -n '__fish_seen_subcommand_from mode' -a 'off warn seq fatal ratelimit: default'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -s p -l persist -d 'Write the parameter for the next boot'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -l now -d 'Switch the running kernel now'
-complete -c slctl -n '__fish_seen_subcommand_from mode' -s b -l backend -x -a 'auto grub grubby kernel-install systemd-boot rpm-ostree kernelstub mkinitcpio refind' -d 'Bootloader tool to use'
+complete -c slctl -n '__fish_seen_subcommand_from mode' -s b -l backend -x -a '(slctl mode --backend help 2>/dev/null)' -d 'Bootloader tool to use'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -l dry-run -d 'Show the diff and the commands, change nothing'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -l run-tools -d 'With --root, run the regeneration commands inside the root'
 
@@ -50,7 +50,7 @@ set -l off '__fish_seen_subcommand_from offenders'
 # --follow prints one line an event: no input, nothing that shapes a table.
 set -l offnf '__fish_seen_subcommand_from offenders; and not __fish_seen_argument -s f -l follow'
 complete -c slctl -n $offnf -s i -l input -r -F -d 'Read a saved log (- for stdin)'
-complete -c slctl -n $offnf -l input-format -x -a 'auto kmsg kmsg-nul dmesg dmesg-json journal journal-export journal-verbose syslog journal-text' -d 'Format of the saved log'
+complete -c slctl -n $offnf -l input-format -x -a '(slctl offenders --input-format help 2>/dev/null)' -d 'Format of the saved log'
 complete -c slctl -n $off -s g -l group-by -x -a 'task process comm exe unit' -d 'One entry per'
 complete -c slctl -n $off -s S -l since -x -a 'boot now today yesterday -1h -2h -30m -1d @' -d 'Events from TIME on'
 complete -c slctl -n $off -s U -l until -x -a 'now -1h -2h -30m -1d @' -d 'Events up to TIME'

@@ -1557,7 +1557,11 @@ int splitlock_input_format_parse(const char *name,
 /**
  * splitlock_input_format_name:
  *
- * The name splitlock_input_format_parse() takes for @format.
+ * The name splitlock_input_format_parse() takes for @format; NULL past
+ * the last form. The forms are the members from 0 on, so a program lists
+ * what this library reads with
+ * `for (f = 0; splitlock_input_format_name(f); f++)`, and a form added in
+ * a later release is in the list without a change to the program.
  *
  * Since: LIBSPLITLOCK_1
  */

@@ -14,6 +14,7 @@
 #include "dir-list.h"
 #include "message.h"
 
+/* The backends, in detection order: a new one is its file and a line here. */
 static const struct sl_boot_backend *const backends[] = {
 	&sl_boot_rpm_ostree,
 	&sl_boot_kernelstub,
@@ -24,10 +25,15 @@ static const struct sl_boot_backend *const backends[] = {
 	&sl_boot_refind,
 };
 
-static const char *const backend_names[] = {
-	"rpm-ostree", "kernelstub", "grubby", "kernel-install", "mkinitcpio",
-	"grub", "refind", NULL,
-};
+/* Their names, as the list splitlock_boot_backends() gives: filled once,
+ * when the library is loaded, before any thread of the program can ask. */
+static const char *backend_names[ARRAY_SIZE(backends) + 1];
+
+static void __attribute__((constructor)) backend_names_fill(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(backends); i++)
+		backend_names[i] = backends[i]->name;
+}
 
 _public_ const char *const *splitlock_boot_backends(void)
 {

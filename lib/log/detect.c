@@ -1,67 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Which form a saved log is in, from its first lines (and the detector's
- * lines further in); and what the reader must know of the form before its
- * first line: a pasted log's indent, a syslog file without years,
- * journalctl's json-pretty, binary data that is no log at all.
+ * Which text form a saved log is in (dmesg, syslog, journalctl's short
+ * forms), from the vote of its first lines and the detector's lines
+ * further in; and binary data that is no log at all. The forms that tell
+ * themselves by their first bytes answer in their entries (log/formats.c).
  */
 #include "core/json.h"
 #include "log/format.h"
-
-/* Blanks before the first line's text: a log pasted into a forum or mail. */
-size_t sl_first_line_indent(const char *p, const char *end)
-{
-	const char *q;
-
-	while (p < end && (*p == '\n' || *p == '\0'))
-		p++;
-	q = sl_skip_blanks(p, end);
-	return (size_t)(q - p);
-}
-
-/*
- * Syslog with RFC 3164 stamps, which have no year: the first stamped line,
- * past a hole of NULs and journalctl's "-- Logs begin at ... --" (systemd
- * 245 to 249 print it first).
- */
-bool sl_first_line_yearless(const char *p, const char *end)
-{
-	int month, mday;
-
-	for (int lines = 0; p < end && lines < 100; lines++) {
-		const char *le = memchr(p, '\n', (size_t)(end - p));
-
-		while (p < end && (*p == ' ' || *p == '\0'))
-			p++;
-		if (!le)
-			le = end;
-		if (p < le && !(le - p >= 3 && memcmp(p, "-- ", 3) == 0))
-			return sl_syslog_yearless(p, le, &month, &mday);
-		p = le + 1;
-	}
-	return false;
-}
-
-static bool looks_like_kmsg(const char *p, const char *end)
-{
-	for (int field = 0; field < 3; field++) {
-		const char *start = p;
-
-		while (p < end && *p >= '0' && *p <= '9')
-			p++;
-		if (p == start || p >= end)
-			return false;
-		if (field < 2 && *p++ != ',')
-			return false;
-	}
-	return *p == ',' || *p == ';';
-}
 
 /*
  * Text logs: the form most of the first lines take. journalctl's "short"
  * and RFC 3164 syslog look the same; either parser reads both.
  */
-static enum splitlock_input_format detect_text(const char *p, const char *end)
+enum splitlock_input_format sl_log_detect_text(const char *p, const char *end)
 {
 	const char *start = p;
 	unsigned lines = 0, syslog = 0, journal = 0, detector = 0, detector_dmesg = 0;
@@ -137,84 +88,6 @@ static enum splitlock_input_format detect_text(const char *p, const char *end)
 		return sl_first_line_yearless(start, end) ? SPLITLOCK_INPUT_SYSLOG :
 							 SPLITLOCK_INPUT_JOURNAL_TEXT;
 	return SPLITLOCK_INPUT_DMESG;
-}
-
-/* "NAME=" or "NAME" alone: a journal field as -o export writes it. */
-static bool export_field(const char *p, const char *end)
-{
-	const char *q = p;
-
-	while (q < end && ((*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_'))
-		q++;
-	return q > p && q < end && (*q == '=' || *q == '\n');
-}
-
-/* -o export: fields from the first line on, a MESSAGE among them. */
-static bool looks_like_export(const char *p, const char *end)
-{
-	if (!export_field(p, end))
-		return false;
-	return memmem(p, (size_t)(end - p), "\nMESSAGE=", 9) ||
-	       memmem(p, (size_t)(end - p), "\nMESSAGE\n", 9) ||
-	       memmem(p, (size_t)(end - p), "\n_TRANSPORT=", 12) ||
-	       (end - p >= 9 && memcmp(p, "__CURSOR=", 9) == 0);
-}
-
-/* -o verbose: a header with the weekday and date, then indented fields. */
-static bool looks_like_verbose(const char *p, const char *end)
-{
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	int64_t wall;
-
-	if (!nl || !sl_journal_full_stamp(p, nl, &wall))
-		return false;
-	nl++;
-	return end - nl > 5 && memcmp(nl, "    ", 4) == 0 && export_field(nl + 4, end);
-}
-
-enum splitlock_input_format sl_log_detect(const char *buf, size_t len)
-{
-	const char *p = buf, *end = buf + len;
-
-	while (p < end && (*p == '\n' || *p == '\0' || *p == ' '))
-		p++;
-	if (p < end && *p == '{') {
-		/* dmesg --json: {"dmesg": [...]} */
-		const char *q = sl_json_skip_ws(p + 1, end);
-
-		if (end - q >= 7 && memcmp(q, "\"dmesg\"", 7) == 0)
-			return SPLITLOCK_INPUT_DMESG_JSON;
-		return SPLITLOCK_INPUT_JOURNAL;
-	}
-	if (p < end && *p == '\x1e')
-		return SPLITLOCK_INPUT_JOURNAL;
-	if (looks_like_export(p, end))
-		return SPLITLOCK_INPUT_JOURNAL_EXPORT;
-	if (looks_like_verbose(p, end))
-		return SPLITLOCK_INPUT_JOURNAL_VERBOSE;
-	if (end - p >= 7 && memcmp(p, "data: {", 7) == 0)
-		return SPLITLOCK_INPUT_JOURNAL;
-	if (looks_like_kmsg(p, end)) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *nul = memchr(p, '\0', (size_t)(end - p));
-
-		if (nul && (!nl || nul < nl))
-			return SPLITLOCK_INPUT_KMSG_NUL;
-		return SPLITLOCK_INPUT_KMSG;
-	}
-	return detect_text(p, end);
-}
-
-/* journalctl -o json-pretty: the first object's brace stands on its own line. */
-bool sl_journal_pretty(const char *p, const char *end)
-{
-	while (p < end && (*p == '\n' || *p == ' '))
-		p++;
-	if (p >= end || *p++ != '{')
-		return false;
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
-		p++;
-	return p < end && *p == '\n';
 }
 
 static const char nul_hole[SL_NUL_HOLE];

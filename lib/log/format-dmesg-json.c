@@ -121,7 +121,7 @@ static int member(struct sl_reader *rd, const char *p, const char *end)
 	return p == end ? 0 : -1;
 }
 
-int sl_dmesg_json_line(struct sl_reader *rd, const char *line, size_t len)
+static int dmesg_json_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	const char *end = line + len, *p = sl_json_skip_ws(line, end);
 	size_t n;
@@ -154,3 +154,30 @@ int sl_dmesg_json_line(struct sl_reader *rd, const char *line, size_t len)
 	sl_reader_unrecognized(rd, line, len);
 	return 0;
 }
+
+/* The end of the input ends the record being gathered. */
+static int dmesg_json_finish(struct sl_reader *rd)
+{
+	return dmesg_json_line(rd, "}", 1);
+}
+
+bool sl_dmesg_json_at(const char *p, const char *end)
+{
+	const char *q;
+
+	if (p >= end || *p != '{')
+		return false;
+	q = sl_json_skip_ws(p + 1, end);
+	return end - q >= 7 && memcmp(q, "\"dmesg\"", 7) == 0;
+}
+
+const struct sl_log_format sl_log_format_dmesg_json = {
+	.id = SPLITLOCK_INPUT_DMESG_JSON,
+	.name = "dmesg-json",
+	.flags = SL_FORMAT_REPEATS | SL_FORMAT_EVERY_LINE,
+	.sniff = sl_dmesg_json_at,
+	.line = dmesg_json_line,
+	.finish = dmesg_json_finish,
+	.line_cut = sl_json_line_cut,
+	.open_at_end = sl_json_open_at_end,
+};

@@ -218,7 +218,8 @@ static const char *record_prefix(const char *p, const char *end,
 	return used ? p + used : NULL;
 }
 
-void sl_dmesg_detect_form(struct sl_reader *rd, const char *p, const char *end)
+/* Which dmesg it is (plain, -r, -x), from its first lines. */
+static int dmesg_start(struct sl_reader *rd, const char *p, const char *end)
 {
 	unsigned lines = 0, raw = 0, decoded = 0;
 	size_t indent = 0;
@@ -252,6 +253,7 @@ void sl_dmesg_detect_form(struct sl_reader *rd, const char *p, const char *end)
 		rd->dmesg_form = SL_DMESG_RAW;
 	else if (lines && decoded * 2 > lines)
 		rd->dmesg_form = SL_DMESG_DECODED;
+	return 0;
 }
 
 int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
@@ -319,3 +321,11 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 		r.rec.usec = (uint64_t)r.mono_usec;
 	return sl_reader_emit(rd, &r, p, (size_t)(end - p));
 }
+
+const struct sl_log_format sl_log_format_dmesg = {
+	.id = SPLITLOCK_INPUT_DMESG,
+	.name = "dmesg",
+	.flags = SL_FORMAT_REPEATS | SL_FORMAT_DERIVED_WALL,
+	.start = dmesg_start,
+	.line = sl_dmesg_line,
+};

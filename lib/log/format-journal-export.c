@@ -74,7 +74,7 @@ static bool field_name(const char *p, size_t len)
 	return true;
 }
 
-int sl_journal_export_line(struct sl_reader *rd, const char *line, size_t len)
+static int journal_export_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	struct sl_pending *pe = &rd->pending;
 	const char *eq;
@@ -112,3 +112,55 @@ int sl_journal_export_line(struct sl_reader *rd, const char *line, size_t len)
 	sl_pending_field(rd, line, (size_t)(eq - line), eq + 1, (size_t)(line + len - eq - 1));
 	return 0;
 }
+
+/* -o export: fields from the first line on, a MESSAGE among them. */
+static bool sniff_journal_export(const char *p, const char *end)
+{
+	if (!sl_journal_field_at(p, end))
+		return false;
+	return memmem(p, (size_t)(end - p), "\nMESSAGE=", 9) ||
+	       memmem(p, (size_t)(end - p), "\nMESSAGE\n", 9) ||
+	       memmem(p, (size_t)(end - p), "\n_TRANSPORT=", 12) ||
+	       (end - p >= 9 && memcmp(p, "__CURSOR=", 9) == 0);
+}
+
+/* The end of the input ends the entry being gathered. */
+static int journal_export_finish(struct sl_reader *rd)
+{
+	int r;
+
+	if (rd->pending.in_binary) {
+		rd->pending.in_binary = false;
+		sl_pending_message_lost(rd);
+	}
+	r = sl_pending_end(rd);
+	sl_pending_cut_finish(rd);
+	return r;
+}
+
+/* Its lines whole, but the last entry without its blank line ("\r\n"
+ * where saved on Windows). */
+static bool journal_export_open_at_end(const struct sl_reader *rd, const char *buf, size_t end)
+{
+	const char *e = buf + end;
+
+	if (rd->pending.in_binary || !end)
+		return false;
+	if (e[-1] != '\n')
+		return true;
+	e--;
+	if (e > buf && e[-1] == '\r')
+		e--;
+	return !(e > buf && e[-1] == '\n');
+}
+
+const struct sl_log_format sl_log_format_journal_export = {
+	.id = SPLITLOCK_INPUT_JOURNAL_EXPORT,
+	.name = "journal-export",
+	.flags = SL_FORMAT_JOURNAL_ENTRIES | SL_FORMAT_HOLDS_NULS | SL_FORMAT_EVERY_LINE,
+	.sniff = sniff_journal_export,
+	.line = journal_export_line,
+	.finish = journal_export_finish,
+	.line_cut = sl_entry_line_cut,
+	.open_at_end = journal_export_open_at_end,
+};

@@ -9,6 +9,9 @@
  * facility kern is the kernel's: journald also marks what user space wrote
  * to /dev/kmsg as kernel transport, keeping that writer's facility.
  */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "core/json.h"
 #include "log/format.h"
 
@@ -183,7 +186,7 @@ static int pretty_line(struct sl_reader *rd, const char *p, size_t len)
 	return journal_object(rd, rd->object, rd->object_len);
 }
 
-int sl_journal_json_line(struct sl_reader *rd, const char *line, size_t len)
+static int journal_json_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	const char *p = line, *end = line + len;
 
@@ -197,3 +200,69 @@ int sl_journal_json_line(struct sl_reader *rd, const char *line, size_t len)
 		return 0;
 	return journal_object(rd, p, (size_t)(end - p));
 }
+
+/* journalctl -o json-pretty: the first object's brace stands on its own line. */
+static bool pretty(const char *p, const char *end)
+{
+	while (p < end && (*p == '\n' || *p == ' '))
+		p++;
+	if (p >= end || *p++ != '{')
+		return false;
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	return p < end && *p == '\n';
+}
+
+
+/* json-pretty: an object is gathered over its lines in a buffer of its own. */
+static int journal_json_start(struct sl_reader *rd, const char *p, const char *end)
+{
+	if (!pretty(p, end))
+		return 0;
+	rd->object = malloc(SL_INPUT_BUF);
+	return rd->object ? 0 : -ENOMEM;
+}
+
+static void journal_json_release(struct sl_reader *rd)
+{
+	free(rd->object);
+	rd->object = NULL;
+}
+
+/* -o json, json-pretty ("{"), json-seq (RS), json-sse ("data: {"); not
+ * dmesg --json's {"dmesg": ...}. */
+static bool sniff_journal_json(const char *p, const char *end)
+{
+	if (p < end && *p == '{')
+		return !sl_dmesg_json_at(p, end);
+	return (p < end && *p == '\x1e') || (end - p >= 7 && memcmp(p, "data: {", 7) == 0);
+}
+
+/*
+ * journalctl's JSON lines hold a MESSAGE that is not printable UTF-8 as an
+ * array of byte values, which hides the text: a line with any array is
+ * parsed, whatever the spacing around its colon (journalctl writes none,
+ * Python's json.dumps one after it, json-pretty one on each side).
+ */
+static const struct sl_needle needles[] = {
+	SL_DETECTOR_NEEDLES,
+	{ "\":[", 3, 2 },
+	{ "\": [", 4, 3 },
+	{ "\" :[", 4, 3 },
+	{ "\" : [", 5, 4 },
+};
+_Static_assert(ARRAY_SIZE(needles) <= SL_NEEDLES_VECTOR_MAX, "searched in one vector pass");
+
+const struct sl_log_format sl_log_format_journal_json = {
+	.id = SPLITLOCK_INPUT_JOURNAL,
+	.name = "journal",
+	.flags = SL_FORMAT_JOURNAL_ENTRIES | SL_FORMAT_COLOURED,
+	.needles = needles,
+	.n_needles = ARRAY_SIZE(needles),
+	.sniff = sniff_journal_json,
+	.start = journal_json_start,
+	.line = journal_json_line,
+	.line_cut = sl_json_line_cut,
+	.open_at_end = sl_json_open_at_end,
+	.release = journal_json_release,
+};

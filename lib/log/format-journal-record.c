@@ -261,3 +261,13 @@ int sl_reader_emit_untrusted(struct sl_reader *rd, const struct sl_log_record *b
 	r.rec.message_len = len;
 	return sl_reader_deliver(rd, &r);
 }
+
+/* "NAME=" or "NAME" alone: a journal field as -o export writes it. */
+bool sl_journal_field_at(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && ((*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_'))
+		q++;
+	return q > p && q < end && (*q == '=' || *q == '\n');
+}

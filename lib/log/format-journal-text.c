@@ -163,7 +163,7 @@ bool sl_journal_text_line_matches(const char *line, size_t len)
 	return p && sl_syslog_tail_matches(p, end, r.mono_usec != SPLITLOCK_TIME_UNKNOWN);
 }
 
-int sl_journal_text_line(struct sl_reader *rd, const char *line, size_t len)
+static int journal_text_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	struct sl_log_record r = SL_RECORD_INIT;
 	const char *end = line + len, *p = sl_skip_blanks(line, end), *q;
@@ -193,3 +193,32 @@ int sl_journal_text_line(struct sl_reader *rd, const char *line, size_t len)
 	r.boot = rd->boot;
 	return sl_syslog_tail(rd, &r, q, end);
 }
+
+static int journal_text_start(struct sl_reader *rd, const char *p, const char *end)
+{
+	rd->indent = sl_first_line_indent(p, end);
+	return 0;
+}
+
+/*
+ * Its "-- Boot ID --" lines start a new boot; without -a it shows a
+ * message that is not printable UTF-8 as "[84B blob data]", which hides
+ * whether it was the detector's.
+ */
+static const struct sl_needle needles[] = {
+	SL_DETECTOR_NEEDLES,
+	{ "-- Boot ", 8, 3 },
+	{ "-- Reboot --", 12, 5 },
+	{ " blob data]", 11, 10 },
+};
+_Static_assert(ARRAY_SIZE(needles) <= SL_NEEDLES_VECTOR_MAX, "searched in one vector pass");
+
+const struct sl_log_format sl_log_format_journal_text = {
+	.id = SPLITLOCK_INPUT_JOURNAL_TEXT,
+	.name = "journal-text",
+	.flags = SL_FORMAT_REPEATS | SL_FORMAT_COLOURED,
+	.needles = needles,
+	.n_needles = ARRAY_SIZE(needles),
+	.start = journal_text_start,
+	.line = journal_text_line,
+};

@@ -56,7 +56,7 @@ static void continuation(struct sl_reader *rd, const char *p, size_t len)
 	pe->message_len += len - skip;
 }
 
-int sl_journal_verbose_line(struct sl_reader *rd, const char *line, size_t len)
+static int journal_verbose_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	struct sl_pending *pe = &rd->pending;
 	int64_t wall = SPLITLOCK_TIME_UNKNOWN;
@@ -99,3 +99,25 @@ int sl_journal_verbose_line(struct sl_reader *rd, const char *line, size_t len)
 	/* Another field's further lines. */
 	return 0;
 }
+
+/* -o verbose: a header with the weekday and date, then indented fields. */
+static bool sniff_journal_verbose(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	int64_t wall;
+
+	if (!nl || !sl_journal_full_stamp(p, nl, &wall))
+		return false;
+	nl++;
+	return end - nl > 5 && memcmp(nl, "    ", 4) == 0 && sl_journal_field_at(nl + 4, end);
+}
+
+const struct sl_log_format sl_log_format_journal_verbose = {
+	.id = SPLITLOCK_INPUT_JOURNAL_VERBOSE,
+	.name = "journal-verbose",
+	.flags = SL_FORMAT_JOURNAL_ENTRIES | SL_FORMAT_COLOURED | SL_FORMAT_EVERY_LINE,
+	.sniff = sniff_journal_verbose,
+	.line = journal_verbose_line,
+	.finish = sl_pending_end,
+	.line_cut = sl_entry_line_cut,
+};

@@ -26,7 +26,7 @@ static int seen_before(struct sl_repeat_seen *s, const struct splitlock_kmsg_rec
 			       boot ? 0 : sl_repeat_key(0, 0, 0, 0, line, len), 0, NULL);
 }
 
-int sl_kmsg_line(struct sl_reader *rd, const char *line, size_t len)
+static int kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	/* The record shows its level: held to the detector's, as in every
 	 * form that shows it (offenders.c). */
@@ -65,3 +65,54 @@ int sl_kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 					     : (int64_t)r.rec.usec;
 	return sl_reader_deliver(rd, &r);
 }
+
+static bool record_at(const char *p, const char *end)
+{
+	for (int field = 0; field < 3; field++) {
+		const char *start = p;
+
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+		if (p == start || p >= end)
+			return false;
+		if (field < 2 && *p++ != ',')
+			return false;
+	}
+	return *p == ',' || *p == ';';
+}
+
+
+/* Is the first record's end a NUL, before any newline? */
+static bool nul_separated(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	const char *nul = memchr(p, '\0', (size_t)(end - p));
+
+	return nul && (!nl || nul < nl);
+}
+
+static bool sniff_kmsg(const char *p, const char *end)
+{
+	return record_at(p, end) && !nul_separated(p, end);
+}
+
+static bool sniff_kmsg_nul(const char *p, const char *end)
+{
+	return record_at(p, end) && nul_separated(p, end);
+}
+
+const struct sl_log_format sl_log_format_kmsg = {
+	.id = SPLITLOCK_INPUT_KMSG,
+	.name = "kmsg",
+	.flags = SL_FORMAT_REPEATS,
+	.sniff = sniff_kmsg,
+	.line = kmsg_line,
+};
+
+const struct sl_log_format sl_log_format_kmsg_nul = {
+	.id = SPLITLOCK_INPUT_KMSG_NUL,
+	.name = "kmsg-nul",
+	.flags = SL_FORMAT_REPEATS | SL_FORMAT_HOLDS_NULS | SL_FORMAT_NUL_SEPARATED,
+	.sniff = sniff_kmsg_nul,
+	.line = kmsg_line,
+};

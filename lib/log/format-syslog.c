@@ -14,6 +14,7 @@
  * user can forge it (logger -t kernel): slctl(8) says so.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "log/format.h"
@@ -619,10 +620,101 @@ static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len,
 	return sl_syslog_tail(rd, &r, q, end);
 }
 
-int sl_syslog_line(struct sl_reader *rd, const char *line, size_t len)
+static int syslog_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	/* A yearless file: its years are known at its end. */
 	if (rd->years)
 		return sl_syslog_years_keep(rd, line, len);
 	return sl_syslog_line_in(rd, line, len, 0, false, false);
 }
+
+/*
+ * Syslog with RFC 3164 stamps, which have no year: the first stamped line,
+ * past a hole of NULs and journalctl's "-- Logs begin at ... --" (systemd
+ * 245 to 249 print it first).
+ */
+bool sl_first_line_yearless(const char *p, const char *end)
+{
+	int month, mday;
+
+	for (int lines = 0; p < end && lines < 100; lines++) {
+		const char *le = memchr(p, '\n', (size_t)(end - p));
+
+		while (p < end && (*p == ' ' || *p == '\0'))
+			p++;
+		if (!le)
+			le = end;
+		if (p < le && !(le - p >= 3 && memcmp(p, "-- ", 3) == 0))
+			return sl_syslog_yearless(p, le, &month, &mday);
+		p = le + 1;
+	}
+	return false;
+}
+
+/* The lines the scan passes by: their dates say the file's years. */
+static void syslog_passed(struct sl_reader *rd, const char *line, size_t len)
+{
+	sl_syslog_years_see(rd->years, line, len);
+}
+
+static int syslog_start(struct sl_reader *rd, const char *p, const char *end)
+{
+	rd->indent = sl_first_line_indent(p, end);
+	rd->last = calloc(1, sizeof(*rd->last));
+	if (!rd->last)
+		return -ENOMEM;
+	if (sl_first_line_yearless(p, end)) {
+		rd->years = calloc(1, sizeof(*rd->years));
+		if (!rd->years)
+			return -ENOMEM;
+		rd->years->month = -1;
+		rd->passed = syslog_passed;
+	}
+	return 0;
+}
+
+static int syslog_finish(struct sl_reader *rd)
+{
+	return rd->years ? sl_syslog_years_replay(rd) : 0;
+}
+
+static void syslog_release(struct sl_reader *rd)
+{
+	free(rd->last);
+	rd->last = NULL;
+	if (rd->years) {
+		free(rd->years->bytes);
+		free(rd->years->lines);
+		free(rd->years);
+		rd->years = NULL;
+	}
+}
+
+/*
+ * The daemons' "message repeated N times" lines hold a count (syslog-ng's
+ * "Last message '...' repeated N times, suppressed by"); journalctl's
+ * short form, which looks the same and is read as syslog, may hide a
+ * message as "[84B blob data]" (format-journal-text.c) and names each boot
+ * in a "-- Boot ID --" line.
+ */
+static const struct sl_needle needles[] = {
+	SL_DETECTOR_NEEDLES,
+	{ "message repeated ", 17, 10 },
+	{ "suppressed by syslog-ng", 23, 16 },
+	{ " blob data]", 11, 10 },
+	{ "-- Boot ", 8, 3 },
+	{ "-- Reboot --", 12, 5 },
+};
+_Static_assert(ARRAY_SIZE(needles) <= SL_NEEDLES_VECTOR_MAX, "searched in one vector pass");
+
+const struct sl_log_format sl_log_format_syslog = {
+	.id = SPLITLOCK_INPUT_SYSLOG,
+	.name = "syslog",
+	.flags = SL_FORMAT_REPEATS | SL_FORMAT_COLOURED,
+	.needles = needles,
+	.n_needles = ARRAY_SIZE(needles),
+	.start = syslog_start,
+	.line = syslog_line,
+	.finish = syslog_finish,
+	.release = syslog_release,
+};

@@ -8,6 +8,7 @@
 #ifndef SPLITLOCK_LOG_FORMAT_H
 #define SPLITLOCK_LOG_FORMAT_H
 
+#include "log/needle-scan.h"
 #include "log/reader.h"
 
 #define SL_INPUT_BUF (256u * 1024)
@@ -131,7 +132,7 @@ struct sl_syslog_last {
 
 struct sl_reader {
 	struct splitlock_ctx *ctx;
-	enum splitlock_input_format format;
+	const struct sl_log_format *form;
 	char sep;
 	char *decoded; /* SL_INPUT_BUF + 1 */
 	sl_log_record_fn fn;
@@ -168,6 +169,9 @@ struct sl_reader {
 	const char *after_handled; /* one past the last line handled; NULL: none */
 	bool follows;
 	struct sl_syslog_last *last; /* syslog: NULL for other forms */
+	/* The lines the scan passes by, where the form must see every line
+	 * (a yearless syslog's dates); NULL: none. */
+	void (*passed)(struct sl_reader *rd, const char *line, size_t len);
 };
 
 /*
@@ -185,17 +189,93 @@ void sl_reader_unrecognized(struct sl_reader *rd, const char *line, size_t len);
 int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
 		   const char *msg, size_t len);
 
-int sl_kmsg_line(struct sl_reader *rd, const char *line, size_t len);
-int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len);
-int sl_syslog_line(struct sl_reader *rd, const char *line, size_t len);
-int sl_journal_text_line(struct sl_reader *rd, const char *line, size_t len);
-int sl_journal_json_line(struct sl_reader *rd, const char *line, size_t len);
-int sl_dmesg_json_line(struct sl_reader *rd, const char *line, size_t len);
-int sl_journal_export_line(struct sl_reader *rd, const char *line, size_t len);
-int sl_journal_verbose_line(struct sl_reader *rd, const char *line, size_t len);
+/*
+ * One form of saved log. Its file (log/format-*.c) defines the entry;
+ * log/formats.c lists it. The reader (log/input.c) knows no form by name:
+ * what differs between forms is here.
+ */
+enum sl_log_format_flags {
+	/* NULs are data, not a hole (copytruncate) nor binary: NUL-separated
+	 * records, export's binary fields. */
+	SL_FORMAT_HOLDS_NULS = 1 << 0,
+	/* Records are separated by NULs, not newlines. */
+	SL_FORMAT_NUL_SEPARATED = 1 << 1,
+	/* A record spans lines that hold none of the needles: every line is
+	 * handed to the parser. */
+	SL_FORMAT_EVERY_LINE = 1 << 2,
+	/* The same record saved twice (a dump appended again) is found by its
+	 * stamp and text (log/repeat.c). */
+	SL_FORMAT_REPEATS = 1 << 3,
+	/* Journal entries, found twice by their __CURSOR. */
+	SL_FORMAT_JOURNAL_ENTRIES = 1 << 4,
+	/* journalctl colours it on a terminal: raw ESC sequences go. */
+	SL_FORMAT_COLOURED = 1 << 5,
+	/* Its wall-clock stamps are computed from the boot-relative ones
+	 * (dmesg -T), not the record's own. */
+	SL_FORMAT_DERIVED_WALL = 1 << 6,
+};
 
-/* log/format-dmesg.c: the form of dmesg text, from its first lines. */
-void sl_dmesg_detect_form(struct sl_reader *rd, const char *p, const char *end);
+struct sl_log_format {
+	enum splitlock_input_format id;
+	const char *name; /* as --input-format and the JSON report spell it */
+	unsigned flags;   /* enum sl_log_format_flags */
+	/*
+	 * Text a line that may matter holds (SL_DETECTOR_NEEDLES and the
+	 * form's own: boot markers, repeat lines): lines without any are
+	 * passed by. NULL: the detector's alone.
+	 */
+	const struct sl_needle *needles;
+	size_t n_needles;
+	/*
+	 * Is the start of a log, past blank lines, in this form by its shape
+	 * alone (JSON, export fields, /dev/kmsg records)? NULL: a text form,
+	 * decided by log/detect.c's vote over the lines.
+	 */
+	bool (*sniff)(const char *p, const char *end);
+	/* Before the first line, the first buffer: what the form takes from
+	 * it (dmesg's flavour, an indent, a yearless syslog). NULL: nothing. */
+	int (*start)(struct sl_reader *rd, const char *p, const char *end);
+	int (*line)(struct sl_reader *rd, const char *line, size_t len);
+	/* The end of the input ends the record being gathered. NULL: none. */
+	int (*finish)(struct sl_reader *rd);
+	/*
+	 * The input ends inside its last line, [@line, @end) without its
+	 * newline and trailing blanks: was a record cut? NULL: the text
+	 * forms' rule (log/input.c).
+	 */
+	bool (*line_cut)(const char *line, const char *end);
+	/* The input ends after a whole line: is a record still open? NULL: no. */
+	bool (*open_at_end)(const struct sl_reader *rd, const char *buf, size_t end);
+	/* What start() took, given back. NULL: nothing. */
+	void (*release)(struct sl_reader *rd);
+};
+
+/* log/formats.c: the entry of @id; NULL for SPLITLOCK_INPUT_AUTO and past the last. */
+const struct sl_log_format *sl_log_format_of(enum splitlock_input_format id);
+
+extern const struct sl_log_format sl_log_format_kmsg;
+extern const struct sl_log_format sl_log_format_kmsg_nul;
+extern const struct sl_log_format sl_log_format_dmesg;
+extern const struct sl_log_format sl_log_format_dmesg_json;
+extern const struct sl_log_format sl_log_format_syslog;
+extern const struct sl_log_format sl_log_format_journal_text;
+extern const struct sl_log_format sl_log_format_journal_json;
+extern const struct sl_log_format sl_log_format_journal_export;
+extern const struct sl_log_format sl_log_format_journal_verbose;
+
+/* The line parsers that a test calls alone. */
+int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len);
+/* log/format-dmesg-json.c: does dmesg --json's {"dmesg": start at @p? */
+bool sl_dmesg_json_at(const char *p, const char *end);
+/* log/reader.c: a form whose writer ends every line (export, verbose):
+ * a last line without its newline was cut. */
+bool sl_entry_line_cut(const char *line, const char *end);
+/* A JSON form's last line is whole when it closes its value. */
+bool sl_json_line_cut(const char *line, const char *end);
+/* JSON entries (journal, dmesg --json): the input ended inside one. */
+bool sl_json_open_at_end(const struct sl_reader *rd, const char *buf, size_t end);
+/* @end back past blanks, line ends and colour resets. */
+const char *sl_trim_end(const char *p, const char *end);
 /* "\e[...m" colour sequences of dmesg --color=always left out, into @out. */
 size_t sl_strip_colors(const char *p, size_t len, char *out);
 
@@ -310,14 +390,19 @@ bool sl_klog_line_parse(const char *line, size_t len,
 
 /* ---- log/detect.c -------------------------------------------------------- */
 
-/* The form of the log that starts at @buf (its first lines). */
+/* log/formats.c: the form of the log that starts at @buf (its first lines). */
 enum splitlock_input_format sl_log_detect(const char *buf, size_t len);
-/* Blanks before the first line's text: a log pasted into a forum or mail. */
+/* The text form (dmesg, syslog, journal text) of [@p, @end), by vote. */
+enum splitlock_input_format sl_log_detect_text(const char *p, const char *end);
+/* log/stamp.c: blanks before the first line's text (a log pasted into a
+ * forum or mail). */
 size_t sl_first_line_indent(const char *p, const char *end);
-/* Does the first stamped line have an RFC 3164 stamp, without a year? */
+/* log/format-syslog.c: does the first stamped line have an RFC 3164
+ * stamp, without a year? */
 bool sl_first_line_yearless(const char *p, const char *end);
-/* journalctl -o json-pretty: the first object's brace on its own line. */
-bool sl_journal_pretty(const char *p, const char *end);
+/* log/format-journal-record.c: "NAME=" or "NAME" alone at @p, a journal
+ * field as -o export writes it. */
+bool sl_journal_field_at(const char *p, const char *end);
 /* A run of NULs this long is a hole (logrotate's copytruncate), no text. */
 #define SL_NUL_HOLE 16
 /* Control bytes on every line: a program, a database, UTF-16 text. */

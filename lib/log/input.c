@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Saved kernel logs: finding the lines that matter and the format they
- * are in. Each format has its own line parser: log/format-kmsg.c
- * (/dev/kmsg records), log/format-dmesg.c (dmesg text), log/format-syslog.c
- * (rsyslog, syslog-ng), log/format-journal-text.c (journalctl short*),
- * log/format-journal-json.c (journalctl -o json*), log/format-dmesg-json.c
- * (dmesg --json), log/format-journal-export.c, log/format-journal-verbose.c;
- * log/detect.c tells which form a log is in.
+ * Saved kernel logs: finding the lines that matter and handing each to
+ * the parser of the log's form. The forms are entries of log/formats.c,
+ * each in its file (log/format-*.c): this file names none of them; what
+ * differs between forms (needles, NULs, records over lines, how a cut
+ * shows) is in the entry.
  *
  * The records go to the report through log/reader.c, which the format
- * parsers call; this file detects the form, finds the lines and hands
- * them to the form's parser.
+ * parsers call; this file finds the lines and hands them to the form's
+ * parser, so data flows one way: input.c, the form, reader.c.
  *
  * Speed matters: logs of millions of records are scanned at close to grep's
  * pace because records are found by searching the buffer, in one pass
@@ -24,7 +22,6 @@
 #include <time.h>
 
 #include "log/format.h"
-#include "name-table.h"
 #include "log/needle-scan.h"
 #include "packed-log.h"
 
@@ -37,55 +34,7 @@ static const struct sl_needle needles[] = {
 };
 #define N_NEEDLES (sizeof(needles) / sizeof(needles[0]))
 
-/*
- * journalctl writes a MESSAGE that is not printable UTF-8 as an array of
- * byte values, which hides the text: a line with any array is parsed,
- * whatever the spacing around its colon (journalctl writes none, Python's
- * json.dumps one after it, json-pretty one on each side).
- */
-static const struct sl_needle journal_needles[] = {
-	SL_DETECTOR_NEEDLES,
-	{ "\":[", 3, 2 },
-	{ "\": [", 4, 3 },
-	{ "\" :[", 4, 3 },
-	{ "\" : [", 5, 4 },
-};
-#define N_JOURNAL_NEEDLES (sizeof(journal_needles) / sizeof(journal_needles[0]))
-
-/*
- * Syslog: the daemons' "message repeated N times" lines hold a count
- * (syslog-ng's "Last message '...' repeated N times, suppressed by");
- * journalctl's short form, which looks the same and is read as syslog,
- * may hide a message as "[84B blob data]" (below) and names each boot in
- * a "-- Boot ID --" line.
- */
-static const struct sl_needle syslog_needles[] = {
-	SL_DETECTOR_NEEDLES,
-	{ "message repeated ", 17, 10 },
-	{ "suppressed by syslog-ng", 23, 16 },
-	{ " blob data]", 11, 10 },
-	{ "-- Boot ", 8, 3 },
-	{ "-- Reboot --", 12, 5 },
-};
-#define N_SYSLOG_NEEDLES (sizeof(syslog_needles) / sizeof(syslog_needles[0]))
-
-/*
- * journalctl text: its "-- Boot ID --" lines start a new boot; without -a
- * it shows a message that is not printable UTF-8 as "[84B blob data]",
- * which hides whether it was the detector's.
- */
-static const struct sl_needle journal_text_needles[] = {
-	SL_DETECTOR_NEEDLES,
-	{ "-- Boot ", 8, 3 },
-	{ "-- Reboot --", 12, 5 },
-	{ " blob data]", 11, 10 },
-};
-#define N_JOURNAL_TEXT_NEEDLES (sizeof(journal_text_needles) / sizeof(journal_text_needles[0]))
-
-_Static_assert(N_NEEDLES <= SL_NEEDLES_VECTOR_MAX && N_JOURNAL_NEEDLES <= SL_NEEDLES_VECTOR_MAX &&
-		       N_SYSLOG_NEEDLES <= SL_NEEDLES_VECTOR_MAX &&
-		       N_JOURNAL_TEXT_NEEDLES <= SL_NEEDLES_VECTOR_MAX,
-	       "each needle set is searched in one vector pass");
+_Static_assert(N_NEEDLES <= SL_NEEDLES_VECTOR_MAX, "searched in one vector pass");
 
 /*
  * A log that ends inside a line (a copy stopped mid-write, head -c, a full
@@ -160,76 +109,15 @@ static bool ends_in_detector_start(const char *line, size_t len)
 	return false;
 }
 
-/* @end back past blanks, line ends and colour resets ("\x1b[0m": a
- * coloured journalctl ends with one, after its last newline). */
-static const char *trim_end(const char *p, const char *end)
-{
-	for (;;) {
-		const char *q = end;
-
-		while (q > p && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\r' || q[-1] == '\n'))
-			q--;
-		if (q > p && q[-1] == 'm') {
-			const char *e = q - 1;
-
-			while (e > p && ((e[-1] >= '0' && e[-1] <= '9') || e[-1] == ';'))
-				e--;
-			if (e - p >= 2 && e[-1] == '[' && e[-2] == '\x1b')
-				q = e - 2;
-		}
-		if (q == end)
-			return end;
-		end = q;
-	}
-}
-
 static bool last_line_cut(const struct sl_reader *rd, const char *line, size_t len)
 {
-	const char *end = trim_end(line, line + len);
+	const char *end = sl_trim_end(line, line + len);
 
 	if (end == line || rd->stand_in)
 		return false;
-	switch (rd->format) {
-	case SPLITLOCK_INPUT_JOURNAL:
-	case SPLITLOCK_INPUT_DMESG_JSON:
-		return end[-1] != '}';
-	case SPLITLOCK_INPUT_JOURNAL_EXPORT:
-	case SPLITLOCK_INPUT_JOURNAL_VERBOSE:
-		return true;
-	default:
-		return ends_in_detector_start(line, (size_t)(end - line));
-	}
-}
-
-/*
- * Its lines whole, but an entry never closed: journalctl -o json-pretty
- * and dmesg --json end with a "}", an export entry with a blank line.
- */
-static bool record_open_at_end(const struct sl_reader *rd, const char *buf, size_t end)
-{
-	switch (rd->format) {
-	case SPLITLOCK_INPUT_JOURNAL:
-	case SPLITLOCK_INPUT_DMESG_JSON: {
-		const char *e = trim_end(buf, buf + end);
-
-		return e > buf && e[-1] != '}';
-	}
-	case SPLITLOCK_INPUT_JOURNAL_EXPORT: {
-		/* The last entry's blank line ("\r\n" where saved on Windows). */
-		const char *e = buf + end;
-
-		if (rd->pending.in_binary || !end)
-			return false;
-		if (e[-1] != '\n')
-			return true;
-		e--;
-		if (e > buf && e[-1] == '\r')
-			e--;
-		return !(e > buf && e[-1] == '\n');
-	}
-	default:
-		return false;
-	}
+	if (rd->form->line_cut)
+		return rd->form->line_cut(line, end);
+	return ends_in_detector_start(line, (size_t)(end - line));
 }
 
 /*
@@ -260,16 +148,14 @@ static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 	 * journalctl escape it), so it goes; the bytes of an export binary
 	 * field are the field's.
 	 */
-	if (len && line[len - 1] == '\r' && rd->sep == '\n' &&
-	    !(rd->format == SPLITLOCK_INPUT_JOURNAL_EXPORT && rd->pending.in_binary))
+	if (len && line[len - 1] == '\r' && rd->sep == '\n' && !rd->pending.in_binary)
 		len--;
 	/*
 	 * Where logrotate's copytruncate cut a file that was being written,
 	 * the writer goes on at its old offset: a hole of NULs, then whole
 	 * lines. The first of them starts behind the NULs.
 	 */
-	if (len && line[0] == '\0' && rd->sep == '\n' &&
-	    !(rd->format == SPLITLOCK_INPUT_JOURNAL_EXPORT && rd->pending.in_binary)) {
+	if (len && line[0] == '\0' && rd->sep == '\n' && !rd->pending.in_binary) {
 		while (len && line[0] == '\0') {
 			line++;
 			len--;
@@ -282,32 +168,13 @@ static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 	 * rsyslog writes it as #033, so a raw one is a colour. (dmesg's
 	 * parser leaves its colours out itself.)
 	 */
-	if ((rd->format == SPLITLOCK_INPUT_JOURNAL || rd->format == SPLITLOCK_INPUT_JOURNAL_VERBOSE ||
-	     rd->format == SPLITLOCK_INPUT_JOURNAL_TEXT || rd->format == SPLITLOCK_INPUT_SYSLOG) &&
-	    memchr(line, '\x1b', len)) {
+	if ((rd->form->flags & SL_FORMAT_COLOURED) && memchr(line, '\x1b', len)) {
 		len = sl_strip_colors(line, len, rd->scratch);
 		line = rd->scratch;
 	}
 	if (!rd->records && sl_maybe_detector(line, len) && !rd->lines_before_record++)
 		rd->first_line_before_record = rd->line;
-	switch (rd->format) {
-	case SPLITLOCK_INPUT_JOURNAL:
-		return sl_journal_json_line(rd, line, len);
-	case SPLITLOCK_INPUT_DMESG:
-		return sl_dmesg_line(rd, line, len);
-	case SPLITLOCK_INPUT_SYSLOG:
-		return sl_syslog_line(rd, line, len);
-	case SPLITLOCK_INPUT_JOURNAL_TEXT:
-		return sl_journal_text_line(rd, line, len);
-	case SPLITLOCK_INPUT_DMESG_JSON:
-		return sl_dmesg_json_line(rd, line, len);
-	case SPLITLOCK_INPUT_JOURNAL_EXPORT:
-		return sl_journal_export_line(rd, line, len);
-	case SPLITLOCK_INPUT_JOURNAL_VERBOSE:
-		return sl_journal_verbose_line(rd, line, len);
-	default:
-		return sl_kmsg_line(rd, line, len);
-	}
+	return rd->form->line(rd, line, len);
 }
 
 /* Complete lines in [p, end): hand over those that may matter. */
@@ -324,26 +191,15 @@ static void see_lines(struct sl_reader *rd, const char *p, const char *end)
 
 		if (!le)
 			le = end;
-		sl_syslog_years_see(rd->years, p, (size_t)(le - p));
+		rd->passed(rd, p, (size_t)(le - p));
 		p = le + 1;
 	}
 }
 
 static int scan_region(struct sl_reader *rd, const char *p, const char *end)
 {
-	const struct sl_needle *set = needles;
-	size_t n_set = N_NEEDLES;
-
-	if (rd->format == SPLITLOCK_INPUT_JOURNAL) {
-		set = journal_needles;
-		n_set = N_JOURNAL_NEEDLES;
-	} else if (rd->format == SPLITLOCK_INPUT_JOURNAL_TEXT) {
-		set = journal_text_needles;
-		n_set = N_JOURNAL_TEXT_NEEDLES;
-	} else if (rd->format == SPLITLOCK_INPUT_SYSLOG) {
-		set = syslog_needles;
-		n_set = N_SYSLOG_NEEDLES;
-	}
+	const struct sl_needle *set = rd->form->needles ? rd->form->needles : needles;
+	size_t n_set = rd->form->needles ? rd->form->n_needles : N_NEEDLES;
 	/* json-pretty spreads a record over lines: every line is read. */
 	if (rd->object || rd->every_line) {
 		while (p < end) {
@@ -371,42 +227,16 @@ static int scan_region(struct sl_reader *rd, const char *p, const char *end)
 		le = memchr(hit, rd->sep, (size_t)(end - hit));
 		if (!le)
 			le = end;
-		if (rd->years)
+		if (rd->passed)
 			see_lines(rd, p, ls);
 		r = handle_line(rd, ls, (size_t)(le - ls));
 		if (r)
 			return r;
 		p = le + 1;
 	}
-	if (rd->years && p < end)
+	if (rd->passed && p < end)
 		see_lines(rd, p, end);
 	return 0;
-}
-
-/* The end of the input ends the record being gathered. */
-static int finish(struct sl_reader *rd)
-{
-	switch (rd->format) {
-	case SPLITLOCK_INPUT_SYSLOG:
-		return rd->years ? sl_syslog_years_replay(rd) : 0;
-	case SPLITLOCK_INPUT_DMESG_JSON:
-		return sl_dmesg_json_line(rd, "}", 1);
-	case SPLITLOCK_INPUT_JOURNAL_EXPORT: {
-		int r;
-
-		if (rd->pending.in_binary) {
-			rd->pending.in_binary = false;
-			sl_pending_message_lost(rd);
-		}
-		r = sl_pending_end(rd);
-		sl_pending_cut_finish(rd);
-		return r;
-	}
-	case SPLITLOCK_INPUT_JOURNAL_VERBOSE:
-		return sl_pending_end(rd);
-	default:
-		return 0;
-	}
 }
 
 static int fill(int fd, char *buf, size_t *end, size_t size, bool *eof)
@@ -436,10 +266,11 @@ static void journal_seen_free(struct sl_journal_seen *s)
 	free(s->cut);
 }
 
-static void syslog_years_free(struct sl_syslog_years *y)
+/* What the form's start() took, given back. */
+static void release(struct sl_reader *rd)
 {
-	free(y->bytes);
-	free(y->lines);
+	if (rd->form && rd->form->release)
+		rd->form->release(rd);
 }
 
 int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
@@ -450,13 +281,10 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 {
 	_cleanup_free_ char *buf = malloc(INPUT_BUF);
 	_cleanup_free_ char *decoded = malloc(INPUT_BUF + 1);
-	_cleanup_free_ char *object = NULL;
 	_cleanup_free_ char *scratch = malloc(INPUT_BUF);
 	_cleanup_(repeat_seen_free) struct sl_repeat_seen repeat_seen = { 0 };
 	_cleanup_(journal_seen_free) struct sl_journal_seen journal_seen = { 0 };
-	_cleanup_(syslog_years_free) struct sl_syslog_years years = { .month = -1 };
-	_cleanup_free_ struct sl_syslog_last *syslog_last = NULL;
-	struct sl_reader rd = { .ctx = ctx, .fn = fn, .data = data,
+	_cleanup_(release) struct sl_reader rd = { .ctx = ctx, .fn = fn, .data = data,
 			     .unread = unread, .every_line = every_record,
 			     .stand_in = every_record };
 	size_t start = 0, end = 0;
@@ -468,8 +296,10 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 		return -ENOMEM;
 	rd.decoded = decoded;
 	rd.scratch = scratch;
-	rd.format = *format;
-	/* A forced format is still looked at once: json-pretty needs to know. */
+	rd.form = sl_log_format_of(*format);
+	if (!rd.form && *format != SPLITLOCK_INPUT_AUTO)
+		return -EINVAL;
+	/* A form given is still looked at once: json-pretty needs to know. */
 	detected = false;
 	for (;;) {
 		char *last;
@@ -489,8 +319,8 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 		 * form. (NUL-separated records and export's binary fields
 		 * keep theirs.)
 		 */
-		if (end > start && buf[start] == '\0' && rd.format != SPLITLOCK_INPUT_KMSG_NUL &&
-		    !(rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT && rd.pending.in_binary)) {
+		if (end > start && buf[start] == '\0' &&
+		    !(rd.form && (rd.form->flags & SL_FORMAT_NUL_SEPARATED)) && !rd.pending.in_binary) {
 			size_t n = start;
 
 			while (n < end && buf[n] == '\0')
@@ -521,48 +351,30 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			 * for dmesg text, every event unread. */
 			if (end >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
 				start = 3;
-			if (*format == SPLITLOCK_INPUT_AUTO)
-				rd.format = *format = sl_log_detect(buf + start, end - start);
+			if (*format == SPLITLOCK_INPUT_AUTO) {
+				*format = sl_log_detect(buf + start, end - start);
+				rd.form = sl_log_format_of(*format);
+			}
 			detected = true;
-			sl_dbg(ctx, "input format: %s", splitlock_input_format_name(rd.format));
-			if (rd.format != SPLITLOCK_INPUT_KMSG_NUL &&
-			    rd.format != SPLITLOCK_INPUT_JOURNAL_EXPORT && sl_looks_binary(buf + start, buf + end)) {
+			sl_dbg(ctx, "input format: %s", rd.form->name);
+			if (!(rd.form->flags & SL_FORMAT_HOLDS_NULS) && sl_looks_binary(buf + start, buf + end)) {
 				sl_dbg(ctx, "the input holds binary data, not text");
 				return -EMEDIUMTYPE;
 			}
-			if (rd.format == SPLITLOCK_INPUT_JOURNAL && sl_journal_pretty(buf + start, buf + end)) {
-				rd.object = object = malloc(INPUT_BUF);
-				if (!object)
-					return -ENOMEM;
+			if (rd.form->start) {
+				r = rd.form->start(&rd, buf + start, buf + end);
+				if (r < 0)
+					return r;
 			}
-			if (rd.format == SPLITLOCK_INPUT_DMESG)
-				sl_dmesg_detect_form(&rd, buf + start, buf + end);
-			if (rd.format == SPLITLOCK_INPUT_SYSLOG || rd.format == SPLITLOCK_INPUT_JOURNAL_TEXT)
-				rd.indent = sl_first_line_indent(buf + start, buf + end);
-			if (rd.format == SPLITLOCK_INPUT_KMSG || rd.format == SPLITLOCK_INPUT_KMSG_NUL ||
-			    rd.format == SPLITLOCK_INPUT_DMESG || rd.format == SPLITLOCK_INPUT_SYSLOG ||
-			    rd.format == SPLITLOCK_INPUT_JOURNAL_TEXT ||
-			    rd.format == SPLITLOCK_INPUT_DMESG_JSON)
+			if (rd.form->flags & SL_FORMAT_REPEATS)
 				rd.repeat_seen = &repeat_seen;
-			if (rd.format == SPLITLOCK_INPUT_JOURNAL ||
-			    rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT ||
-			    rd.format == SPLITLOCK_INPUT_JOURNAL_VERBOSE)
+			if (rd.form->flags & SL_FORMAT_JOURNAL_ENTRIES)
 				rd.journal_seen = &journal_seen;
-			if (rd.format == SPLITLOCK_INPUT_SYSLOG && sl_first_line_yearless(buf + start, buf + end))
-				rd.years = &years;
-			if (rd.format == SPLITLOCK_INPUT_SYSLOG) {
-				rd.last = syslog_last = calloc(1, sizeof(*syslog_last));
-				if (!syslog_last)
-					return -ENOMEM;
-			}
-			/* Records of several lines: every line is read. */
-			if (rd.format == SPLITLOCK_INPUT_DMESG_JSON ||
-			    rd.format == SPLITLOCK_INPUT_JOURNAL_EXPORT ||
-			    rd.format == SPLITLOCK_INPUT_JOURNAL_VERBOSE)
+			if (rd.form->flags & SL_FORMAT_EVERY_LINE)
 				rd.every_line = true;
 			rd.counted = buf + start;
 		}
-		rd.sep = rd.format == SPLITLOCK_INPUT_KMSG_NUL ? '\0' : '\n';
+		rd.sep = rd.form && (rd.form->flags & SL_FORMAT_NUL_SEPARATED) ? '\0' : '\n';
 		if (skipping) {
 			char *sep = memchr(buf + start, rd.sep, end - start);
 
@@ -595,11 +407,11 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 				if (r)
 					return r < 0 ? r : 0;
 			}
-			if (!cut && record_open_at_end(&rd, buf, end)) {
+			if (!cut && rd.form->open_at_end && rd.form->open_at_end(&rd, buf, end)) {
 				count_lines_to(&rd, buf + end);
 				sl_unread_note_why(unread, rd.line ? rd.line - 1 : 0, SPLITLOCK_UNREAD_CUT);
 			}
-			r = finish(&rd);
+			r = rd.form->finish ? rd.form->finish(&rd) : 0;
 			if (r)
 				return r < 0 ? r : 0;
 			break;
@@ -622,7 +434,7 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 		rd.counted = buf;
 	}
 	if (!rd.records && rd.lines_before_record && !unread->lines) {
-		sl_dbg(ctx, "no record of the input read as %s", splitlock_input_format_name(rd.format));
+		sl_dbg(ctx, "no record of the input read as %s", rd.form->name);
 		unread->lines = rd.lines_before_record;
 		unread->first_line = rd.first_line_before_record;
 		unread->by[SPLITLOCK_UNREAD_UNPARSED] += rd.lines_before_record;
@@ -636,25 +448,4 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 	if (progress)
 		progress(bytes, progress_data);
 	return 0;
-}
-
-static const struct name_table format_names[] = {
-	{ SPLITLOCK_INPUT_AUTO, "auto" },
-	{ SPLITLOCK_INPUT_KMSG, "kmsg" },
-	{ SPLITLOCK_INPUT_KMSG_NUL, "kmsg-nul" },
-	{ SPLITLOCK_INPUT_DMESG, "dmesg" },
-	{ SPLITLOCK_INPUT_JOURNAL, "journal" },
-	{ SPLITLOCK_INPUT_SYSLOG, "syslog" },
-	{ SPLITLOCK_INPUT_JOURNAL_TEXT, "journal-text" },
-	{ SPLITLOCK_INPUT_DMESG_JSON, "dmesg-json" },
-	{ SPLITLOCK_INPUT_JOURNAL_EXPORT, "journal-export" },
-	{ SPLITLOCK_INPUT_JOURNAL_VERBOSE, "journal-verbose" },
-};
-
-_public_ DEFINE_NAME_TABLE_PARSE(splitlock_input_format_parse, format_names,
-				 enum splitlock_input_format)
-
-_public_ const char *splitlock_input_format_name(enum splitlock_input_format format)
-{
-	return NAME_TABLE_NAME_OR(format_names, format, "unknown");
 }

@@ -42,7 +42,7 @@ int sl_text_repeat(struct sl_reader *rd, struct sl_log_record *r)
 	size_t len = r->rec.message_len;
 	int64_t stamp = r->mono_usec != SPLITLOCK_TIME_UNKNOWN ? r->mono_usec : r->wall_usec;
 	bool own = r->mono_usec != SPLITLOCK_TIME_UNKNOWN ||
-		   (r->wall_usec != SPLITLOCK_TIME_UNKNOWN && rd->format != SPLITLOCK_INPUT_DMESG);
+		   (r->wall_usec != SPLITLOCK_TIME_UNKNOWN && !(rd->form->flags & SL_FORMAT_DERIVED_WALL));
 	bool exact = r->mono_usec != SPLITLOCK_TIME_UNKNOWN || (own && r->wall_grain == 0);
 	int facility = r->facility_known ? r->rec.facility : -1;
 	int level = r->level_known ? r->rec.level : -1;
@@ -114,4 +114,51 @@ int sl_reader_emit_further(struct sl_reader *rd, const char *msg, size_t len)
 	r.rec.facility = 1; /* never the kernel's, whatever it says */
 	r.further = true;
 	return sl_reader_emit(rd, &r, msg, len);
+}
+
+/* @end back past blanks, line ends and colour resets ("\x1b[0m": a
+ * coloured journalctl ends with one, after its last newline). */
+const char *sl_trim_end(const char *p, const char *end)
+{
+	for (;;) {
+		const char *q = end;
+
+		while (q > p && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\r' || q[-1] == '\n'))
+			q--;
+		if (q > p && q[-1] == 'm') {
+			const char *e = q - 1;
+
+			while (e > p && ((e[-1] >= '0' && e[-1] <= '9') || e[-1] == ';'))
+				e--;
+			if (e - p >= 2 && e[-1] == '[' && e[-2] == '\x1b')
+				q = e - 2;
+		}
+		if (q == end)
+			return end;
+		end = q;
+	}
+}
+
+/* journalctl -o export and -o verbose end every line: a last line
+ * without its newline was cut, whatever it holds. */
+bool sl_entry_line_cut(const char *line, const char *end)
+{
+	(void)line;
+	(void)end;
+	return true;
+}
+
+bool sl_json_line_cut(const char *line, const char *end)
+{
+	return end > line && end[-1] != '}';
+}
+
+/* Its lines whole, but an entry never closed: journalctl -o json-pretty
+ * and dmesg --json end with a "}". */
+bool sl_json_open_at_end(const struct sl_reader *rd, const char *buf, size_t end)
+{
+	const char *e = sl_trim_end(buf, buf + end);
+
+	(void)rd;
+	return e > buf && e[-1] != '}';
 }

@@ -355,3 +355,14 @@ const char *sl_skip_blanks(const char *p, const char *end)
 		p++;
 	return p;
 }
+
+/* Blanks before the first line's text: a log pasted into a forum or mail. */
+size_t sl_first_line_indent(const char *p, const char *end)
+{
+	const char *q;
+
+	while (p < end && (*p == '\n' || *p == '\0'))
+		p++;
+	q = sl_skip_blanks(p, end);
+	return (size_t)(q - p);
+}

@@ -15,6 +15,9 @@ else
 	FISH_FILE=$TOP/completions/slctl.fish
 fi
 
+# The completions ask slctl for the backends and log forms: the one tested.
+PATH="$(dirname "$SLCTL"):$PATH"
+
 commands() {
 	"$SLCTL" --help | sed -n '/^Commands:/,/^$/p' | awk 'NF && !/:$/ {print $1}'
 }
@@ -106,9 +109,14 @@ every_value() { # SHELL
 	expect_offered "$1" "$(printf '%s\n' off warn seq fatal ratelimit: default)" slctl mode ''
 	expect_offered "$1" "$(printf '%s\n' auto grub grubby kernel-install systemd-boot rpm-ostree kernelstub mkinitcpio refind)" \
 		slctl mode fatal --backend ''
+	# What the library lists, whatever it is: the completions ask it.
+	[ "$("$SLCTL" mode --backend help | wc -l)" -ge 9 ] || fail "mode --backend help: too few"
+	expect_offered "$1" "$("$SLCTL" mode --backend help)" slctl mode fatal --backend ''
 	expect_offered "$1" "$(printf '%s\n' table json prometheus)" slctl offenders --format ''
 	expect_offered "$1" "$(printf '%s\n' task process comm exe unit)" slctl offenders --group-by ''
 	expect_offered "$1" "$(printf '%s\n' auto kmsg kmsg-nul dmesg journal)" slctl offenders --input-format ''
+	[ "$("$SLCTL" offenders --input-format help | wc -l)" -ge 10 ] || fail "--input-format help: too few"
+	expect_offered "$1" "$("$SLCTL" offenders --input-format help)" slctl offenders --input-format ''
 }
 
 test_bash_offers_the_values_of_each_argument() {

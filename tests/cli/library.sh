@@ -437,7 +437,8 @@ test_the_manual_names_every_exported_function() {
 
 complete_words() { # WORDS... : what completion offers for the last word
 	local words=("$@")
-	bash -c 'source /usr/share/bash-completion/bash_completion 2>/dev/null
+	# The completion asks slctl for the backends: the one tested.
+	PATH="$(dirname "$SLCTL"):$PATH" bash -c 'source /usr/share/bash-completion/bash_completion 2>/dev/null
 		source "$0"
 		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
 		_slctl; echo "${COMPREPLY[*]}"' "$TOP/completions/slctl.bash" "${words[@]}"

@@ -129,4 +129,27 @@ test_real_system_status_answers() {
 	jq -e '.cpu and .kernel.release and .mode.current' <<<"$out" >/dev/null || fail "incomplete: $out"
 }
 
+# "--input-format help" and "--backend help" list what the library knows,
+# one a line (the completions ask them); slctl(8) names each of them, so a
+# form or backend added to the library without its words there fails here.
+test_value_lists_come_from_the_library_and_the_man_page_names_them() {
+	local man=$TOP/man/slctl.8.scd listed name
+	run "$SLCTL" offenders --input-format help
+	expect_rc 0
+	[ "$(wc -l <<<"$out")" -ge 10 ] || fail "too few forms: $out"
+	listed=$(grep -m1 '^\*--input-format\*' "$man") || fail "no --input-format in slctl(8)"
+	for name in $out; do
+		grep -q -- "\*$name\*" <<<"$listed" || fail "slctl(8) does not list the form $name"
+	done
+	[ "$(grep -o '\*[a-z-]*\*' <<<"$listed" | sort -u | wc -l)" -eq "$(($(wc -l <<<"$out") + 1))" ] ||
+		fail "slctl(8) lists forms the build does not know: $listed"
+	run "$SLCTL" mode --backend help
+	expect_rc 0
+	listed=$(sed -n '/^\*-b, --backend\* _NAME_/,/^$/p' "$man")
+	[ -n "$listed" ] || fail "no --backend in slctl(8)"
+	for name in $out; do
+		grep -q -- "\*$name\*" <<<"$listed" || fail "slctl(8) does not list the backend $name"
+	done
+}
+
 run_tests

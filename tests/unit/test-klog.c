@@ -85,7 +85,7 @@ static void dmesg_raw(const char *line, struct dmesg_seen *s)
 {
 	static char decoded[SL_INPUT_BUF + 1], scratch[SL_INPUT_BUF];
 	struct sl_unread unread = { 0 };
-	struct sl_reader rd = { .format = SPLITLOCK_INPUT_DMESG, .sep = '\n',
+	struct sl_reader rd = { .form = &sl_log_format_dmesg, .sep = '\n',
 				.decoded = decoded, .scratch = scratch,
 				.fn = dmesg_record, .data = s, .unread = &unread };
 

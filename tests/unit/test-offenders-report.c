@@ -12,6 +12,7 @@
 
 #include "test.h"
 #include "libsplitlock.h"
+#include "log/format.h"
 #include "offenders/offenders.h"
 
 static struct splitlock_kmsg_record rec(int facility, uint64_t usec, const char *msg)
@@ -527,6 +528,33 @@ TEST(cgroup_unit_and_container)
 	CHECK(unit == NULL && container == NULL);
 }
 
+/*
+ * The forms' table: each entry stands at its member, every name parses
+ * back to it, the list ends with a NULL (callers walk it so), and each
+ * form has a parser.
+ */
+TEST(format_table_walks_every_form)
+{
+	enum splitlock_input_format f, back;
+	const char *name;
+	unsigned n = 0;
+
+	for (f = 0; (name = splitlock_input_format_name(f)); f++) {
+		CHECK_INT(splitlock_input_format_parse(name, &back), 0);
+		CHECK_INT((int)back, (int)f);
+		if (f == SPLITLOCK_INPUT_AUTO) {
+			CHECK(sl_log_format_of(f) == NULL);
+		} else {
+			CHECK(sl_log_format_of(f) != NULL);
+			CHECK_INT((int)sl_log_format_of(f)->id, (int)f);
+			CHECK(sl_log_format_of(f)->line != NULL);
+		}
+		n++;
+	}
+	CHECK_INT((int)n, (int)SPLITLOCK_INPUT_JOURNAL_VERBOSE + 1);
+	CHECK(sl_log_format_of(f) == NULL);
+}
+
 TEST(names_round_trip)
 {
 	enum splitlock_group g;
@@ -537,6 +565,7 @@ TEST(names_round_trip)
 	CHECK_INT(splitlock_group_parse("units", &g), -EINVAL);
 	CHECK_INT(splitlock_input_format_parse("kmsg-nul", &f), 0);
 	CHECK_STR(splitlock_input_format_name(f), "kmsg-nul");
+	CHECK_INT(splitlock_input_format_parse("unknown", &f), -EINVAL);
 	CHECK_STR(splitlock_kind_name(SPLITLOCK_KIND_BUS_LOCK), "bus_lock");
 	CHECK_STR(splitlock_action_name(SPLITLOCK_ACTION_SIGBUS), "sigbus");
 }
