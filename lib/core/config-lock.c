@@ -73,7 +73,7 @@ int sl_open_state_dir(struct splitlock_ctx *ctx, char **why)
 	 * the drop of a lease waited there, unkillably, with the penalty
 	 * off. A lookup of a name that exists takes no lock at all; the
 	 * lookup of a missing one, and the mkdir, do, and are made in a
-	 * bounded child (path.c; ninth review). tmpfiles.d makes the
+	 * bounded child (core/bounded.c; ninth review). tmpfiles.d makes the
 	 * directory at boot.
 	 */
 	r = sl_lstat(ctx, SL_STATE_DIR, &st);

@@ -22,8 +22,8 @@ struct splitlock_ctx {
 	splitlock_log_fn log_fn;
 	void *log_data;
 	int log_priority;
-	bool no_openat2;     /* resolve paths by hand (see path.c) */
-	bool lookup_stalled; /* a bounded lookup timed out (see path.c) */
+	bool no_openat2;     /* resolve paths by hand (see core/path.c) */
+	bool lookup_stalled; /* a bounded lookup timed out (see core/bounded.c) */
 	pid_t stalled_child; /* its child, left: -1 where none could start */
 };
 

@@ -1,7 +1,7 @@
 # A kernel built without UNIX sockets (the kernel job's tinyconfig VMs;
 # CONFIG_UNIX=n): lookups that are bounded by a child cannot hand a
 # descriptor back, so they are done in the process, as before the bound
-# (lib/core/path.c, no_unix_sockets()). Running out of descriptors is not that
+# (lib/core/bounded.c, no_unix_sockets()). Running out of descriptors is not that
 # case: it stays an error, never an unbounded wait.
 #
 # socketpair() fails through tests/fault/faultinject.c; only fake roots.
