@@ -51,27 +51,9 @@
 #include <sys/vfs.h>
 #include <time.h>
 
-#include "dir-list.h"
 #include "core/internal.h"
-
-#define LEASE_DIR "leases"
-#define LEASE_LOCK "leases.lock"
-#define SAVED "saved"
-/* A launcher may start a few runs at once; every lease of a user is a
- * root helper process that the user's own process limit does not count. */
-#define SL_LEASES_PER_UID 8
-#define BOOT_ID_SIZE 40
-#define MITIGATE_PATH "/proc/sys/kernel/split_lock_mitigate"
-
-/*
- * What a take and its drop need, opened before leases.lock is taken and
- * kept until the drop: the drop looks nothing up outside /run/slctl.
- */
-struct lease_files {
-	int mitigate;    /* kernel.split_lock_mitigate, O_RDWR */
-	bool in_place;   /* a fake root's file, written in place as procfs's */
-	char boot[BOOT_ID_SIZE];
-};
+#include "dir-list.h"
+#include "run/lease.h"
 
 struct splitlock_lease {
 	struct splitlock_ctx *ctx;
@@ -79,147 +61,6 @@ struct splitlock_lease {
 	int self;        /* the lease file, flocked shared while the lease lives */
 	struct lease_files files;
 };
-
-struct lease_entry {
-	uint32_t holder, run, uid;
-	uint64_t start, run_start;  /* run_start 0: not recorded */
-	int64_t since;
-	char boot[BOOT_ID_SIZE];    /* "": not recorded */
-	bool live;
-};
-
-struct splitlock_leases {
-	struct lease_entry *entries;
-	size_t count;
-	int saved;       /* -1: slctl owes nothing */
-};
-
-struct lease_dir {
-	int dir;         /* /run/slctl/leases */
-	int lock;        /* /run/slctl/leases.lock, flocked */
-};
-
-static void lease_dir_close(struct lease_dir *ld)
-{
-	if (ld->dir >= 0)
-		close(ld->dir);
-	if (ld->lock >= 0)
-		close(ld->lock); /* and with it the flock */
-	ld->dir = ld->lock = -1;
-}
-
-/*
- * Open and lock the lease directory. Without @create a missing one is
- * -ENOENT, and nothing is created: readers and the mitigate plan must not
- * leave directories behind.
- */
-static int lease_dir_open(struct splitlock_ctx *ctx, bool create, struct lease_dir *ld)
-{
-	_cleanup_free_ char *why = NULL;
-	_cleanup_close_ int state = -1;
-	struct stat st, sst;
-	int r;
-
-	ld->dir = ld->lock = -1;
-	if (!create) {
-		r = sl_lstat(ctx, SL_STATE_DIR "/" LEASE_DIR, &st);
-		if (r < 0)
-			return r;
-	}
-	state = sl_open_state_dir(ctx, &why);
-	if (state < 0) {
-		sl_err(ctx, "%s", why ? why : strerror(-state));
-		return state;
-	}
-	r = create ? sl_mkdirat_mode(state, LEASE_DIR, 0700) : 0;
-	if (r < 0) {
-		sl_err(ctx, "cannot create " SL_STATE_DIR "/" LEASE_DIR ": %s", strerror(-r));
-		return r;
-	}
-	ld->dir = openat(state, LEASE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (ld->dir < 0) {
-		r = -errno;
-		if (r != -ENOENT)
-			sl_err(ctx, "cannot open " SL_STATE_DIR "/" LEASE_DIR ": %s", strerror(-r));
-		return r;
-	}
-	/* The same rule as for /run/slctl itself: its owner's, nobody else's. */
-	if (fstat(ld->dir, &st) < 0 || fstat(state, &sst) < 0 || st.st_uid != sst.st_uid ||
-	    (st.st_mode & 07777) != 0700) {
-		sl_err(ctx, SL_STATE_DIR "/" LEASE_DIR " is not a directory of %u's with mode "
-		       "0700; remove it", (unsigned)sst.st_uid);
-		lease_dir_close(ld);
-		return -EUCLEAN;
-	}
-	ld->lock = sl_open_lock_file(state, LEASE_LOCK);
-	if (ld->lock < 0) {
-		r = ld->lock;
-		if (r == -EBADFD)
-			sl_err(ctx, SL_STATE_DIR "/" LEASE_LOCK " is not a regular file of %u's; "
-			       "remove it", (unsigned)sst.st_uid);
-		else
-			sl_err(ctx, "cannot open " SL_STATE_DIR "/" LEASE_LOCK ": %s",
-			       strerror(-r));
-		ld->lock = -1;
-		lease_dir_close(ld);
-		return r;
-	}
-	/* Holders keep it for a few file operations; one that is stopped or
-	 * hung must not hang everyone else with it. */
-	r = sl_flock_wait(ld->lock, SL_LOCK_TIMEOUT_MS);
-	if (r < 0) {
-		/* The caller says it in its own sentence: -ETIMEDOUT is documented. */
-		if (r == -ETIMEDOUT)
-			sl_dbg(ctx, "another process has held " SL_STATE_DIR "/" LEASE_LOCK
-			       " for %u seconds", SL_LOCK_TIMEOUT_MS / 1000);
-		lease_dir_close(ld);
-		return r;
-	}
-	return 0;
-}
-
-/* "PID-START-TAG" of a lease file, or false for any other name. */
-static bool parse_name(const char *name, uint32_t *pid, uint64_t *start)
-{
-	unsigned long long p, s;
-	unsigned tag;
-	char check[48];
-	int n = -1;
-
-	if (sscanf(name, "%llu-%llu-%8x%n", &p, &s, &tag, &n) != 3 || n < 0 || name[n] ||
-	    p == 0 || p > UINT32_MAX)
-		return false;
-	/* Canonical digits only: "01-2-…" and "+1-2-…" are not ours. */
-	snprintf(check, sizeof(check), "%llu-%llu-%08x", p, s, tag);
-	if (!streq(check, name))
-		return false;
-	*pid = (uint32_t)p;
-	*start = s;
-	return true;
-}
-
-static bool keep_lease_name(const char *name, void *data)
-{
-	uint32_t pid;
-	uint64_t start;
-
-	(void)data;
-	return parse_name(name, &pid, &start);
-}
-
-/*
- * The lease files of @dir, sorted. A descriptor of its own: one shared
- * with @dir would share its reading position too.
- */
-static int list_leases(int dir, char ***names)
-{
-	int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	*names = NULL;
-	if (fd < 0)
-		return -errno;
-	return dir_list(fd, keep_lease_name, NULL, names);
-}
 
 static void lease_files_close(struct lease_files *f)
 {
@@ -288,104 +129,6 @@ static int mitigate_write(struct splitlock_ctx *ctx, const struct lease_files *f
  * closed it: the lock is ours to take then. What cannot be judged (an
  * open that fails) is left alive.
  */
-static bool holder_alive(int dir, const char *name)
-{
-	_cleanup_close_ int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return errno != ENOENT;
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-		return false; /* and unlocked at the close */
-	return true;
-}
-
-/*
- * Whether the run, the process @e->run started at @e->run_start, has
- * ended: reaped (pidfd_open() answers ESRCH), exited and not reaped (a
- * zombie: its pidfd polls readable), or its PID now another process's
- * (another start time). The first two without a lookup; the start time
- * from /proc/PID/stat, read while the pidfd pins the process, from the
- * cache or in a bounded child (a user may hold /proc's lock: sixth
- * review). What cannot be judged is not ended. A run left a zombie, or
- * whose PID was reused, kept its lease live while its holder lingered
- * (ninth review, attack 26).
- */
-static bool run_ended(struct splitlock_ctx *ctx, const struct lease_entry *e)
-{
-	_cleanup_close_ int fd = (int)syscall(SYS_pidfd_open, (pid_t)e->run, 0U);
-	struct pollfd p;
-	uint64_t start;
-	int r;
-
-	if (fd < 0)
-		return errno == ESRCH;
-	p = (struct pollfd){ .fd = fd, .events = POLLIN };
-	if (poll(&p, 1, 0) > 0)
-		return true;
-	r = sl_proc_start_time_bounded(ctx, e->run, &start);
-	return r == -ESRCH || (r == 0 && start != e->run_start);
-}
-
-/*
- * A lease lives in its own boot, while its holder keeps its file locked
- * and its run has not ended. The run's end is its holder's to see (the
- * helper polls a pidfd); this is for a holder that lingers.
- */
-static bool lease_alive(struct splitlock_ctx *ctx, int dir, const char *name,
-			const struct lease_entry *e, const char *boot)
-{
-	if (*e->boot && *boot && !streq(e->boot, boot))
-		return false;
-	if (!holder_alive(dir, name))
-		return false;
-	return e->run_start == 0 || e->run == e->holder || !sl_proc_is_procfs(ctx) ||
-	       !run_ended(ctx, e);
-}
-
-/* A small file of the lease directory, terminated; links are not followed. */
-static int read_small(int dir, const char *name, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
-/* The saved value; -ESTALE when it was saved in another boot. */
-static int read_saved(int dir, const char *boot, int *value)
-{
-	char buf[96];
-	const char *b;
-	int r = read_small(dir, SAVED, buf, sizeof(buf));
-
-	if (r < 0)
-		return r;
-	if ((buf[0] != '0' && buf[0] != '1') || buf[1] != '\n')
-		return -EBADMSG;
-	b = buf + 2;
-	if (*b) {
-		size_t len;
-
-		if (!startswith(b, "boot="))
-			return -EBADMSG;
-		b += 5;
-		len = strcspn(b, "\n");
-		if (b[len] != '\n' || b[len + 1])
-			return -EBADMSG;
-		if (*boot && (strlen(boot) != len || strncmp(b, boot, len) != 0))
-			return -ESTALE;
-	}
-	*value = buf[0] - '0';
-	return 0;
-}
-
 static void sync_dir(int dir)
 {
 	/* A lost unlink would only make the next take find a dead lease. */
@@ -399,7 +142,7 @@ static void sync_dir(int dir)
 static int restore_saved(struct splitlock_ctx *ctx, int dir, const struct lease_files *f)
 {
 	const char *boot = f->boot;
-	int saved, now, r = read_saved(dir, boot, &saved);
+	int saved, now, r = sl_lease_read_saved(dir, boot, &saved);
 
 	if (r == -ENOENT)
 		return 0;
@@ -459,7 +202,6 @@ static void sweep_temporaries(int dir)
 		dir_list_free(names, (size_t)n);
 }
 
-static int read_entry(int dir, const char *name, struct lease_entry *e);
 
 /*
  * Under the lock: remove the leases of dead holders and runs, and when
@@ -474,15 +216,15 @@ static int reconcile(struct splitlock_ctx *ctx, int dir, const struct lease_file
 	int n;
 
 	sweep_temporaries(dir);
-	n = list_leases(dir, &names);
+	n = sl_lease_list(dir, &names);
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n; i++) {
 		struct lease_entry e = { .uid = UINT32_MAX };
 
-		parse_name(names[i], &e.holder, &e.start);
+		sl_lease_parse_name(names[i], &e.holder, &e.start);
 		e.run = e.holder;
-		if (read_entry(dir, names[i], &e) < 0 || lease_alive(ctx, dir, names[i], &e, f->boot)) {
+		if (sl_lease_read_entry(dir, names[i], &e) < 0 || sl_lease_alive(ctx, dir, names[i], &e, f->boot)) {
 			alive++;
 			if (e.uid == uid)
 				mine++;
@@ -548,7 +290,7 @@ _public_ int splitlock_lease_take(struct splitlock_ctx *ctx, uint32_t uid, uint3
 	snprintf(lease->name, sizeof(lease->name), "%" PRIu32 "-%" PRIu64 "-%08" PRIx32, pid,
 		 start, tag);
 
-	r = lease_dir_open(ctx, true, &ld);
+	r = sl_lease_dir_open(ctx, true, &ld);
 	if (r < 0)
 		goto fail;
 	r = reconcile(ctx, ld.dir, &lease->files, uid, NULL, &of_uid);
@@ -606,11 +348,11 @@ _public_ int splitlock_lease_take(struct splitlock_ctx *ctx, uint32_t uid, uint3
 		goto fail;
 	}
 	lease->ctx = splitlock_ref(ctx);
-	lease_dir_close(&ld);
+	sl_lease_dir_close(&ld);
 	*out = lease;
 	return 0;
 fail:
-	lease_dir_close(&ld);
+	sl_lease_dir_close(&ld);
 	if (lease->self >= 0)
 		close(lease->self);
 	lease_files_close(&lease->files);
@@ -630,13 +372,13 @@ _public_ int splitlock_lease_drop(struct splitlock_lease *lease)
 	 * is /run/slctl alone, which only root can lock, and it is looked up
 	 * before leases.lock is taken.
 	 */
-	r = lease_dir_open(lease->ctx, false, &ld);
+	r = sl_lease_dir_open(lease->ctx, false, &ld);
 	if (r == 0) {
 		if (unlinkat(ld.dir, lease->name, 0) < 0 && errno != ENOENT)
 			r = -errno;
 		if (r == 0)
 			r = reconcile(lease->ctx, ld.dir, &lease->files, UINT32_MAX, NULL, NULL);
-		lease_dir_close(&ld);
+		sl_lease_dir_close(&ld);
 	}
 	if (lease->self >= 0)
 		close(lease->self);
@@ -663,7 +405,7 @@ int sl_leases_set_by_hand(struct splitlock_ctx *ctx, int value)
 	 * value and set 0, root then forgot that, and nothing restored the
 	 * value when the runs ended (fourth review).
 	 */
-	r = lease_dir_open(ctx, false, &ld);
+	r = sl_lease_dir_open(ctx, false, &ld);
 	if (r == -ENOENT) {
 		r = mitigate_write(ctx, &f, value);
 		lease_files_close(&f);
@@ -674,7 +416,7 @@ int sl_leases_set_by_hand(struct splitlock_ctx *ctx, int value)
 		return r;
 	}
 	r = mitigate_write(ctx, &f, value);
-	if (r == 0 && read_saved(ld.dir, "", &saved) != -ENOENT) {
+	if (r == 0 && sl_lease_read_saved(ld.dir, "", &saved) != -ENOENT) {
 		unlinkat(ld.dir, SAVED, 0);
 		sync_dir(ld.dir);
 		reconcile(ctx, ld.dir, &f, UINT32_MAX, &live, NULL);
@@ -683,134 +425,8 @@ int sl_leases_set_by_hand(struct splitlock_ctx *ctx, int value)
 				live, live == 1 ? "" : "s", live == 1 ? "s" : "",
 				live == 1 ? "it ends" : "they end");
 	}
-	lease_dir_close(&ld);
+	sl_lease_dir_close(&ld);
 	lease_files_close(&f);
 	return r;
 }
 
-/* The key=value lines of a lease file; unknown fields stay as they were. */
-static void parse_lease(const char *text, struct lease_entry *e)
-{
-	const char *v;
-	unsigned long long n;
-
-	if ((v = strstr(text, "uid=")) && sscanf(v + 4, "%llu", &n) == 1 && n <= UINT32_MAX)
-		e->uid = (uint32_t)n;
-	if ((v = strstr(text, "run=")) && sscanf(v + 4, "%llu", &n) == 1 && n <= UINT32_MAX)
-		e->run = (uint32_t)n;
-	if ((v = strstr(text, "since=")) && sscanf(v + 6, "%llu", &n) == 1 && n <= INT64_MAX)
-		e->since = (int64_t)n;
-	if ((v = strstr(text, "run_start=")) && sscanf(v + 10, "%llu", &n) == 1)
-		e->run_start = n;
-	if ((v = strstr(text, "\nboot=")) && sscanf(v + 6, "%39[0-9a-f-]", e->boot) != 1)
-		e->boot[0] = '\0';
-}
-
-static int read_entry(int dir, const char *name, struct lease_entry *e)
-{
-	char text[512];
-	int r = read_small(dir, name, text, sizeof(text));
-
-	if (r < 0)
-		return r;
-	parse_lease(text, e);
-	return 0;
-}
-
-_public_ int splitlock_leases_read(struct splitlock_ctx *ctx, struct splitlock_leases **out)
-{
-	struct splitlock_leases *l;
-	struct lease_dir ld;
-	char **names = NULL, boot[BOOT_ID_SIZE];
-	int n, r;
-
-	*out = NULL;
-	l = calloc(1, sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	l->saved = -1;
-	r = sl_boot_id(ctx, boot, sizeof(boot));
-	if (r == 0)
-		r = lease_dir_open(ctx, false, &ld);
-	if (r == -ENOENT) {
-		*out = l;
-		return 0;
-	}
-	if (r < 0) {
-		free(l);
-		return r;
-	}
-	n = list_leases(ld.dir, &names);
-	if (n > 0) {
-		l->entries = calloc((size_t)n, sizeof(*l->entries));
-		if (!l->entries)
-			n = -ENOMEM;
-	}
-	for (int i = 0; n > 0 && i < n; i++) {
-		struct lease_entry *e = &l->entries[l->count];
-
-		parse_name(names[i], &e->holder, &e->start);
-		e->run = e->holder;
-		e->uid = UINT32_MAX;
-		e->since = SPLITLOCK_TIME_UNKNOWN;
-		if (read_entry(ld.dir, names[i], e) < 0)
-			continue; /* gone since the listing: dropped */
-		e->live = lease_alive(ctx, ld.dir, names[i], e, boot);
-		l->count++;
-	}
-	if (n >= 0 && read_saved(ld.dir, boot, &l->saved) < 0)
-		l->saved = -1;
-	lease_dir_close(&ld);
-	if (n > 0)
-		dir_list_free(names, (size_t)n);
-	if (n < 0) {
-		splitlock_leases_free(l);
-		return n;
-	}
-	*out = l;
-	return 0;
-}
-
-_public_ struct splitlock_leases *splitlock_leases_free(struct splitlock_leases *leases)
-{
-	if (leases) {
-		free(leases->entries);
-		free(leases);
-	}
-	return NULL;
-}
-
-_public_ size_t splitlock_leases_get_count(const struct splitlock_leases *leases)
-{
-	return leases->count;
-}
-
-_public_ int splitlock_leases_get(const struct splitlock_leases *leases, size_t index,
-				  uint32_t *holder_pid, uint32_t *run_pid, uint32_t *uid,
-				  int64_t *since, bool *live)
-{
-	const struct lease_entry *e;
-
-	if (index >= leases->count)
-		return -ERANGE;
-	e = &leases->entries[index];
-	if (holder_pid)
-		*holder_pid = e->holder;
-	if (run_pid)
-		*run_pid = e->run;
-	if (uid)
-		*uid = e->uid;
-	if (since)
-		*since = e->since;
-	if (live)
-		*live = e->live;
-	return 0;
-}
-
-_public_ int splitlock_leases_get_saved(const struct splitlock_leases *leases, int *value)
-{
-	if (leases->saved < 0)
-		return -ENODATA;
-	*value = leases->saved;
-	return 0;
-}
