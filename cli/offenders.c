@@ -114,101 +114,6 @@ static int parse_columns(struct options *o, const char *list)
 	return 0;
 }
 
-/* ---- time -------------------------------------------------------------- */
-
-void offenders_format_mono(int64_t usec, char *buf, size_t size)
-{
-	char d[32];
-	size_t at = sizeof(d);
-	uint64_t v = (uint64_t)usec;
-
-	/* Two per offender in a report of thousands: no snprintf(). */
-	if (usec < 0 || size < sizeof(d)) {
-		snprintf(buf, size, "%" PRId64 ".%06" PRId64, usec / 1000000, usec % 1000000);
-		return;
-	}
-	d[--at] = '\0';
-	for (int i = 0; i < 6; i++, v /= 10)
-		d[--at] = (char)('0' + v % 10);
-	d[--at] = '.';
-	do {
-		d[--at] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	memcpy(buf, d + at, sizeof(d) - at);
-}
-
-/*
- * "%Y-%m-%dT%H:%M:%S.uuuuuuZ" as gmtime_r() and strftime() write it, for
- * years 1970 to 9999 (days to a date: H. Hinnant's civil_from_days()):
- * two a JSON offender, and strftime() was a tenth of a journal log's report.
- * False for other times, which take the library's way.
- */
-static bool civil_utc(int64_t usec, char *buf, size_t size)
-{
-	int64_t secs, days, rem, era, doe, yoe, y, doy, mp, d, m;
-	char *o = buf;
-
-	if (usec < 0 || size < sizeof("YYYY-MM-DDTHH:MM:SS.uuuuuuZ"))
-		return false;
-	secs = usec / 1000000;
-	days = secs / 86400;
-	rem = secs % 86400;
-	days += 719468;
-	era = days / 146097;
-	doe = days - era * 146097;
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	y = yoe + era * 400;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	d = doy - (153 * mp + 2) / 5 + 1;
-	m = mp < 10 ? mp + 3 : mp - 9;
-	y += m <= 2;
-	if (y > 9999)
-		return false;
-#define DIGITS(v, n) do { for (int i_ = (n) - 1; i_ >= 0; i_--) { \
-		o[i_] = (char)('0' + (v) % 10); (v) /= 10; } o += (n); } while (0)
-	{
-		int64_t hh = rem / 3600, mm = rem / 60 % 60, ss = rem % 60, us = usec % 1000000;
-
-		DIGITS(y, 4);
-		*o++ = '-';
-		DIGITS(m, 2);
-		*o++ = '-';
-		DIGITS(d, 2);
-		*o++ = 'T';
-		DIGITS(hh, 2);
-		*o++ = ':';
-		DIGITS(mm, 2);
-		*o++ = ':';
-		DIGITS(ss, 2);
-		*o++ = '.';
-		DIGITS(us, 6);
-	}
-#undef DIGITS
-	*o++ = 'Z';
-	*o = '\0';
-	return true;
-}
-
-void offenders_format_wall(int64_t usec, bool utc_iso, char *buf, size_t size)
-{
-	time_t t = (time_t)(usec / 1000000);
-	struct tm tm;
-
-	if (utc_iso && civil_utc(usec, buf, size))
-		return;
-	if (utc_iso) {
-		gmtime_r(&t, &tm);
-		strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
-		snprintf(buf + strlen(buf), size - strlen(buf), ".%06" PRId64 "Z",
-			 usec % 1000000);
-	} else {
-		localtime_r(&t, &tm);
-		strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
-	}
-}
-
 /* ---- output ------------------------------------------------------------ */
 
 /*
@@ -258,114 +163,6 @@ static void progress_cb(uint64_t bytes, void *data)
 	fprintf(stderr, "\rslctl: reading log: %3u%%",
 		(unsigned)(bytes * 100 / (bytes > p->total ? bytes : p->total)));
 	p->shown = true;
-}
-
-/* ---- follow ------------------------------------------------------------ */
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static int follow_event(const struct splitlock_offender *of,
-			const struct splitlock_kmsg_record *rec, const char *ip,
-			void *data)
-{
-	const struct options *o = data;
-	size_t len;
-	const char *comm = splitlock_offender_get_comm(of, &len);
-
-	if (o->format == FORMAT_JSON) {
-		offenders_print_json_event(of, rec, ip);
-	} else {
-		const char *exe = splitlock_offender_get_exe(of);
-		char name[256], where[2048], path[16384];
-
-		/* Comm, object names in the address and the path all come from
-		 * the process: none reaches the terminal unescaped. */
-		offenders_printable(comm ? comm : "-", comm ? len : 1, name, sizeof(name));
-		offenders_printable(ip ? ip : "?", strlen(ip ? ip : "?"), where, sizeof(where));
-		offenders_printable(exe ? exe : "", exe ? strlen(exe) : 0, path, sizeof(path));
-		printf("[%5" PRIu64 ".%06" PRIu64 "] %s/%" PRIu32 " %s %s%s at %s%s%s\n",
-		       splitlock_kmsg_record_get_usec(rec) / 1000000,
-		       splitlock_kmsg_record_get_usec(rec) % 1000000, name,
-		       splitlock_offender_get_pid(of),
-		       splitlock_kind_name(splitlock_offender_get_kind(of)),
-		       splitlock_action_name(splitlock_offender_get_action(of)),
-		       splitlock_offender_is_probe(of) ? " (probe)" : "",
-		       where, exe ? " exe " : "", path);
-	}
-	fflush(stdout);
-	return 0;
-}
-
-/*
- * The kernel refuses /dev/kmsg to a user without CAP_SYSLOG while
- * kernel.dmesg_restrict is 1 (a file under --root: by its mode); either
- * way, one sentence says what it takes. The exit status for @err.
- */
-static int kmsg_error(int err)
-{
-	if (err == -EPERM || err == -EACCES)
-		slctl_error("cannot read the kernel log: it needs CAP_SYSLOG (run as root) "
-			    "or kernel.dmesg_restrict=0.");
-	else
-		slctl_error("cannot read the kernel log: %s.", strerror(-err));
-	return slctl_exit_for(err);
-}
-
-static int follow(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
-		  const struct options *o)
-{
-	struct splitlock_follow *f;
-	struct sigaction sa = { .sa_handler = on_signal };
-	int ret = splitlock_follow_new(r, o->since != NULL, &f);
-	int err;
-
-	if (ret < 0)
-		return kmsg_error(ret);
-	err = splitlock_follow_get_connector_error(f);
-	if (err == -EPERM || err == -EACCES)
-		slctl_warning("process events unavailable (needs CAP_NET_ADMIN): a task that "
-			      "exits before its line is read stays unnamed.");
-	else if (err == -EXDEV)
-		slctl_warning("process events are only followed on the running system, not under --root.");
-	else if (err == -EOPNOTSUPP)
-		slctl_warning("process events unavailable in a container or non-initial "
-			      "namespace: a task that exits before its line is read stays unnamed.");
-	else if (err < 0)
-		slctl_warning("process events unavailable: %s.", strerror(-err));
-	/* The library's warnings say what a long follow forgets: show them. */
-	if (splitlock_get_log_priority(ctx) < LOG_WARNING)
-		splitlock_set_log_priority(ctx, LOG_WARNING);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	while (!stop) {
-		struct pollfd pfd[2];
-		int n = 0;
-		int timeout = -1;
-
-		if (splitlock_follow_get_log_fd(f) >= 0)
-			pfd[n++] = (struct pollfd){ splitlock_follow_get_log_fd(f), POLLIN, 0 };
-		else
-			timeout = 500; /* a regular file cannot be polled */
-		if (splitlock_follow_get_connector_fd(f) >= 0)
-			pfd[n++] = (struct pollfd){ splitlock_follow_get_connector_fd(f), POLLIN, 0 };
-		ret = splitlock_follow_process(f, follow_event, (void *)o);
-		if (ret < 0)
-			break;
-		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR) {
-			ret = -errno;
-			break;
-		}
-	}
-	splitlock_follow_free(f);
-	if (ret < 0)
-		return kmsg_error(ret);
-	return EXIT_OK;
 }
 
 /* ---- main -------------------------------------------------------------- */
@@ -527,104 +324,6 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 	return EXIT_OK;
 }
 
-/* After "cannot understand --since 'X'": the forms, in one sentence. */
-#define TIME_FORMS ": give a time as journalctl takes it ('[Tue] 2026-12-01 10:00[:05.5] " \
-		   "[UTC|+01:00|Europe/Berlin]', '10:00', today, -1h, '1h ago', @EPOCH; " \
-		   "see slctl(8))."
-
-/* A zone of the tz database: a plain relative name of a TZif file. */
-static bool tz_database_zone(const char *name)
-{
-	const char *dir = getenv("TZDIR");
-	char path[PATH_MAX], magic[4];
-	int fd;
-	bool ok;
-
-	if (!name[0] || name[0] == '/' || strstr(name, "..") ||
-	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_+-") !=
-	    strlen(name))
-		return false;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir && dir[0] ? dir : "/usr/share/zoneinfo",
-			     name) >= sizeof(path))
-		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return false;
-	ok = read(fd, magic, sizeof(magic)) == sizeof(magic) && memcmp(magic, "TZif", 4) == 0;
-	close(fd);
-	return ok;
-}
-
-/*
- * splitlock_time_parse(), and for "... Europe/Berlin" (which journalctl
- * takes) the time before the zone read in that zone. Only a process's TZ
- * names such a zone to the C library, and the library must not change
- * it under its callers: slctl, one thread, sets it for the call.
- */
-static int parse_time(const char *text, int64_t now, int64_t boot, int64_t *usec)
-{
-	const char *space = strrchr(text, ' ');
-	_cleanup_free_ char *before = NULL, *saved = NULL, *zone = NULL;
-	int ret = splitlock_time_parse(text, now, boot, usec);
-
-	if (ret != -EINVAL || !space || !tz_database_zone(space + 1))
-		return ret;
-	before = strndup(text, (size_t)(space - text));
-	zone = malloc(strlen(space + 1) + 2);
-	if (getenv("TZ"))
-		saved = strdup(getenv("TZ"));
-	if (!before || !zone || (getenv("TZ") && !saved))
-		return -ENOMEM;
-	zone[0] = ':';
-	strcpy(zone + 1, space + 1);
-	if (setenv("TZ", zone, 1) < 0)
-		return -errno;
-	tzset();
-	ret = splitlock_time_parse(before, now, boot, usec);
-	if (saved)
-		setenv("TZ", saved, 1);
-	else
-		unsetenv("TZ");
-	tzset();
-	return ret;
-}
-
-static int set_window(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
-		      const struct options *o)
-{
-	struct timespec now_ts;
-	int64_t now, boot = SPLITLOCK_TIME_UNKNOWN, since = SPLITLOCK_TIME_UNKNOWN,
-		until = SPLITLOCK_TIME_UNKNOWN;
-
-	if (!o->since && !o->until)
-		return EXIT_OK;
-	clock_gettime(CLOCK_REALTIME, &now_ts);
-	now = (int64_t)now_ts.tv_sec * 1000000 + now_ts.tv_nsec / 1000;
-	/* "boot" is the boot of the running system; records are dated by the library. */
-	if (!o->input)
-		splitlock_time_boot(ctx, &boot);
-	if (o->since && streq(o->since, "boot") && (o->input || boot == SPLITLOCK_TIME_UNKNOWN)) {
-		/* Everything in the log is since its boot. */
-	} else if (o->since && parse_time(o->since, now, boot, &since) < 0) {
-		return slctl_usage_error("offenders", "cannot understand --since '%s'%s", o->since,
-					 TIME_FORMS);
-	}
-	/* The running system's boot says nothing about when a saved log's boot ended. */
-	if (o->until && o->input && streq(o->until, "boot"))
-		return slctl_usage_error("offenders", "--until boot cannot apply to a saved log, "
-					 "which does not say when its boot ended; leave --until "
-					 "out to read to the end of the log.");
-	if (o->until && parse_time(o->until, now, boot, &until) < 0)
-		return slctl_usage_error("offenders", "cannot understand --until '%s'%s", o->until,
-					 TIME_FORMS);
-	/* [since, until) would hold nothing: a typo more likely than a wish. */
-	if (since != SPLITLOCK_TIME_UNKNOWN && until != SPLITLOCK_TIME_UNKNOWN && since >= until)
-		return slctl_usage_error("offenders", "--since '%s' is not before --until '%s'.",
-					 o->since, o->until);
-	splitlock_offenders_set_window(r, since, until);
-	return EXIT_OK;
-}
-
 /* ---- input that is no text --------------------------------------------- */
 
 /*
@@ -754,11 +453,11 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		slctl_error("%s.", strerror(-ret));
 		return EXIT_FAIL;
 	}
-	ret = set_window(ctx, r, &o);
+	ret = offenders_set_window(ctx, r, &o);
 	if (ret != EXIT_OK)
 		goto out;
 	if (o.follow) {
-		ret = follow(ctx, r, &o);
+		ret = offenders_follow(ctx, r, &o);
 		goto out;
 	}
 	if (o.input) {
@@ -768,7 +467,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	} else {
 		ret = splitlock_offenders_read_kmsg(r);
 		if (ret < 0) {
-			ret = kmsg_error(ret);
+			ret = offenders_kmsg_error(ret);
 			goto out;
 		}
 	}

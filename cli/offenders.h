@@ -53,6 +53,15 @@ void offenders_format_mono(int64_t usec, char *buf, size_t size);
 void offenders_format_wall(int64_t usec, bool utc_iso, char *buf, size_t size);
 /* @s escaped as the table's cells are (see offenders.c). */
 void offenders_printable(const char *s, size_t len, char *buf, size_t size);
+/* offenders-time.c: --since and --until into the report's window: EXIT_OK,
+ * or a usage error said. */
+int offenders_set_window(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
+			 const struct options *o);
+/* offenders-follow.c: the live log's events as they come. */
+/* The sentence for a live log that cannot be read; the exit status. */
+int offenders_kmsg_error(int err);
+int offenders_follow(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
+		     const struct options *o);
 /* Offenders the report shows: all, or --top's. */
 size_t offenders_shown(const struct options *o, const struct splitlock_offenders *r);
 /* offenders-summary.c: is every event of the log counted once, none left
