@@ -109,15 +109,70 @@ static bool ends_in_detector_start(const char *line, size_t len)
 	return false;
 }
 
+/*
+ * dmesg -x's facility cut before its colon ("kern", "kern  "): a line of
+ * nothing but the start of a facility's name, which no record is.
+ */
+static bool facility_start(const char *line, size_t len)
+{
+	static const char *const names[] = {
+		"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news",
+		"uucp", "cron", "authpriv", "ftp", "local0", "local1", "local2",
+		"local3", "local4", "local5", "local6", "local7",
+	};
+	size_t n = 0;
+
+	while (n < len && line[n] >= 'a' && line[n] <= 'z')
+		n++;
+	if (!n && !(len && line[0] >= '0' && line[0] <= '7'))
+		return false;
+	while (n < len && ((line[n] >= '0' && line[n] <= '7') || line[n] == ' '))
+		n++;
+	if (n != len)
+		return false;
+	n = 0;
+	while (n < len && line[n] != ' ')
+		n++;
+	for (size_t k = 0; k < ARRAY_SIZE(names); k++)
+		if (n <= strlen(names[k]) && memcmp(line, names[k], n) == 0)
+			return true;
+	return false;
+}
+
 static bool last_line_cut(const struct sl_reader *rd, const char *line, size_t len)
 {
 	const char *end = sl_trim_end(line, line + len);
 
-	if (end == line || rd->stand_in)
+	if (rd->stand_in)
 		return false;
+	/* Only colours: a reset ends a coloured journalctl after its last
+	 * newline; a colour begun is a dmesg line cut before its text. */
+	if (end == line) {
+		for (const char *e = memchr(line, '\x1b', len); e;
+		     e = memchr(e + 1, '\x1b', len - (size_t)(e + 1 - line)))
+			if (!(line + len - e >= 3 && (memcmp(e, "\x1b[m", 3) == 0 ||
+						      (line + len - e >= 4 && memcmp(e, "\x1b[0m", 4) == 0))))
+				return true;
+		return false;
+	}
 	if (rd->form->line_cut)
 		return rd->form->line_cut(line, end);
-	return ends_in_detector_start(line, (size_t)(end - line));
+	/* dmesg --color=always: its colours are no part of the words (a cut
+	 * may fall inside one: "\x1b[33", "\x1b["). */
+	if (memchr(line, '\x1b', (size_t)(end - line))) {
+		const char *esc = memrchr(line, '\x1b', (size_t)(end - line));
+
+		len = (size_t)(end - line);
+		if (!memchr(esc, 'm', (size_t)(end - esc)))
+			len = (size_t)(esc - line); /* a sequence cut short */
+		len = sl_strip_colors(line, len, rd->scratch);
+		line = rd->scratch;
+		end = sl_trim_end(line, line + len);
+		if (end == line)
+			return true; /* nothing but colours: its text never came */
+	}
+	return facility_start(line, (size_t)(end - line)) ||
+	       ends_in_detector_start(line, (size_t)(end - line));
 }
 
 /*

@@ -1159,4 +1159,27 @@ test_a_log_cut_inside_its_last_record_is_said() {
 	expect_json .unrecognized_by.cut 0
 }
 
+# dmesg --color=always cut inside a colour or before its text, and
+# dmesg -x cut inside its facility ("kern  "), before the colon that
+# rd_form_stamped() knew it by (thirteenth review, H4). A coloured
+# journalctl's last reset is no cut.
+test_coloured_and_facility_cuts_are_said() {
+	local line cut
+	line=$'\e[32m[   30.002000] \e[0m\e[33mx86/split lock detection: \e[0m\e[1m#AC: game/7002 took a split_lock trap at address: 0x1234\e[0m'
+	for cut in $'\e[32m' $'\e[3' $'\e[32m[   30.0' $'\e[32m[   30.002000] \e[0m\e[33mx86/split lo'; do
+		{ printf '%s\n' "$line"; printf '%s' "$cut"; } >"$T/c"
+		run "$SLCTL" offenders --input "$T/c" --input-format dmesg --json
+		expect_json '[.events, .complete, .unrecognized_by.cut] | @csv' '1,false,1'
+	done
+	for cut in k kern 'kern  '; do
+		{ printf 'kern  :warn  : [   30.002000] x86/split lock detection: #AC: game/7002 took a split_lock trap at address: 0x1234\n'
+		  printf '%s' "$cut"; } >"$T/x"
+		run "$SLCTL" offenders --input "$T/x" --json
+		expect_json '[.events, .complete, .unrecognized_by.cut] | @csv' '1,false,1'
+	done
+	{ printf '%s\n' "$line"; printf '\e[0m'; } >"$T/reset"
+	run "$SLCTL" offenders --input "$T/reset" --input-format dmesg --json
+	expect_json '[.events, .complete] | @csv' '1,true'
+}
+
 run_tests
