@@ -1792,6 +1792,13 @@ enum splitlock_unread {
 	 * JSON entry or document never closed, an export entry without its
 	 * blank line. */
 	SPLITLOCK_UNREAD_CUT,
+	/* Records lost before the log held them, where the log shows it: the
+	 * kernel's numbering (/dev/kmsg's SEQ) skips some, or starts past
+	 * the boot's first (the buffer wrapped, dmesg -c), a read of the
+	 * live log was overrun (EPIPE), or a logger says it lost kernel
+	 * messages (journald's "Missed N kernel messages", rsyslog's
+	 * "imjournal: N messages lost due to rate-limiting"). */
+	SPLITLOCK_UNREAD_LOST,
 	/*
 	 * No _MAX: a later release may add reasons. Walk them with
 	 * splitlock_unread_name(), which is NULL past the last one.
@@ -1801,7 +1808,7 @@ enum splitlock_unread {
  * splitlock_unread_name:
  *
  * "unparsed", "hidden", "writer_unknown", "mode_unknown",
- * "kills_suppressed", "burst_used_up"; NULL for a
+ * "kills_suppressed", "burst_used_up", "cut", "lost"; NULL for a
  * reason the library does not know.
  *
  * Since: LIBSPLITLOCK_1

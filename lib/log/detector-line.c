@@ -396,3 +396,90 @@ _public_ const char *splitlock_action_name(enum splitlock_action action)
 {
 	return NAME_TABLE_NAME_OR(action_names, action, "warn");
 }
+
+/* How the detector's lines and its kill lines begin. */
+static const char *const detector_starts[] = {
+	"x86/split lock detection: ", "traps: ", "#AC: ", "#DB: ",
+	"split_lock_warn: ", "handle_user_split_lock: ", "handle_bus_lock: ",
+	"sld_warn_split_lock: ", "sld_warn_bus_lock: ", "handle_guest_split_lock: ",
+};
+
+bool sl_detector_start_prefix(const char *s, size_t len)
+{
+	if (!len)
+		return false;
+	for (size_t k = 0; k < ARRAY_SIZE(detector_starts); k++)
+		if (len < strlen(detector_starts[k]) && memcmp(s, detector_starts[k], len) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * journalctl --no-full (and a terminal's width) shortens a message to fit
+ * with an ellipsis inside, "…" (U+2026), keeping its start and end
+ * (systemd's ellipsize_mem()): "x86/split loc…4", "x86/split loc...4"
+ * where the locale is not UTF-8, or "..." alone. Where the start kept is
+ * the beginning of a detector line, or nothing, the line may have been
+ * one.
+ */
+bool sl_detector_line_ellipsized(const char *s, size_t len)
+{
+	const char *dots = memmem(s, len, "\xe2\x80\xa6", 3);
+	const char *ascii = memmem(s, len, "...", 3);
+
+	/* "..." where the locale is not UTF-8; nothing left but the
+	 * ellipsis: any line it was, the detector's too. */
+	if (!dots || (ascii && ascii < dots))
+		dots = ascii;
+	if (!dots)
+		return false;
+	if (dots == s)
+		return true;
+	/* A kill line's start: "traps: game[700] trap alignm…". One whose
+	 * words say another trap (general protection) is not. */
+	if ((size_t)(dots - s) > 7 && memcmp(s, "traps: ", 7) == 0) {
+		static const char kill[] = "] trap alignment check ";
+		const char *close = memchr(s, ']', (size_t)(dots - s));
+		size_t n = close ? (size_t)(dots - close) : 0;
+
+		return !close || memcmp(close, kill, n < sizeof(kill) - 1 ? n : sizeof(kill) - 1) == 0;
+	}
+	return sl_detector_start_prefix(s, (size_t)(dots - s)) ||
+	       sl_maybe_detector(s, (size_t)(dots - s));
+}
+
+/* "N" at *@pp, digits only: past it, true where there was one. */
+static bool digits(const char **pp, const char *end)
+{
+	const char *p = *pp;
+
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	if (p == *pp)
+		return false;
+	*pp = p;
+	return true;
+}
+
+bool sl_logger_lost_line(const char *s, size_t len)
+{
+	const char *p = s, *end = s + len;
+
+	while (end > p && (end[-1] == ' ' || end[-1] == '.'))
+		end--;
+	/* systemd src/journal/journald-kmsg.c: "Missed %llu kernel messages" */
+	if (end - p > 7 && memcmp(p, "Missed ", 7) == 0) {
+		p += 7;
+		return digits(&p, end) && (size_t)(end - p) == 16 &&
+		       memcmp(p, " kernel messages", 16) == 0;
+	}
+	/* rsyslog plugins/imjournal: "imjournal: %d messages lost due to
+	 * rate-limiting (...)": what rsyslog took from the journal, the
+	 * kernel's records included. */
+	if (end - p > 11 && memcmp(p, "imjournal: ", 11) == 0) {
+		p += 11;
+		return digits(&p, end) && end - p >= 35 &&
+		       memcmp(p, " messages lost due to rate-limiting", 35) == 0;
+	}
+	return false;
+}

@@ -250,6 +250,8 @@ static const struct sl_needle needles[] = {
 	{ "\": [", 4, 3 },
 	{ "\" :[", 4, 3 },
 	{ "\" : [", 5, 4 },
+	/* journald's "Missed N kernel messages" */
+	{ "kernel messages", 15, 13 },
 };
 _Static_assert(ARRAY_SIZE(needles) <= SL_NEEDLES_VECTOR_MAX, "searched in one vector pass");
 

@@ -691,19 +691,22 @@ static void syslog_release(struct sl_reader *rd)
 }
 
 /*
- * The daemons' "message repeated N times" lines hold a count (syslog-ng's
- * "Last message '...' repeated N times, suppressed by"); journalctl's
- * short form, which looks the same and is read as syslog, may hide a
- * message as "[84B blob data]" (format-journal-text.c) and names each boot
- * in a "-- Boot ID --" line.
+ * "message": the daemons' "message repeated N times" lines, which hold a
+ * count (syslog-ng's "Last message '...' repeated N times, suppressed
+ * by"), and the loggers' own notes that they lost kernel messages
+ * (journald's "Missed N kernel messages", rsyslog's "imjournal: N
+ * messages lost"). journalctl's short form, which looks the same and is
+ * read as syslog, may hide a message as "[84B blob data]"
+ * (format-journal-text.c), shorten one with "…" or "..." (--no-full),
+ * and names each boot in a "-- Boot ID --" line.
  */
 static const struct sl_needle needles[] = {
 	SL_DETECTOR_NEEDLES,
-	{ "message repeated ", 17, 10 },
-	{ "suppressed by syslog-ng", 23, 16 },
+	{ "message", 7, 5 },
 	{ " blob data]", 11, 10 },
-	{ "-- Boot ", 8, 3 },
-	{ "-- Reboot --", 12, 5 },
+	{ "-- ", 3, 1 },          /* "-- Boot ID --", "-- Reboot --" */
+	{ "\xe2\x80\xa6", 3, 0 }, /* "…" */
+	{ "...", 3, 1 },          /* "…" where the locale is not UTF-8 */
 };
 _Static_assert(ARRAY_SIZE(needles) <= SL_NEEDLES_VECTOR_MAX, "searched in one vector pass");
 

@@ -61,11 +61,6 @@ static bool rd_form_stamped(const char *line, size_t len)
 
 static bool ends_in_detector_start(const char *line, size_t len)
 {
-	static const char *const starts[] = {
-		"x86/split lock detection: ", "traps: ", "#AC: ", "#DB: ",
-		"split_lock_warn: ", "handle_user_split_lock: ", "handle_bus_lock: ",
-		"sld_warn_split_lock: ", "sld_warn_bus_lock: ", "handle_guest_split_lock: ",
-	};
 
 	const char *traps = memmem(line, len, "traps: ", 7);
 	bool message = false;
@@ -102,9 +97,8 @@ static bool ends_in_detector_start(const char *line, size_t len)
 		if (i && line[i - 1] != ' ' && line[i - 1] != ']' && line[i - 1] != '"' &&
 		    line[i - 1] != '\t' && line[i - 1] != ';')
 			continue;
-		for (size_t k = 0; k < ARRAY_SIZE(starts); k++)
-			if (len - i < strlen(starts[k]) && memcmp(line + i, starts[k], len - i) == 0)
-				return true;
+		if (sl_detector_start_prefix(line + i, len - i))
+			return true;
 	}
 	return false;
 }

@@ -46,7 +46,7 @@ struct sl_log_record {
 struct sl_unread {
 	uint64_t lines;
 	uint64_t first_line; /* 0: unknown */
-	uint64_t by[SPLITLOCK_UNREAD_CUT + 1]; /* enum splitlock_unread */
+	uint64_t by[SPLITLOCK_UNREAD_LOST + 1]; /* enum splitlock_unread */
 };
 
 static inline void sl_unread_note_why(struct sl_unread *u, uint64_t line,
@@ -182,6 +182,16 @@ bool sl_maybe_detector(const char *s, size_t len);
  * lines)? Then it is detector text that went unread.
  */
 bool sl_detector_text_unread(const char *s, size_t len);
+/* Is [@s, @s + @len) the start of a detector line, or of a kill line,
+ * cut short ("x86/spl", "traps: ")? */
+bool sl_detector_start_prefix(const char *s, size_t len);
+/* A message journalctl shortened with "…" that may have been the
+ * detector's ("x86/split loc…4"). */
+bool sl_detector_line_ellipsized(const char *s, size_t len);
+/* A logger's own line saying it lost kernel messages: journald's "Missed
+ * N kernel messages", rsyslog's "imjournal: N messages lost due to
+ * rate-limiting". */
+bool sl_logger_lost_line(const char *s, size_t len);
 
 /*
  * log-input.c: stream records of a saved log from @fd. *@format AUTO is

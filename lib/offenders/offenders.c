@@ -212,11 +212,27 @@ static int add_log_record(struct splitlock_offenders *r,
 	size_t at = 0;
 	int type, ret;
 
-	if (!sl_maybe_detector(rec->message, rec->message_len))
-		return 0;
 	if (wall == SPLITLOCK_TIME_UNKNOWN && lr->mono_usec != SPLITLOCK_TIME_UNKNOWN &&
 	    r->boot_wall != SPLITLOCK_TIME_UNKNOWN)
 		wall = r->boot_wall + lr->mono_usec;
+	if (!sl_maybe_detector(rec->message, rec->message_len)) {
+		/*
+		 * A logger that says it lost kernel messages (journald, rsyslog's
+		 * imjournal) may have lost the detector's: a window that begins
+		 * before its line may miss them. Anyone may write such a line;
+		 * it can only make a report incomplete.
+		 */
+		if (sl_logger_lost_line(rec->message, rec->message_len)) {
+			if (in_window(r, lr, wall, INT64_MIN / 2, &undated) || undated)
+				sl_unread_note_why(&r->unread, lr->line, SPLITLOCK_UNREAD_LOST);
+			return 0;
+		}
+		/* journalctl --no-full shortened a kernel line past its words. */
+		if (!(lr->facility_known && rec->facility != 0) &&
+		    sl_detector_line_ellipsized(rec->message, rec->message_len))
+			sl_unread_note_why(&r->unread, lr->line, SPLITLOCK_UNREAD_CUT);
+		return 0;
+	}
 	type = splitlock_detector_line_parse(rec->message, rec->message_len, &ev);
 	if (type == SPLITLOCK_LINE_OTHER) {
 		if (lr->facility_known && rec->facility != 0) {

@@ -65,6 +65,7 @@ static const char *const unread_names[] = {
 	[SPLITLOCK_UNREAD_KILLS_SUPPRESSED] = "kills_suppressed",
 	[SPLITLOCK_UNREAD_BURST_USED_UP] = "burst_used_up",
 	[SPLITLOCK_UNREAD_CUT] = "cut",
+	[SPLITLOCK_UNREAD_LOST] = "lost",
 };
 /* A reason added to the enum needs its name and its counter. */
 _Static_assert(ARRAY_SIZE(unread_names) == ARRAY_SIZE(((struct sl_unread *)0)->by),

@@ -1182,4 +1182,50 @@ test_coloured_and_facility_cuts_are_said() {
 	expect_json '[.events, .complete] | @csv' '1,true'
 }
 
+# A logger's own note that it lost kernel messages makes the report
+# incomplete (reason lost): journald's "Missed N kernel messages" in every
+# form it reaches, rsyslog's imjournal in its files; a --since after the
+# note leaves it out (thirteenth review, H2).
+test_a_logger_that_lost_kernel_messages_is_said() {
+	local dmdb='x86/split lock detection: #DB: vm/900 took a bus_lock trap at address: 0x1234'
+	printf 'Dec  5 10:00:00 host kernel: %s\nDec  5 10:00:01 host systemd-journald[312]: Missed 240 kernel messages\n' \
+		"$dmdb" >"$T/journald.log"
+	printf 'Dec  5 10:00:00 host kernel: %s\nDec  5 10:00:02 host rsyslogd[1041]: imjournal: 3114 messages lost due to rate-limiting (20000 allowed within 600 seconds)\n' \
+		"$dmdb" >"$T/rsyslog.log"
+	{ cat "$F/events.json"
+	  printf '{"MESSAGE":"Missed 240 kernel messages","SYSLOG_IDENTIFIER":"systemd-journald","PRIORITY":"4","_TRANSPORT":"driver","__REALTIME_TIMESTAMP":"1796083300000000","_BOOT_ID":"0123456789abcdef0123456789abcdef"}\n'
+	} >"$T/journal.json"
+	for f in journald.log rsyslog.log journal.json; do
+		run "$SLCTL" offenders --input "$T/$f" --json
+		expect_json '[.complete, .unrecognized_by.lost] | @csv' 'false,1'
+	done
+	run "$SLCTL" offenders --input "$T/journald.log" --since '2026-12-05 10:00:30' --json
+	expect_json '[.complete, .unrecognized_by.lost] | @csv' 'true,0'
+	run "$SLCTL" offenders --input "$T/rsyslog.log"
+	expect_out "lost before the log held them"
+	# Another program's words about messages are no loss.
+	printf 'Dec  5 10:00:00 host kernel: %s\nDec  5 10:00:01 host app[5]: 3 messages in queue\n' "$dmdb" >"$T/app.log"
+	run "$SLCTL" offenders --input "$T/app.log" --json
+	expect_json '[.events, .complete] | @csv' '1,true'
+}
+
+# journalctl --no-full shortens a line with "…" ("..." where the locale is
+# not UTF-8), keeping its start and end: a kernel line whose start kept is
+# the detector's, or nothing, is cut (thirteenth review, H3).
+test_lines_journalctl_shortened_are_cut() {
+	local m
+	for m in $'x86/split loc\u2026 4' 'x86/split loc...4' $'\u2026' '...' $'traps: ga\u2026ck'; do
+		printf 'Dec 05 19:48:20 ip-10-0-12-34.eu-west-1.compute.internal kernel: %s\n' "$m" >"$T/nf"
+		run "$SLCTL" offenders --input "$T/nf" --input-format syslog --json
+		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+		printf '1796083200.000000 host kernel: %s\n' "$m" >"$T/nfu"
+		run "$SLCTL" offenders --input "$T/nfu" --input-format journal-text --json
+		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+	done
+	# Another kernel line shortened, or a program's: complete.
+	printf 'Dec 05 19:48:20 host kernel: usb 1-1: new high-speed USB dev\u2026ci_hcd\nDec 05 19:48:21 host app[9]: x86/split loc\u2026 4\nDec 05 19:48:22 host kernel: traps: svc[9] general prot\u2026\n' >"$T/usb"
+	run "$SLCTL" offenders --input "$T/usb" --input-format syslog --json
+	expect_json '[.events, .complete] | @csv' '0,true'
+}
+
 run_tests
