@@ -96,6 +96,11 @@ void offenders_print_unrecognized(FILE *out, const struct options *o,
 		fprintf(out, "Of these, %" PRIu64 " %s where the log ends inside a record (a copy "
 		       "stopped mid-write, or a last line without its newline) that may have been the "
 		       "detector's: it is not counted.\n", n, n == 1 ? "is the line" : "are lines");
+	if ((n = splitlock_offenders_get_unrecognized_by(r, SPLITLOCK_UNREAD_LOST)))
+		fprintf(out, "Of these, %" PRIu64 " mark%s where kernel records were lost before the "
+		       "log held them (the kernel's numbering skips some or starts past the boot's "
+		       "first: its buffer wrapped or was cleared; or a logger says it missed kernel "
+		       "messages): the detector's lines may be among them.\n", n, n == 1 ? "s" : "");
 	if ((n = splitlock_offenders_get_unrecognized_by(r, SPLITLOCK_UNREAD_KILLS_SUPPRESSED)))
 		fprintf(out, "Of these, %" PRIu64 " say%s that the kernel's rate limit on kill messages "
 		       "dropped some in a boot in fatal mode (or of a mode the log does not show): "

@@ -158,10 +158,18 @@ malformed:
 /* json-pretty: lines of one object are gathered up to its closing brace. */
 static int pretty_line(struct sl_reader *rd, const char *p, size_t len)
 {
-	size_t n = len;
+	size_t n = len, lead = 0;
 
 	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
 		n--;
+	/* jq's layout: the array's brackets on their own lines, each entry
+	 * indented and closed by "}," but the last. */
+	while (lead < n && (p[lead] == ' ' || p[lead] == '\t'))
+		lead++;
+	if (n && p[n - 1] == ',' && lead)
+		n--;
+	if (!rd->in_object && n - lead == 1 && (p[lead] == '[' || p[lead] == ']'))
+		return 0;
 	if (!rd->in_object) {
 		rd->in_object = true;
 		rd->object_overflow = false;
@@ -175,7 +183,7 @@ static int pretty_line(struct sl_reader *rd, const char *p, size_t len)
 		rd->object_len += len;
 		rd->object[rd->object_len++] = '\n';
 	}
-	if (n != 1 || p[0] != '}')
+	if (n - lead != 1 || p[lead] != '}')
 		return 0;
 	rd->in_object = false;
 	rd->line = rd->object_line;
@@ -206,13 +214,15 @@ static bool pretty(const char *p, const char *end)
 {
 	while (p < end && (*p == '\n' || *p == ' '))
 		p++;
+	/* jq -s: the entries in an array, one member a line */
+	if (p < end && *p == '[')
+		return true;
 	if (p >= end || *p++ != '{')
 		return false;
 	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
 		p++;
 	return p < end && *p == '\n';
 }
-
 
 /* json-pretty: an object is gathered over its lines in a buffer of its own. */
 static int journal_json_start(struct sl_reader *rd, const char *p, const char *end)
@@ -235,6 +245,13 @@ static bool sniff_journal_json(const char *p, const char *end)
 {
 	if (p < end && *p == '{')
 		return !sl_dmesg_json_at(p, end);
+	/* journalctl -o json | jq -s .: an array of entries */
+	if (p < end && *p == '[') {
+		p++;
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+			p++;
+		return p < end && *p == '{';
+	}
 	return (p < end && *p == '\x1e') || (end - p >= 7 && memcmp(p, "data: {", 7) == 0);
 }
 

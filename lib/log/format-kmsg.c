@@ -54,6 +54,11 @@ static int kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 			p = le;
 		}
 	}
+	/* Records the kernel numbered but the file does not hold: lost when
+	 * its buffer wrapped or was cleared before they were saved. */
+	if (sl_kmsg_seq_lost(&rd->kmsg_seq, r.rec.seq, rd->kmsg_passed))
+		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_LOST);
+	rd->kmsg_passed = 0;
 	if (rd->repeat_seen) {
 		int seen = seen_before(rd->repeat_seen, &r.rec, line, len);
 
@@ -64,6 +69,24 @@ static int kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 	r.mono_usec = r.rec.usec > INT64_MAX ? SPLITLOCK_TIME_UNKNOWN
 					     : (int64_t)r.rec.usec;
 	return sl_reader_deliver(rd, &r);
+}
+
+/* A record passed by: one more between the numbers of those read. */
+static void kmsg_passed(struct sl_reader *rd, const char *line, size_t len)
+{
+	if (len && line[0] != ' ')
+		rd->kmsg_passed++;
+}
+
+/* A saved buffer begins with the boot's first record, unless some were
+ * lost before it was saved. */
+static int kmsg_start(struct sl_reader *rd, const char *p, const char *end)
+{
+	(void)p;
+	(void)end;
+	rd->kmsg_seq.from_start = true;
+	rd->passed = kmsg_passed;
+	return 0;
 }
 
 static bool record_at(const char *p, const char *end)
@@ -106,6 +129,7 @@ const struct sl_log_format sl_log_format_kmsg = {
 	.name = "kmsg",
 	.flags = SL_FORMAT_REPEATS,
 	.sniff = sniff_kmsg,
+	.start = kmsg_start,
 	.line = kmsg_line,
 };
 
@@ -114,5 +138,6 @@ const struct sl_log_format sl_log_format_kmsg_nul = {
 	.name = "kmsg-nul",
 	.flags = SL_FORMAT_REPEATS | SL_FORMAT_HOLDS_NULS | SL_FORMAT_NUL_SEPARATED,
 	.sniff = sniff_kmsg_nul,
+	.start = kmsg_start,
 	.line = kmsg_line,
 };

@@ -470,6 +470,10 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			sl_dbg(ctx, "skipping a line longer than %u bytes", INPUT_BUF);
 			count_lines_to(&rd, buf);
 			sl_unread_note(unread, rd.line);
+			/* Passed by, as lines without needles are: a record
+			 * between the numbers of those read. */
+			if (rd.passed)
+				rd.passed(&rd, buf, end);
 			skipping = true;
 			start = end = 0;
 			rd.after_handled = NULL;

@@ -150,7 +150,8 @@ bool sl_entry_line_cut(const char *line, const char *end)
 
 bool sl_json_line_cut(const char *line, const char *end)
 {
-	return end > line && end[-1] != '}';
+	/* "]": the end of dmesg --json's list or of jq -s's array */
+	return end > line && end[-1] != '}' && end[-1] != ']';
 }
 
 /* Its lines whole, but an entry never closed: journalctl -o json-pretty
@@ -160,5 +161,9 @@ bool sl_json_open_at_end(const struct sl_reader *rd, const char *buf, size_t end
 	const char *e = sl_trim_end(buf, buf + end);
 
 	(void)rd;
+	while (e > buf && e[-1] == ']') { /* jq -s's array closed */
+		e--;
+		e = sl_trim_end(buf, e);
+	}
 	return e > buf && e[-1] != '}';
 }

@@ -40,6 +40,22 @@ struct sl_log_record {
 };
 
 /*
+ * The kernel numbers a boot's records from 0, one after the other
+ * (/dev/kmsg's SEQ): a number skipped is a record lost before it was read
+ * (the buffer wrapped, dmesg -c, a read overrun: EPIPE).
+ */
+struct sl_kmsg_seq {
+	bool from_start; /* the first record read is the buffer's first */
+	bool any;
+	uint64_t last;
+};
+/* log/kmsg.c: the records lost before @seq, with @between records read
+ * since the last one that were not handed here. Going back (another
+ * boot, or a dump appended again) loses none: which, the numbers cannot
+ * tell. */
+uint64_t sl_kmsg_seq_lost(struct sl_kmsg_seq *s, uint64_t seq, uint64_t between);
+
+/*
  * Lines holding detector text that were not read: the report is then
  * incomplete, and says where the first one is.
  */

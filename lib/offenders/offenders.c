@@ -399,9 +399,29 @@ static int add_log_record(struct splitlock_offenders *r,
 	return 1;
 }
 
+/*
+ * The live log hands every record: where the kernel's numbers skip some,
+ * they were lost before they were read (its buffer wrapped, dmesg -c, a
+ * read overrun). They were logged between the record before and this
+ * one: a window that reaches into that span may miss them.
+ */
+static void check_seq(struct splitlock_offenders *r, const struct sl_log_record *lr)
+{
+	int64_t wall = SPLITLOCK_TIME_UNKNOWN, before = r->kmsg_seq_wall;
+	bool first = !r->kmsg_seq.any, undated;
+
+	if (lr->mono_usec != SPLITLOCK_TIME_UNKNOWN && r->boot_wall != SPLITLOCK_TIME_UNKNOWN)
+		wall = r->boot_wall + lr->mono_usec;
+	if (sl_kmsg_seq_lost(&r->kmsg_seq, lr->rec.seq, 0) &&
+	    (in_window(r, lr, wall, first || before == SPLITLOCK_TIME_UNKNOWN ? INT64_MIN / 2 : before,
+		       &undated) || undated))
+		sl_unread_note_why(&r->unread, 0, SPLITLOCK_UNREAD_LOST);
+	r->kmsg_seq_wall = wall;
+}
+
 static int add_kmsg_record(struct splitlock_offenders *r,
 			   const struct splitlock_kmsg_record *rec, bool keep_sorted,
-			   const struct splitlock_offender **offender, const char **ip)
+			   bool live, const struct splitlock_offender **offender, const char **ip)
 {
 	struct sl_log_record lr = {
 		.rec = *rec,
@@ -411,6 +431,9 @@ static int add_kmsg_record(struct splitlock_offenders *r,
 		.wall_usec = SPLITLOCK_TIME_UNKNOWN,
 	};
 	int ret;
+
+	if (live)
+		check_seq(r, &lr);
 
 	r->last_ip[0] = '\0';
 	ret = add_log_record(r, &lr, keep_sorted, offender);
@@ -423,19 +446,20 @@ int sl_offenders_add_record(struct splitlock_offenders *r,
 			    const struct splitlock_kmsg_record *rec,
 			    const struct splitlock_offender **offender, const char **ip)
 {
-	return add_kmsg_record(r, rec, true, offender, ip);
+	return add_kmsg_record(r, rec, true, true, offender, ip);
 }
 
 _public_ int splitlock_offenders_add_record(struct splitlock_offenders *r,
 					    const struct splitlock_kmsg_record *rec,
 					    const struct splitlock_offender **offender)
 {
-	return sl_offenders_add_record(r, rec, offender, NULL);
+	/* A program's records, which it may have chosen: no numbers checked. */
+	return add_kmsg_record(r, rec, true, false, offender, NULL);
 }
 
 static int kmsg_cb(const struct splitlock_kmsg_record *rec, void *data)
 {
-	int r = add_kmsg_record(data, rec, false, NULL, NULL);
+	int r = add_kmsg_record(data, rec, false, true, NULL, NULL);
 
 	return r < 0 ? r : 0;
 }
@@ -447,6 +471,10 @@ _public_ int splitlock_offenders_read_kmsg(struct splitlock_offenders *r)
 
 	if (r->boot_wall == SPLITLOCK_TIME_UNKNOWN && sl_log_epoch(r->ctx, &boot) == 0)
 		r->boot_wall = boot;
+	/* The buffer from its first record: the boot's first, unless some
+	 * were lost. */
+	r->kmsg_seq = (struct sl_kmsg_seq){ .from_start = true };
+	r->kmsg_seq_wall = SPLITLOCK_TIME_UNKNOWN;
 	ret = splitlock_kmsg_foreach(r->ctx, kmsg_cb, r);
 	/* The buffer as it stands: a burst used up lately may still be told
 	 * by a later line, but this report cannot know it yet. */

@@ -52,6 +52,7 @@ struct splitlock_ctx *sl_offenders_ctx(const struct splitlock_offenders *r);
  * event (NULL when it has none), valid until the next record; the follower
  * passes it to its callback, so the report needs no "last" getter.
  */
+/* A record of the live log, whose numbers are checked (follow.c). */
 int sl_offenders_add_record(struct splitlock_offenders *r,
 			    const struct splitlock_kmsg_record *rec,
 			    const struct splitlock_offender **offender,
@@ -93,6 +94,10 @@ struct splitlock_offenders {
 	/* The caller and its follower may both hold the report. */
 	int refcount;
 	struct splitlock_ctx *ctx;
+	/* The live log's record numbers: a skip is records lost (read_kmsg,
+	 * follow), and when the record before it was logged. */
+	struct sl_kmsg_seq kmsg_seq;
+	int64_t kmsg_seq_wall;
 	enum splitlock_group group;
 	unsigned flags;
 	int64_t since, until, boot_wall;

@@ -1228,4 +1228,22 @@ test_lines_journalctl_shortened_are_cut() {
 	expect_json '[.events, .complete] | @csv' '0,true'
 }
 
+# journalctl -o json | jq -s . (an array of the entries, jq's layout) is
+# journal JSON: the same report as the lines, no cut at its "]"
+# (thirteenth review, M1). One line of an array (jq -s -c) is unread.
+test_a_jq_array_of_journal_entries_is_read() {
+	local want
+	want=$("$SLCTL" offenders --input "$F/events.json" --json | jq -c '[.events, .complete, [.offenders[].comm]]')
+	jq -s . "$F/events.json" >"$T/array"
+	run "$SLCTL" offenders --input "$T/array" --json
+	expect_json .input_format journal
+	[ "$(jq -c '[.events, .complete, [.offenders[].comm]]' <<<"$out")" = "$want" ] || fail "array: $out, lines: $want"
+	head -c -1 "$T/array" >"$T/array-nonl"
+	run "$SLCTL" offenders --input "$T/array-nonl" --input-format journal --json
+	expect_json .unrecognized_by.cut 0
+	jq -s -c . "$F/events.json" >"$T/compact"
+	run "$SLCTL" offenders --input "$T/compact" --json
+	expect_json '[.events, .complete] | @csv' '0,false'
+}
+
 run_tests

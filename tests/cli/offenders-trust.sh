@@ -422,12 +422,12 @@ test_dropped_kill_lines_of_a_fatal_boot_make_the_report_incomplete() {
 	expect_json .unrecognized_by.kills_suppressed 1
 	expect_json .complete false
 	# Warn mode: kill lines are no split-lock events there.
-	printf '6,0,120000,-;%s\n4,2,9100000,-;%s\n' "$WARN" "$sup" >"$T/warn"
+	printf '6,0,120000,-;%s\n4,1,9100000,-;%s\n' "$WARN" "$sup" >"$T/warn"
 	run "$SLCTL" offenders --input "$T/warn" --json
 	expect_json .unrecognized 0
 	expect_json .complete true
 	# Written by user space, or at another level: not the kernel's limit.
-	printf '6,0,120000,-;%s\n12,2,9100000,-;%s\n6,3,9200000,-;%s\n' "$FATAL" "$sup" "$sup" >"$T/forged"
+	printf '6,0,120000,-;%s\n12,1,9100000,-;%s\n6,2,9200000,-;%s\n' "$FATAL" "$sup" "$sup" >"$T/forged"
 	run "$SLCTL" offenders --input "$T/forged" --json
 	expect_json .unrecognized 0
 	expect_json .complete true

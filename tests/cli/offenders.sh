@@ -118,10 +118,10 @@ test_input_from_stdin_and_forced_format() {
 test_multi_megabyte_line_is_skipped_and_counted() {
 	{
 		cat "$LOGS/log.kmsg"
-		printf '4,900,20000000,-;x86/split lock detection: #AC: '
+		printf '4,20,20000000,-;x86/split lock detection: #AC: '
 		head -c 3000000 /dev/zero | tr '\0' A
 		printf '/1 took a split_lock trap at address: 0x1\n'
-		printf '4,901,21000000,-;x86/split lock detection: #AC: after/901 took a split_lock trap at address: 0x2\n'
+		printf '4,21,21000000,-;x86/split lock detection: #AC: after/901 took a split_lock trap at address: 0x2\n'
 	} >"$T/big.kmsg"
 	run "$SLCTL" offenders --input "$T/big.kmsg" --json
 	expect_rc 0
@@ -137,7 +137,9 @@ test_garbage_and_truncated_input_never_crash() {
 	# each line holding detector text (the "#AC:" after binary bytes too)
 	# is counted as unread.
 	expect_json '[.offenders[].comm] | join(",")' ok,nofields
-	expect_json .malformed 5
+	expect_json .malformed 7
+	# Its numbers skip records twice: lost before it was saved.
+	expect_json .unrecognized_by.lost 2
 	head -c 300000 /dev/urandom >"$T/random"
 	run "$SLCTL" offenders --input "$T/random" --json
 	expect_rc 1
@@ -356,7 +358,7 @@ test_since_and_until() {
 # said it was complete (Prometheus: zero).
 test_window_over_a_log_without_wall_clock_is_incomplete() {
 	local P="x86/split lock detection: #AC:"
-	printf '4,1,5000000,-;%s a/1 took a split_lock trap at address: 0x1\n4,2,6000000,-;%s b/2 took a split_lock trap at address: 0x2\n' \
+	printf '4,0,5000000,-;%s a/1 took a split_lock trap at address: 0x1\n4,1,6000000,-;%s b/2 took a split_lock trap at address: 0x2\n' \
 		"$P" "$P" >"$T/log"
 	run "$SLCTL" offenders --input "$T/log" --json
 	expect_json '[.events, .complete] | @csv' '2,true'
@@ -364,7 +366,7 @@ test_window_over_a_log_without_wall_clock_is_incomplete() {
 	expect_rc 0
 	expect_json '[.events, .undated, .complete] | @csv' '0,2,false'
 	# The kernel's suppressed events are as undated as the others.
-	printf '4,3,7000000,-;split_lock_warn: 5 callbacks suppressed\n' >>"$T/log"
+	printf '4,2,7000000,-;split_lock_warn: 5 callbacks suppressed\n' >>"$T/log"
 	run "$SLCTL" offenders --input "$T/log" --until @$((BTIME + 8)) --json
 	expect_json '[.events, .suppressed, .undated, .complete] | @csv' '0,0,7,false'
 	run "$SLCTL" offenders --input "$T/log" --since @$((BTIME + 8)) --format prometheus
@@ -409,7 +411,7 @@ test_dropped_events_lie_between_the_last_shown_and_the_limits_line() {
 # now left them all undated (sixth review of issue 26's fixes, L2).
 test_window_past_a_saved_files_last_write_places_every_record() {
 	local P="x86/split lock detection: #AC:"
-	printf '4,1,5000000,-;%s a/1 took a split_lock trap at address: 0x1\n' "$P" >"$T/log"
+	printf '4,0,5000000,-;%s a/1 took a split_lock trap at address: 0x1\n' "$P" >"$T/log"
 	touch -d @$((BTIME + 100)) "$T/log"
 	for w in "--until now" "--since boot --until now" "--until @$((BTIME + 101))"; do
 		run "$SLCTL" offenders --input "$T/log" $w --json
@@ -423,6 +425,38 @@ test_window_past_a_saved_files_last_write_places_every_record() {
 	# A pipe has no such time.
 	run sh -c "cat '$T/log' | '$SLCTL' offenders --input - --until now --json"
 	expect_json '[.events, .undated, .complete] | @csv' '0,1,false'
+}
+
+# The kernel numbers a boot's records from 0 without a gap: a saved
+# buffer or a live one whose numbers skip some, or start past 0 (it
+# wrapped, dmesg -c), lost records before they were read. Another boot
+# (numbers going back) loses none (thirteenth review, H1).
+test_records_the_kernel_numbered_but_the_log_lacks_are_lost() {
+	local P="x86/split lock detection: #AC:" f
+	printf '6,0,100000,-;Linux version 6.12.0\n4,1,5000000,-;%s a/1 took a split_lock trap at address: 0x1\n' "$P" >"$T/whole"
+	printf '6,2,5500000,-;usb 1-1: new device\n4,3,6000000,-;%s b/2 took a split_lock trap at address: 0x2\n' "$P" >>"$T/whole"
+	run "$SLCTL" offenders --input "$T/whole" --json
+	expect_json '[.events, .complete, .unrecognized_by.lost] | @csv' '2,true,0'
+	# A gap: records 2 to 501 never saved.
+	sed 's/^6,2,/6,502,/; s/^4,3,/4,503,/' "$T/whole" >"$T/gap"
+	# The start lost: the buffer had wrapped.
+	sed 's/^6,0,/6,4000,/; s/^4,1,/4,4001,/; s/^6,2,/6,4002,/; s/^4,3,/4,4003,/' "$T/whole" >"$T/wrapped"
+	for f in gap wrapped; do
+		run "$SLCTL" offenders --input "$T/$f" --json
+		expect_json '[.events, .complete, .unrecognized_by.lost] | @csv' '2,false,1'
+		# The live log of a root whose /dev/kmsg it is.
+		mkdir -p "$T/root-$f/dev" "$T/root-$f/proc/sys/kernel"
+		cp -r "$ROOT/proc" "$T/root-$f/" 2>/dev/null
+		cp "$T/$f" "$T/root-$f/dev/kmsg"
+		run "$SLCTL" --root "$T/root-$f" offenders --json
+		expect_json '[.complete, .unrecognized_by.lost] | @csv' 'false,1'
+	done
+	run "$SLCTL" offenders --input "$T/gap"
+	expect_out "kernel records were lost before the log held them"
+	# A second boot after the first: complete.
+	cat "$T/whole" "$T/whole" >"$T/boots"
+	run "$SLCTL" offenders --input "$T/boots" --json
+	expect_json '[.complete, .unrecognized_by.lost] | @csv' 'true,0'
 }
 
 test_prometheus() {
