@@ -444,8 +444,9 @@ bool sl_detector_line_ellipsized(const char *s, size_t len)
 
 		return !close || memcmp(close, kill, n < sizeof(kill) - 1 ? n : sizeof(kill) - 1) == 0;
 	}
-	return sl_detector_start_prefix(s, (size_t)(dots - s)) ||
-	       sl_maybe_detector(s, (size_t)(dots - s));
+	/* A start that holds the detector's words is read as unparsed
+	 * already (sl_detector_text_unread()). */
+	return sl_detector_start_prefix(s, (size_t)(dots - s));
 }
 
 /* "N" at *@pp, digits only: past it, true where there was one. */

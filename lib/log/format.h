@@ -353,7 +353,16 @@ bool sl_syslog_yearless(const char *p, const char *end, int *month, int *mday);
 /* log/format-syslog.c: keep a line of a yearless file; read them all at the end. */
 int sl_syslog_years_keep(struct sl_reader *rd, const char *line, size_t len);
 void sl_syslog_years_see(struct sl_syslog_years *y, const char *line, size_t len);
-int sl_syslog_years_replay(struct sl_reader *rd);
+/* A kept line read with its year; @earlier, @later: a gap or pieces out
+ * of order leave the year uncertain either way. */
+typedef int (*sl_syslog_line_fn)(struct sl_reader *rd, const char *line, size_t len, int year,
+				 bool earlier, bool later);
+int sl_syslog_years_replay(struct sl_reader *rd, sl_syslog_line_fn line_in);
+/* log/syslog-stamp.c: the latest year that puts a yearless date no further
+ * ahead of now than a time zone may be; an RFC 3164 stamp's fields. */
+int sl_syslog_guess_year(int month, int mday, int h, int m, int s);
+bool sl_syslog_yearless_time(const char *p, const char *end, int *month, int *mday, int *h,
+			     int *m, int *s);
 /* "HOST TAG: MSG" (HOST may be absent): who wrote it, then the message. */
 int sl_syslog_tail(struct sl_reader *rd, struct sl_log_record *r,
 		   const char *p, const char *end);
