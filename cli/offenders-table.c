@@ -15,225 +15,11 @@
 #include "offenders.h"
 
 /*
- * A time in the table, in @form: shorter forms leave out the year, then
- * the seconds ("12-01 00:00"); a time since boot keeps milliseconds, then
- * whole seconds. Digits are left out, never rounded up: a shorter time is
- * never a later one.
- */
-static void format_when(int64_t mono, int64_t wall, enum fit_time_form form,
-			char *buf, size_t size)
-{
-	size_t len;
-
-	if (wall != SPLITLOCK_TIME_UNKNOWN) {
-		offenders_format_wall(wall, false, buf, size);
-		if (form != FIT_TIME_FULL && strlen(buf) == 19) {
-			memmove(buf, buf + 5, 15); /* "YYYY-" */
-			if (form == FIT_TIME_MINUTES)
-				buf[11] = '\0';
-		}
-	} else if (mono != SPLITLOCK_TIME_UNKNOWN) {
-		buf[0] = '[';
-		offenders_format_mono(mono, buf + 1, size - 2);
-		len = strlen(buf);
-		if (form == FIT_TIME_NO_YEAR && len > 4)
-			len -= 3;
-		else if (form == FIT_TIME_MINUTES && len > 8)
-			len -= 7; /* ".uuuuuu" */
-		buf[len] = ']';
-		buf[len + 1] = '\0';
-	} else {
-		snprintf(buf, size, "-");
-	}
-}
-
-/*
- * @s after the @used bytes of @buf, as snprintf(buf + used, size - used,
- * "%s", s) writes it (cut to fit, NUL-terminated); its full length. A
- * table of tens of thousands of rows is measured and then printed: two
- * snprintf() calls a cell were a third of its time.
- */
-static size_t append(char *buf, size_t size, size_t used, const char *s)
-{
-	size_t len = strlen(s), room = size - used - 1;
-
-	memcpy(buf + used, s, len < room ? len : room);
-	buf[used + (len < room ? len : room)] = '\0';
-	return len;
-}
-
-/* "%" PRIu64, the same way. */
-static void decimal(uint64_t v, char *buf, size_t size)
-{
-	char d[24];
-	size_t at = sizeof(d);
-
-	d[--at] = '\0';
-	do {
-		d[--at] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	append(buf, size, 0, d + at);
-}
-
-/*
- * The text of a cell in @buf, NUL-terminated, and its length: a name may
- * hold a NUL (escaped as \x00 when shown, like every other byte that is
- * not printable), so the length is the cell's, not strlen().
- */
-static size_t cell(const struct options *o, const struct splitlock_offender *of,
-		   int col, char *buf, size_t size)
-{
-	size_t len, used;
-	const char *s;
-
-	buf[0] = '\0';
-	switch (col) {
-	case COL_COMM:
-		s = splitlock_offender_get_comm(of, &len);
-		if (!s) {
-			append(buf, size, 0, "-"); /* tasks of several names */
-			break;
-		}
-		if (len > size - 1)
-			len = size - 1;
-		memcpy(buf, s, len);
-		buf[len] = '\0';
-		return len;
-	case COL_PID:
-		if (splitlock_offender_get_pid(of))
-			decimal(splitlock_offender_get_pid(of), buf, size);
-		else
-			append(buf, size, 0, "-"); /* several tasks */
-		break;
-	case COL_TGID:
-		if (splitlock_offender_get_tgid(of))
-			decimal(splitlock_offender_get_tgid(of), buf, size);
-		break;
-	case COL_KIND:
-		append(buf, size, 0, splitlock_kind_name(splitlock_offender_get_kind(of)));
-		break;
-	case COL_ACTION:
-		/* The probe's own split locks are no one's offence. */
-		used = append(buf, size, 0, splitlock_action_name(splitlock_offender_get_action(of)));
-		if (splitlock_offender_is_probe(of) && used < size - 1)
-			append(buf, size, used, " (probe)");
-		break;
-	case COL_EVENTS:
-		decimal(splitlock_offender_get_events(of), buf, size);
-		break;
-	case COL_FIRST:
-		format_when(splitlock_offender_get_first_seen(of),
-			    splitlock_offender_get_first_wall(of), o->time_form, buf, size);
-		break;
-	case COL_LAST:
-		format_when(splitlock_offender_get_last_seen(of),
-			    splitlock_offender_get_last_wall(of), o->time_form, buf, size);
-		break;
-	case COL_IPS:
-		used = 0;
-		for (size_t i = 0; i < splitlock_offender_get_ip_count(of); i++) {
-			/* A piece that does not fit is cut, and the last. */
-			size_t n = i ? append(buf, size, used, " ") : 0;
-
-			if (n >= size - used)
-				break;
-			n += append(buf, size, used + n, splitlock_offender_get_ip(of, i));
-			if (n >= size - used)
-				break;
-			used += n;
-		}
-		break;
-	case COL_EXE:
-		snprintf(buf, size, "%s", splitlock_offender_get_exe(of) ?: "");
-		break;
-	case COL_CMDLINE:
-		snprintf(buf, size, "%s", splitlock_offender_get_cmdline(of) ?: "");
-		break;
-	case COL_UNIT:
-		s = splitlock_offender_get_container(of);
-		snprintf(buf, size, "%s", s ? s : splitlock_offender_get_unit(of) ?: "");
-		break;
-	}
-	return strlen(buf);
-}
-
-/*
  * libsmartcols holds every cell of a table until it prints: a few hundred
  * bytes a row, gigabytes for a log of millions of tasks. Larger reports
  * are streamed, row by row, in columns measured over all rows first.
  */
 #define TABLE_CHUNK 4096
-
-/* The width of a cell of @len bytes in the C locale: its escaped form. */
-static size_t cell_width_n(const char *s, size_t len)
-{
-	size_t w = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		w += c < 0x20 || c >= 0x7f || (c == '\\' && i + 1 < len && s[i + 1] == 'x') ? 4 : 1;
-	}
-	return w;
-}
-
-static size_t cell_width(const char *s)
-{
-	return cell_width_n(s, strlen(s));
-}
-
-/*
- * What marks a cell cut to fit the terminal, as systemd's tools mark it:
- * "…" where the terminal's character set is UTF-8, "..." elsewhere. slctl
- * runs in the C locale, where libsmartcols escapes every byte that is not
- * printable ASCII: only the marker is written as it is, by stream_rows().
- */
-static const char *cut_marker(size_t *width)
-{
-	static const char *marker;
-	const char *charset;
-
-	if (!marker) {
-		setlocale(LC_CTYPE, "");
-		charset = nl_langinfo(CODESET);
-		marker = strcasecmp(charset, "UTF-8") == 0 || strcasecmp(charset, "utf8") == 0 ?
-			 "\xe2\x80\xa6" : "...";
-		setlocale(LC_CTYPE, "C");
-	}
-	*width = marker[0] == '.' ? 3 : 1;
-	return marker;
-}
-
-/*
- * Cut @esc, a cell as escaped for the terminal (printable ASCII, "\\xNN"
- * four columns that stay whole), so that it and a marker @marker_width
- * wide fit @width; false when it fits whole. A list of addresses (@words)
- * keeps the whole ones that fit and never shows part of one: a cut
- * "0xffffff" reads as another address, marked or not. When not even the
- * first fits, the marker stands alone.
- */
-static bool cut_escaped(char *esc, size_t width, bool words, size_t marker_width)
-{
-	size_t room = width > marker_width ? width - marker_width : 0, space = 0;
-	bool has_space = false;
-
-	if (strlen(esc) <= width)
-		return false;
-	for (size_t i = 0;;) {
-		size_t unit = esc[i] == '\\' && esc[i + 1] == 'x' ? 4 : 1;
-
-		if (i + unit > room) {
-			esc[!words ? i : has_space ? space + 1 : 0] = '\0';
-			return true;
-		}
-		if (esc[i] == ' ') {
-			space = i;
-			has_space = true;
-		}
-		i += unit;
-	}
-}
 
 /* Columns whose text may be cut to fit a terminal: never numbers or times. */
 static bool truncatable(int col)
@@ -304,7 +90,7 @@ static void measure(const struct options *o, const struct splitlock_offenders *r
 	char buf[4096];
 
 	if (fit)
-		cut_marker(&marker_width);
+		offenders_cut_marker(&marker_width);
 	for (size_t i = 0; i < o->n_cols; i++) {
 		widths[i] = hints && offenders_columns[o->cols[i]].whint >= 1 ?
 			    (size_t)offenders_columns[o->cols[i]].whint : 1;
@@ -323,20 +109,20 @@ static void measure(const struct options *o, const struct splitlock_offenders *r
 			int col = o->cols[i];
 			size_t w, len;
 
-			len = cell(o, of, col, buf, sizeof(buf));
-			if (cell_width_n(buf, len) > widths[i])
-				widths[i] = cell_width_n(buf, len);
+			len = offenders_cell(o, of, col, buf, sizeof(buf));
+			if (offenders_cell_width_n(buf, len) > widths[i])
+				widths[i] = offenders_cell_width_n(buf, len);
 			if (!fit)
 				continue;
 			if (col == COL_FIRST || col == COL_LAST) {
 				for (int t = 0; t < _FIT_TIME_FORMS; t++) {
 					forms.time_form = (enum fit_time_form)t;
-					cell(&forms, of, col, buf, sizeof(buf));
-					if (cell_width(buf) > fit[i].time_width[t])
-						fit[i].time_width[t] = cell_width(buf);
+					offenders_cell(&forms, of, col, buf, sizeof(buf));
+					if (offenders_cell_width(buf) > fit[i].time_width[t])
+						fit[i].time_width[t] = offenders_cell_width(buf);
 				}
 			} else if (col == COL_IPS && splitlock_offender_get_ip_count(of)) {
-				w = cell_width(splitlock_offender_get_ip(of, 0));
+				w = offenders_cell_width(splitlock_offender_get_ip(of, 0));
 				if (splitlock_offender_get_ip_count(of) > 1)
 					w += 1 + marker_width;
 				if (w > fit[i].readable)
@@ -349,24 +135,6 @@ static void measure(const struct options *o, const struct splitlock_offenders *r
 		if (fit[i].readable > widths[i])
 			fit[i].readable = widths[i];
 	}
-}
-
-/*
- * @text (@len bytes) escaped as libsmartcols escapes a cell in the C
- * locale, a NUL as \x00 (which libsmartcols cannot be given): @text
- * itself when it has nothing to escape (most cells), else @esc.
- */
-static const char *escaped(const char *text, size_t len, char *esc, size_t size)
-{
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)text[i];
-
-		if (c < 0x20 || c >= 0x7f || (c == '\\' && i + 1 < len && text[i + 1] == 'x')) {
-			offenders_printable(text, len, esc, size);
-			return esc;
-		}
-	}
-	return text;
 }
 
 /*
@@ -398,7 +166,7 @@ static void print_raw(const struct options *o, const struct splitlock_offenders 
 		const struct splitlock_offender *of = splitlock_offenders_get(r, k);
 
 		for (size_t i = 0; i < o->n_cols; i++) {
-			size_t len = cell(o, of, o->cols[i], buf, sizeof(buf));
+			size_t len = offenders_cell(o, of, o->cols[i], buf, sizeof(buf));
 
 			if (i)
 				putchar(' ');
@@ -419,7 +187,7 @@ static int print_rows(const struct options *o, const struct splitlock_offenders 
 	if (!tb)
 		return -ENOMEM;
 	scols_table_enable_noheadings(tb, o->noheadings || from > 0);
-	/* Cells come escaped (escaped()): a NUL in a name cannot reach
+	/* Cells come escaped (offenders_escaped()): a NUL in a name cannot reach
 	 * libsmartcols, which would cut the cell there. */
 	scols_table_enable_noencoding(tb, 1);
 	/* Rows end where their text does, as in the streamed table. */
@@ -444,9 +212,9 @@ static int print_rows(const struct options *o, const struct splitlock_offenders 
 			return -ENOMEM;
 		}
 		for (size_t i = 0; i < o->n_cols; i++) {
-			size_t len = cell(o, of, o->cols[i], buf, sizeof(buf));
+			size_t len = offenders_cell(o, of, o->cols[i], buf, sizeof(buf));
 
-			scols_line_set_data(ln, i, escaped(buf, len, esc, sizeof(esc)));
+			scols_line_set_data(ln, i, offenders_escaped(buf, len, esc, sizeof(esc)));
 		}
 	}
 	scols_print_table(tb);
@@ -542,7 +310,7 @@ static bool stream_rows(const struct options *o, const struct splitlock_offender
 	static char esc[4096 * 4 + 1];
 	char buf[4096];
 	size_t marker_width = 0;
-	const char *marker = cut ? cut_marker(&marker_width) : NULL;
+	const char *marker = cut ? offenders_cut_marker(&marker_width) : NULL;
 	bool any_cut = false;
 
 	b.len = 0;
@@ -559,15 +327,15 @@ static bool stream_rows(const struct options *o, const struct splitlock_offender
 			int col = o->cols[i];
 			bool was_cut = false;
 			const char *out;
-			size_t len = cell(o, of, col, buf, sizeof(buf));
+			size_t len = offenders_cell(o, of, col, buf, sizeof(buf));
 
-			out = escaped(buf, len, esc, sizeof(esc));
-			if (cut && truncatable(col) && cell_width(out) > widths[i]) {
+			out = offenders_escaped(buf, len, esc, sizeof(esc));
+			if (cut && truncatable(col) && offenders_cell_width(out) > widths[i]) {
 				if (out == buf) {
 					memcpy(esc, buf, strlen(buf) + 1);
 					out = esc;
 				}
-				was_cut = cut_escaped(esc, widths[i], col == COL_IPS, marker_width);
+				was_cut = offenders_cut_escaped(esc, widths[i], col == COL_IPS, marker_width);
 				any_cut |= was_cut;
 			}
 			put_cell(&b, out, widths[i], offenders_columns[col].flags & SCOLS_FL_RIGHT,
@@ -599,7 +367,7 @@ static void print_fitted(const struct options *o, const struct splitlock_offende
 	size_t widths[32] = { 0 }, shown_widths[32] = { 0 }, n_left = 0, marker_width, used;
 	struct options t = *o;
 	bool cut, shorter = false;
-	const char *marker = cut_marker(&marker_width);
+	const char *marker = offenders_cut_marker(&marker_width);
 
 	measure(o, r, n, widths, false, fit);
 	t.time_form = fit_columns(fit, o->n_cols, limit);

@@ -62,6 +62,21 @@ int offenders_set_window(struct splitlock_ctx *ctx, struct splitlock_offenders *
 int offenders_kmsg_error(int err);
 int offenders_follow(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 		     const struct options *o);
+/* offenders-cells.c: the text of column @col of @of in @buf and its
+ * length (a name may hold a NUL). */
+size_t offenders_cell(const struct options *o, const struct splitlock_offender *of,
+		      int col, char *buf, size_t size);
+/* The width of @s (@len bytes) as the table shows it escaped (C locale). */
+size_t offenders_cell_width_n(const char *s, size_t len);
+size_t offenders_cell_width(const char *s);
+/* What marks a cell cut to fit a terminal ("…" or "..."), its width. */
+const char *offenders_cut_marker(size_t *width);
+/* @esc cut to fit @width with the marker; false when it fits whole.
+ * @words: a list of addresses keeps only whole ones. */
+bool offenders_cut_escaped(char *esc, size_t width, bool words, size_t marker_width);
+/* @text escaped as libsmartcols escapes a cell: @text itself when it has
+ * nothing to escape, else @esc. */
+const char *offenders_escaped(const char *text, size_t len, char *esc, size_t size);
 /* Offenders the report shows: all, or --top's. */
 size_t offenders_shown(const struct options *o, const struct splitlock_offenders *r);
 /* offenders-summary.c: is every event of the log counted once, none left
