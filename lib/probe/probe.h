@@ -64,4 +64,14 @@ double sl_memory_throughput(const char *buf, size_t size, uint64_t window_ns);
 /* probe/msr-module.c: load the msr module found by splitlock_msr_module_find(). */
 int sl_msr_module_load(struct splitlock_ctx *ctx);
 
+/* What a probe found (probe/probe.c runs it, probe/probe-get.c reads it). */
+struct splitlock_probe {
+	struct sl_probe_verdict verdict;
+	bool simulated;
+	bool complete;
+	bool has_split_ns, has_aligned_ns, has_stall;
+	double split_ns, aligned_ns, stall_percent;
+	unsigned cpu;
+};
+
 #endif
