@@ -114,7 +114,9 @@ test_install_honours_prefix_for_every_file_and_uninstall_removes_them() {
 
 # One program, written only against the installed header and .pc, uses
 # every area: context, status reads, mitigate plans, boot plans, offenders
-# and follow. Its output is checked against the fixtures it runs on.
+# and follow, records, counters, the open sets walked (forms, unread
+# reasons, backends), sysctl.d, leases, time, the probe's names and the
+# cleanup helpers. Its output is checked against the fixtures it runs on.
 test_a_program_builds_against_the_installed_library() {
 	build_make install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
 	cat >"$T/prog.c" <<-'C'
@@ -258,6 +260,34 @@ test_a_program_builds_against_the_installed_library() {
 				return 23;
 		printf("counters: none here\n");
 
+		/* the open sets, walked: forms, reasons, backends */
+		int forms = 0, reasons = 0, backends = 0;
+		for (enum splitlock_input_format f = 0; splitlock_input_format_name(f); f++)
+			forms++;
+		for (enum splitlock_unread u = 0; splitlock_unread_name(u); u++)
+			reasons++;
+		for (const char *const *b = splitlock_boot_backends(); *b; b++)
+			backends++;
+		printf("sets: %d forms, %d reasons (last %s), %d backends\n", forms, reasons,
+		       splitlock_unread_name((enum splitlock_unread)(reasons - 1)), backends);
+
+		/* sysctl.d, leases, time: read-only, with cleanup helpers */
+		{
+			__attribute__((cleanup(splitlock_sysctld_freep))) struct splitlock_sysctld *sd = NULL;
+			__attribute__((cleanup(splitlock_leases_freep))) struct splitlock_leases *ls = NULL;
+			int64_t t;
+
+			if (splitlock_sysctld_resolve(ctx, "kernel.split_lock_mitigate", &sd) < 0 ||
+			    splitlock_leases_read(ctx, &ls) < 0 ||
+			    splitlock_time_parse("2026-12-03 10:00:00 UTC", 0, 0, &t) < 0)
+				return 24;
+			printf("sysctl.d: %zu assignments, winner %s; leases: %zu; time: %lld\n",
+			       splitlock_sysctld_get_count(sd), splitlock_sysctld_get_value(sd),
+			       splitlock_leases_get_count(ls), (long long)(t / 1000000));
+		}
+		printf("probe names: %s, %s\n", splitlock_probe_action_name(SPLITLOCK_PROBE_SIGBUS),
+		       splitlock_probe_trap_name(SPLITLOCK_KIND_SPLIT_LOCK));
+
 		printf("logged: %s\n", logged ? "yes" : "no");
 		return splitlock_unref(ctx) == NULL ? 0 : 21;
 	}
@@ -286,6 +316,9 @@ test_a_program_builds_against_the_installed_library() {
 	expect_out "follow: GoW.exe 0x14003c2d1 level 4"
 	expect_out "record: seq 7 level 4, line 1, pid 42 ip 0x10"
 	expect_out "counters: none here"
+	expect_out "sets: 10 forms, 8 reasons (last lost), 7 backends"
+	expect_out "sysctl.d: 1 assignments, winner 0; leases: 0; time: 1796292000"
+	expect_out "probe names: sigbus, ac"
 	[ "$(cat "$T/root/proc/sys/kernel/split_lock_mitigate")" = 0 ] || fail "running value not written"
 }
 
