@@ -433,8 +433,10 @@ bool sl_detector_line_ellipsized(const char *s, size_t len)
 		dots = ascii;
 	if (!dots)
 		return false;
+	/* Nothing kept before it: "…" begins no kernel line of its own;
+	 * "..." does (lockdep's "... MAX_LOCK_DEPTH: 48"), unless it is all. */
 	if (dots == s)
-		return true;
+		return dots != ascii || len == 3;
 	/* A kill line's start: "traps: game[700] trap alignm…". One whose
 	 * words say another trap (general protection) is not. */
 	if ((size_t)(dots - s) > 7 && memcmp(s, "traps: ", 7) == 0) {
@@ -462,7 +464,7 @@ static bool digits(const char **pp, const char *end)
 	return true;
 }
 
-bool sl_logger_lost_line(const char *s, size_t len)
+bool sl_logger_lost_line(const char *s, size_t len, bool syslog_file)
 {
 	const char *p = s, *end = s + len;
 
@@ -474,11 +476,24 @@ bool sl_logger_lost_line(const char *s, size_t len)
 		return digits(&p, end) && (size_t)(end - p) == 16 &&
 		       memcmp(p, " kernel messages", 16) == 0;
 	}
-	/* rsyslog plugins/imjournal: "imjournal: %d messages lost due to
-	 * rate-limiting (...)": what rsyslog took from the journal, the
-	 * kernel's records included. */
-	if (end - p > 11 && memcmp(p, "imjournal: ", 11) == 0) {
-		p += 11;
+	/*
+	 * rsyslog plugins/imjournal: "imjournal: %d messages lost due to
+	 * rate-limiting (...)", or only "imjournal: begin to drop messages
+	 * due to rate-limiting" where no message came after its interval (or
+	 * it restarted); newer ones say "imjournal from <HOST:APP>: ...".
+	 * What rsyslog took from the journal, the kernel's records included,
+	 * and lost from its own files: a journal that holds the line kept
+	 * them all.
+	 */
+	if (syslog_file && end - p > 9 && memcmp(p, "imjournal", 9) == 0) {
+		/* the ": " that ends the tag, not one inside <HOST:APP> */
+		const char *colon = memmem(p, (size_t)(end - p), ": ", 2);
+
+		if (!colon)
+			return false;
+		p = colon + 2;
+		if (end - p >= 43 && memcmp(p, "begin to drop messages due to rate-limiting", 43) == 0)
+			return true;
 		return digits(&p, end) && end - p >= 35 &&
 		       memcmp(p, " messages lost due to rate-limiting", 35) == 0;
 	}

@@ -56,9 +56,11 @@ static int kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 	}
 	/* Records the kernel numbered but the file does not hold: lost when
 	 * its buffer wrapped or was cleared before they were saved. */
-	if (sl_kmsg_seq_lost(&rd->kmsg_seq, r.rec.seq, rd->kmsg_passed))
+	/* A gap among the records passed by is noted at the next one read
+	 * (their line numbers are not counted). */
+	if ((!rd->stand_in && sl_kmsg_seq_lost(&rd->kmsg_seq, r.rec.seq)) || rd->kmsg_lost)
 		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_LOST);
-	rd->kmsg_passed = 0;
+	rd->kmsg_lost = false;
 	if (rd->repeat_seen) {
 		int seen = seen_before(rd->repeat_seen, &r.rec, line, len);
 
@@ -71,11 +73,25 @@ static int kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 	return sl_reader_deliver(rd, &r);
 }
 
-/* A record passed by: one more between the numbers of those read. */
+/*
+ * A record passed by: its number too, so that a gap is seen wherever it
+ * falls, also where dumps appended to one file overlap (counting the
+ * records passed would let the repeated ones make up for lost ones).
+ */
 static void kmsg_passed(struct sl_reader *rd, const char *line, size_t len)
 {
-	if (len && line[0] != ' ')
-		rd->kmsg_passed++;
+	const char *p = memchr(line, ',', len < 8 ? len : 8), *end = line + len;
+	uint64_t seq = 0;
+	int digits = 0;
+
+	if (!p || line[0] == ' ')
+		return;
+	for (p++; p < end && *p >= '0' && *p <= '9' && digits < 19; p++, digits++)
+		seq = seq * 10 + (uint64_t)(*p - '0');
+	if (!digits || p >= end || *p != ',')
+		return;
+	if (sl_kmsg_seq_lost(&rd->kmsg_seq, seq))
+		rd->kmsg_lost = true;
 }
 
 /* A saved buffer begins with the boot's first record, unless some were
@@ -84,8 +100,20 @@ static int kmsg_start(struct sl_reader *rd, const char *p, const char *end)
 {
 	(void)p;
 	(void)end;
+	/* A file standing in for /dev/kmsg hands every record to the live
+	 * log's reader, which checks the numbers itself. */
+	if (rd->stand_in)
+		return 0;
 	rd->kmsg_seq.from_start = true;
 	rd->passed = kmsg_passed;
+	return 0;
+}
+
+/* A gap after the last record read. */
+static int kmsg_finish(struct sl_reader *rd)
+{
+	if (rd->kmsg_lost)
+		sl_unread_note_why(rd->unread, 0, SPLITLOCK_UNREAD_LOST);
 	return 0;
 }
 
@@ -131,6 +159,7 @@ const struct sl_log_format sl_log_format_kmsg = {
 	.sniff = sniff_kmsg,
 	.start = kmsg_start,
 	.line = kmsg_line,
+	.finish = kmsg_finish,
 };
 
 const struct sl_log_format sl_log_format_kmsg_nul = {
@@ -140,4 +169,5 @@ const struct sl_log_format sl_log_format_kmsg_nul = {
 	.sniff = sniff_kmsg_nul,
 	.start = kmsg_start,
 	.line = kmsg_line,
+	.finish = kmsg_finish,
 };

@@ -241,6 +241,7 @@ int sl_syslog_tail(struct sl_reader *rd, struct sl_log_record *r,
 	int64_t mono;
 	int ret;
 
+	r->short_text = true;
 	/* A HOST token unless the tag comes first (journalctl --no-hostname). */
 	msg = tag(p, end, &kernel);
 	if (!msg) {

@@ -172,10 +172,10 @@ struct sl_reader {
 	/* The lines the scan passes by, where the form must see every line
 	 * (a yearless syslog's dates, /dev/kmsg records' numbers); NULL: none. */
 	void (*passed)(struct sl_reader *rd, const char *line, size_t len);
-	/* kmsg: the records' numbers, and the records passed by since the
-	 * last one read */
+	/* kmsg: the records' numbers, and whether they skipped some among
+	 * the records passed by since the last one read */
 	struct sl_kmsg_seq kmsg_seq;
-	uint64_t kmsg_passed;
+	bool kmsg_lost;
 };
 
 /*

@@ -29,8 +29,11 @@
 #define PROGRESS_STEP (8ull << 20)
 #define READ_STEP (128u * 1024)
 
+/* The forms without needles of their own: the detector's, and journald's
+ * "Missed N kernel messages" (journalctl -o cat is read as dmesg text). */
 static const struct sl_needle needles[] = {
 	SL_DETECTOR_NEEDLES,
+	{ "kernel messages", 15, 0 },
 };
 #define N_NEEDLES (sizeof(needles) / sizeof(needles[0]))
 

@@ -133,15 +133,15 @@ bool sl_klog_line_parse(const char *line, size_t len, struct splitlock_kmsg_reco
 	return true;
 }
 
-uint64_t sl_kmsg_seq_lost(struct sl_kmsg_seq *s, uint64_t seq, uint64_t between)
+uint64_t sl_kmsg_seq_lost(struct sl_kmsg_seq *s, uint64_t seq)
 {
 	uint64_t lost = 0;
 
 	if (!s->any) {
-		if (s->from_start && seq > between)
-			lost = seq - between;
-	} else if (seq > s->last && seq - s->last - 1 > between) {
-		lost = seq - s->last - 1 - between;
+		if (s->from_start)
+			lost = seq;
+	} else if (seq > s->last + 1) {
+		lost = seq - s->last - 1;
 	}
 	s->any = true;
 	s->last = seq;

@@ -74,18 +74,17 @@ static int file_record(const struct sl_log_record *r, void *data)
  * (log/input.c, log/format-kmsg.c), every record handed on.
  */
 static int foreach_file(struct splitlock_ctx *ctx, int fd,
-			splitlock_kmsg_fn fn, void *data)
+			splitlock_kmsg_fn fn, void *data, struct sl_unread *unread)
 {
 	enum splitlock_input_format format = SPLITLOCK_INPUT_KMSG;
 	struct kmsg_file_fn f = { .fn = fn, .data = data };
-	struct sl_unread unread = { 0 };
 	int r = sl_log_input_foreach(ctx, fd, &format, true, file_record, &f,
-				     NULL, NULL, &unread);
+				     NULL, NULL, unread);
 
-	if (unread.lines)
+	if (unread->lines)
 		sl_dbg(ctx, "/dev/kmsg: %" PRIu64 " lines with detector text are "
-		       "not records, the first line %" PRIu64, unread.lines,
-		       unread.first_line);
+		       "not records, the first line %" PRIu64, unread->lines,
+		       unread->first_line);
 	return r;
 }
 
@@ -115,6 +114,12 @@ static int foreach_klog(struct splitlock_ctx *ctx, splitlock_kmsg_fn fn,
 		if (next)
 			*next++ = '\0';
 		if (sl_klog_line_parse(line, strlen(line), &rec)) {
+			/* No numbers here: a buffer whose first record is not
+			 * the boot's banner lost its start (it wrapped, or was
+			 * cleared), which a first number past 0 says. */
+			if (seq == 0 && !(rec.message_len >= 14 &&
+					  memcmp(rec.message, "Linux version ", 14) == 0))
+				seq = 1;
 			rec.seq = seq++;
 			r = fn(&rec, data);
 		}
@@ -125,6 +130,14 @@ static int foreach_klog(struct splitlock_ctx *ctx, splitlock_kmsg_fn fn,
 
 _public_ int splitlock_kmsg_foreach(struct splitlock_ctx *ctx,
 				    splitlock_kmsg_fn fn, void *data)
+{
+	struct sl_unread unread = { 0 };
+
+	return sl_kmsg_foreach(ctx, fn, data, &unread);
+}
+
+int sl_kmsg_foreach(struct splitlock_ctx *ctx, splitlock_kmsg_fn fn, void *data,
+		    struct sl_unread *unread)
 {
 	_cleanup_close_ int fd = sl_open(ctx, "/dev/kmsg",
 					 O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
@@ -144,5 +157,5 @@ _public_ int splitlock_kmsg_foreach(struct splitlock_ctx *ctx,
 		return -errno;
 	if (S_ISCHR(st.st_mode))
 		return foreach_device(ctx, fd, fn, data);
-	return foreach_file(ctx, fd, fn, data);
+	return foreach_file(ctx, fd, fn, data, unread);
 }

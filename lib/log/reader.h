@@ -24,6 +24,10 @@ struct sl_log_record {
 	/* One of the repeats a syslog daemon folded into a "repeated N times"
 	 * line: that line was checked for a dump saved twice, not each. */
 	bool folded;
+	/* A line of a syslog daemon's file or of journalctl's short text
+	 * (sl_syslog_tail()): journalctl may have shortened it (--no-full),
+	 * and rsyslog's own lines there say what it lost. */
+	bool short_text;
 	int64_t mono_usec;   /* since boot, or SPLITLOCK_TIME_UNKNOWN */
 	int64_t wall_usec;   /* since the epoch, or SPLITLOCK_TIME_UNKNOWN */
 	/*
@@ -49,11 +53,19 @@ struct sl_kmsg_seq {
 	bool any;
 	uint64_t last;
 };
-/* log/kmsg.c: the records lost before @seq, with @between records read
- * since the last one that were not handed here. Going back (another
- * boot, or a dump appended again) loses none: which, the numbers cannot
- * tell. */
-uint64_t sl_kmsg_seq_lost(struct sl_kmsg_seq *s, uint64_t seq, uint64_t between);
+/*
+ * log/live.c: splitlock_kmsg_foreach(), and where a file stands in for
+ * /dev/kmsg (a fake root), its lines that hold detector text but are no
+ * record noted in @unread: the report says so.
+ */
+struct sl_unread;
+int sl_kmsg_foreach(struct splitlock_ctx *ctx, splitlock_kmsg_fn fn, void *data,
+		    struct sl_unread *unread);
+
+/* log/kmsg.c: the records lost before @seq, every record handed here.
+ * Going back (another boot, or a dump appended again) loses none: which,
+ * the numbers cannot tell. */
+uint64_t sl_kmsg_seq_lost(struct sl_kmsg_seq *s, uint64_t seq);
 
 /*
  * Lines holding detector text that were not read: the report is then
@@ -205,9 +217,9 @@ bool sl_detector_start_prefix(const char *s, size_t len);
  * detector's ("x86/split loc…4"). */
 bool sl_detector_line_ellipsized(const char *s, size_t len);
 /* A logger's own line saying it lost kernel messages: journald's "Missed
- * N kernel messages", rsyslog's "imjournal: N messages lost due to
- * rate-limiting". */
-bool sl_logger_lost_line(const char *s, size_t len);
+ * N kernel messages"; in a syslog daemon's file (@syslog_file), rsyslog's
+ * "imjournal: N messages lost due to rate-limiting" or "begin to drop". */
+bool sl_logger_lost_line(const char *s, size_t len, bool syslog_file);
 
 /*
  * log-input.c: stream records of a saved log from @fd. *@format AUTO is

@@ -222,13 +222,13 @@ static int add_log_record(struct splitlock_offenders *r,
 		 * before its line may miss them. Anyone may write such a line;
 		 * it can only make a report incomplete.
 		 */
-		if (sl_logger_lost_line(rec->message, rec->message_len)) {
+		if (sl_logger_lost_line(rec->message, rec->message_len, lr->short_text)) {
 			if (in_window(r, lr, wall, INT64_MIN / 2, &undated) || undated)
 				sl_unread_note_why(&r->unread, lr->line, SPLITLOCK_UNREAD_LOST);
 			return 0;
 		}
 		/* journalctl --no-full shortened a kernel line past its words. */
-		if (!(lr->facility_known && rec->facility != 0) &&
+		if (lr->short_text && !(lr->facility_known && rec->facility != 0) &&
 		    sl_detector_line_ellipsized(rec->message, rec->message_len))
 			sl_unread_note_why(&r->unread, lr->line, SPLITLOCK_UNREAD_CUT);
 		return 0;
@@ -412,7 +412,7 @@ static void check_seq(struct splitlock_offenders *r, const struct sl_log_record 
 
 	if (lr->mono_usec != SPLITLOCK_TIME_UNKNOWN && r->boot_wall != SPLITLOCK_TIME_UNKNOWN)
 		wall = r->boot_wall + lr->mono_usec;
-	if (sl_kmsg_seq_lost(&r->kmsg_seq, lr->rec.seq, 0) &&
+	if (sl_kmsg_seq_lost(&r->kmsg_seq, lr->rec.seq) &&
 	    (in_window(r, lr, wall, first || before == SPLITLOCK_TIME_UNKNOWN ? INT64_MIN / 2 : before,
 		       &undated) || undated))
 		sl_unread_note_why(&r->unread, 0, SPLITLOCK_UNREAD_LOST);
@@ -475,7 +475,7 @@ _public_ int splitlock_offenders_read_kmsg(struct splitlock_offenders *r)
 	 * were lost. */
 	r->kmsg_seq = (struct sl_kmsg_seq){ .from_start = true };
 	r->kmsg_seq_wall = SPLITLOCK_TIME_UNKNOWN;
-	ret = splitlock_kmsg_foreach(r->ctx, kmsg_cb, r);
+	ret = sl_kmsg_foreach(r->ctx, kmsg_cb, r, &r->unread);
 	/* The buffer as it stands: a burst used up lately may still be told
 	 * by a later line, but this report cannot know it yet. */
 	note_untold_bursts(r);

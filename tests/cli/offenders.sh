@@ -453,6 +453,11 @@ test_records_the_kernel_numbered_but_the_log_lacks_are_lost() {
 	done
 	run "$SLCTL" offenders --input "$T/gap"
 	expect_out "kernel records were lost before the log held them"
+	# Dumps appended with overlaps, a gap between two of them: lost,
+	# whatever the repeats around it (fourteenth review, H1).
+	{ cat "$T/whole"; sed -n 2,4p "$T/whole"; cat "$T/gap" | sed -n 3,4p; } >"$T/overlap"
+	run "$SLCTL" offenders --input "$T/overlap" --json
+	expect_json '[.complete, .unrecognized_by.lost] | @csv' 'false,1'
 	# A second boot after the first: complete.
 	cat "$T/whole" "$T/whole" >"$T/boots"
 	run "$SLCTL" offenders --input "$T/boots" --json
