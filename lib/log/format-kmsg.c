@@ -73,25 +73,71 @@ static int kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 	return sl_reader_deliver(rd, &r);
 }
 
-/*
- * A record passed by: its number too, so that a gap is seen wherever it
- * falls, also where dumps appended to one file overlap (counting the
- * records passed would let the repeated ones make up for lost ones).
- */
-static void kmsg_passed(struct sl_reader *rd, const char *line, size_t len)
+/* "PRI,SEQ,..." at @line: its SEQ; false for a line that is no record. */
+static bool record_seq(const char *line, const char *end, uint64_t *seq)
 {
-	const char *p = memchr(line, ',', len < 8 ? len : 8), *end = line + len;
-	uint64_t seq = 0;
+	const char *p = memchr(line, ',', (size_t)(end - line) < 8 ? (size_t)(end - line) : 8);
+	uint64_t v = 0;
 	int digits = 0;
 
 	if (!p || line[0] == ' ')
-		return;
+		return false;
 	for (p++; p < end && *p >= '0' && *p <= '9' && digits < 19; p++, digits++)
-		seq = seq * 10 + (uint64_t)(*p - '0');
+		v = v * 10 + (uint64_t)(*p - '0');
 	if (!digits || p >= end || *p != ',')
+		return false;
+	*seq = v;
+	return true;
+}
+
+/* Each record of [@p, @end), one by one. */
+static void passed_each(struct sl_reader *rd, const char *p, const char *end)
+{
+	uint64_t seq;
+
+	while (p < end) {
+		const char *le = memchr(p, rd->sep, (size_t)(end - p));
+
+		if (!le)
+			le = end;
+		if (record_seq(p, le, &seq) && sl_kmsg_seq_lost(&rd->kmsg_seq, seq))
+			rd->kmsg_lost = true;
+		p = le + 1;
+	}
+}
+
+/*
+ * The records passed by: their numbers too, so that a gap is seen
+ * wherever it falls, also where dumps appended to one file overlap
+ * (counting the records would let the repeated ones make up for lost
+ * ones). Most stretches run on without a gap: their first and last
+ * numbers and how many records they hold say so, at the cost of a count
+ * (vectorized); the others are read record by record.
+ */
+static void kmsg_passed(struct sl_reader *rd, const char *p, const char *end)
+{
+	static const struct sl_needle continuation = { "\n ", 2, 0 };
+	const char *last = end;
+	uint64_t first_seq, last_seq, records;
+
+	if (end > p && end[-1] == rd->sep)
+		last--;
+	while (last > p && last[-1] != rd->sep)
+		last--;
+	records = sl_count_byte(p, end, rd->sep) + (end[-1] != rd->sep);
+	/* Continuation lines (" KEY=VALUE") are no records. */
+	if (rd->sep == '\n')
+		for (const char *c = p; (c = sl_needle_find(c, end, &continuation, 1)); c += 2)
+			records--;
+	if (p[0] != ' ' && record_seq(p, end, &first_seq) && record_seq(last, end, &last_seq) &&
+	    last_seq >= first_seq && last_seq - first_seq + 1 == records &&
+	    (rd->kmsg_seq.any ? first_seq == rd->kmsg_seq.last + 1 :
+	     !rd->kmsg_seq.from_start || first_seq == 0)) {
+		rd->kmsg_seq.any = true;
+		rd->kmsg_seq.last = last_seq;
 		return;
-	if (sl_kmsg_seq_lost(&rd->kmsg_seq, seq))
-		rd->kmsg_lost = true;
+	}
+	passed_each(rd, p, end);
 }
 
 /* A saved buffer begins with the boot's first record, unless some were

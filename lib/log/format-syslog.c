@@ -373,9 +373,16 @@ static int syslog_line(struct sl_reader *rd, const char *line, size_t len)
 }
 
 /* The lines the scan passes by: their dates say the file's years. */
-static void syslog_passed(struct sl_reader *rd, const char *line, size_t len)
+static void syslog_passed(struct sl_reader *rd, const char *p, const char *end)
 {
-	sl_syslog_years_see(rd->years, line, len);
+	while (p < end) {
+		const char *le = memchr(p, '\n', (size_t)(end - p));
+
+		if (!le)
+			le = end;
+		sl_syslog_years_see(rd->years, p, (size_t)(le - p));
+		p = le + 1;
+	}
 }
 
 static int syslog_start(struct sl_reader *rd, const char *p, const char *end)

@@ -169,9 +169,10 @@ struct sl_reader {
 	const char *after_handled; /* one past the last line handled; NULL: none */
 	bool follows;
 	struct sl_syslog_last *last; /* syslog: NULL for other forms */
-	/* The lines the scan passes by, where the form must see every line
-	 * (a yearless syslog's dates, /dev/kmsg records' numbers); NULL: none. */
-	void (*passed)(struct sl_reader *rd, const char *line, size_t len);
+	/* The whole lines [@p, @end) the scan passes by, where the form must
+	 * see every line (a yearless syslog's dates, /dev/kmsg records'
+	 * numbers); NULL: none. */
+	void (*passed)(struct sl_reader *rd, const char *p, const char *end);
 	/* kmsg: the records' numbers, and whether they skipped some among
 	 * the records passed by since the last one read */
 	struct sl_kmsg_seq kmsg_seq;

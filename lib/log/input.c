@@ -238,14 +238,8 @@ static int handle_line(struct sl_reader *rd, const char *line, size_t len)
  */
 static void see_lines(struct sl_reader *rd, const char *p, const char *end)
 {
-	while (p < end) {
-		const char *le = memchr(p, rd->sep, (size_t)(end - p));
-
-		if (!le)
-			le = end;
-		rd->passed(rd, p, (size_t)(le - p));
-		p = le + 1;
-	}
+	if (p < end)
+		rd->passed(rd, p, end);
 }
 
 static int scan_region(struct sl_reader *rd, const char *p, const char *end)
@@ -476,7 +470,7 @@ int sl_log_input_foreach(struct splitlock_ctx *ctx, int fd,
 			/* Passed by, as lines without needles are: a record
 			 * between the numbers of those read. */
 			if (rd.passed)
-				rd.passed(&rd, buf, end);
+				rd.passed(&rd, buf, buf + end);
 			skipping = true;
 			start = end = 0;
 			rd.after_handled = NULL;
