@@ -439,7 +439,7 @@ bool sl_detector_line_ellipsized(const char *s, size_t len)
 		return dots != ascii || len == 3;
 	/* A kill line's start: "traps: game[700] trap alignm…". One whose
 	 * words say another trap (general protection) is not. */
-	if ((size_t)(dots - s) > 7 && memcmp(s, "traps: ", 7) == 0) {
+	if ((size_t)(dots - s) >= 7 && memcmp(s, "traps: ", 7) == 0) {
 		static const char kill[] = "] trap alignment check ";
 		const char *close = memchr(s, ']', (size_t)(dots - s));
 		size_t n = close ? (size_t)(dots - close) : 0;
@@ -464,7 +464,7 @@ static bool digits(const char **pp, const char *end)
 	return true;
 }
 
-bool sl_logger_lost_line(const char *s, size_t len, bool syslog_file)
+int sl_logger_lost_line(const char *s, size_t len, bool syslog_file)
 {
 	const char *p = s, *end = s + len;
 
@@ -474,7 +474,7 @@ bool sl_logger_lost_line(const char *s, size_t len, bool syslog_file)
 	if (end - p > 7 && memcmp(p, "Missed ", 7) == 0) {
 		p += 7;
 		return digits(&p, end) && (size_t)(end - p) == 16 &&
-		       memcmp(p, " kernel messages", 16) == 0;
+		       memcmp(p, " kernel messages", 16) == 0 ? SL_LOST_BEFORE : 0;
 	}
 	/*
 	 * rsyslog plugins/imjournal: "imjournal: %d messages lost due to
@@ -490,12 +490,12 @@ bool sl_logger_lost_line(const char *s, size_t len, bool syslog_file)
 		const char *colon = memmem(p, (size_t)(end - p), ": ", 2);
 
 		if (!colon)
-			return false;
+			return 0;
 		p = colon + 2;
 		if (end - p >= 43 && memcmp(p, "begin to drop messages due to rate-limiting", 43) == 0)
-			return true;
+			return SL_LOST_AFTER;
 		return digits(&p, end) && end - p >= 35 &&
-		       memcmp(p, " messages lost due to rate-limiting", 35) == 0;
+		       memcmp(p, " messages lost due to rate-limiting", 35) == 0 ? SL_LOST_BEFORE : 0;
 	}
-	return false;
+	return 0;
 }

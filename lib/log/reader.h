@@ -219,7 +219,9 @@ bool sl_detector_line_ellipsized(const char *s, size_t len);
 /* A logger's own line saying it lost kernel messages: journald's "Missed
  * N kernel messages"; in a syslog daemon's file (@syslog_file), rsyslog's
  * "imjournal: N messages lost due to rate-limiting" or "begin to drop". */
-bool sl_logger_lost_line(const char *s, size_t len, bool syslog_file);
+enum { SL_LOST_BEFORE = 1, /* the line tells of records lost before it */
+       SL_LOST_AFTER = 2 };   /* records are lost from it on (rsyslog's "begin to drop") */
+int sl_logger_lost_line(const char *s, size_t len, bool syslog_file);
 
 /*
  * log-input.c: stream records of a saved log from @fd. *@format AUTO is

@@ -222,8 +222,18 @@ static int add_log_record(struct splitlock_offenders *r,
 		 * before its line may miss them. Anyone may write such a line;
 		 * it can only make a report incomplete.
 		 */
-		if (sl_logger_lost_line(rec->message, rec->message_len, lr->short_text)) {
+		int lost = sl_logger_lost_line(rec->message, rec->message_len, lr->short_text);
+
+		/* Lost before the line: a window that ends after it; from the
+		 * line on: one that ends after it, whenever it begins. */
+		if (lost == SL_LOST_BEFORE) {
 			if (in_window(r, lr, wall, INT64_MIN / 2, &undated) || undated)
+				sl_unread_note_why(&r->unread, lr->line, SPLITLOCK_UNREAD_LOST);
+			return 0;
+		}
+		if (lost == SL_LOST_AFTER) {
+			if (r->until == SPLITLOCK_TIME_UNKNOWN || wall == SPLITLOCK_TIME_UNKNOWN ||
+			    wall < r->until)
 				sl_unread_note_why(&r->unread, lr->line, SPLITLOCK_UNREAD_LOST);
 			return 0;
 		}

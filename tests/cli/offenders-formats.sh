@@ -1211,6 +1211,12 @@ test_a_logger_that_lost_kernel_messages_is_said() {
 		"$dmdb" >"$T/begin.log"
 	run "$SLCTL" offenders --input "$T/begin.log" --json
 	expect_json '[.complete, .unrecognized_by.lost] | @csv' 'false,1'
+	# It drops from its line on: a window after it misses some, one that
+	# ends before it does not (fifteenth review, H2).
+	run "$SLCTL" offenders --input "$T/begin.log" --since '2026-12-05 10:00:30' --json
+	expect_json '[.complete, .unrecognized_by.lost] | @csv' 'false,1'
+	run "$SLCTL" offenders --input "$T/begin.log" --until '2026-12-05 10:00:01' --json
+	expect_json '[.complete, .unrecognized_by.lost] | @csv' 'true,0'
 	{ cat "$F/events.json"
 	  printf '{"MESSAGE":"imjournal: 3114 messages lost due to rate-limiting (20000 allowed within 600 seconds)","SYSLOG_IDENTIFIER":"rsyslogd","PRIORITY":"4","_TRANSPORT":"syslog","__REALTIME_TIMESTAMP":"1796083300000000"}\n'
 	} >"$T/rsyslog-in-journal.json"
@@ -1230,7 +1236,8 @@ test_a_logger_that_lost_kernel_messages_is_said() {
 # the detector's, or nothing, is cut (thirteenth review, H3).
 test_lines_journalctl_shortened_are_cut() {
 	local m
-	for m in $'x86/split loc\u2026 4' 'x86/split loc...4' $'\u2026' '...' $'traps: ga\u2026ck' $'\u20264'; do
+	for m in $'x86/split loc\u2026 4' 'x86/split loc...4' $'\u2026' '...' $'traps: ga\u2026ck' $'\u20264' \
+		$'traps: \u2026]'; do
 		printf 'Dec 05 19:48:20 ip-10-0-12-34.eu-west-1.compute.internal kernel: %s\n' "$m" >"$T/nf"
 		run "$SLCTL" offenders --input "$T/nf" --input-format syslog --json
 		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
