@@ -397,6 +397,15 @@ _public_ const char *splitlock_action_name(enum splitlock_action action)
 	return NAME_TABLE_NAME_OR(action_names, action, "warn");
 }
 
+bool sl_kill_line_start(const char *traps, const char *end)
+{
+	static const char kill[] = "] trap alignment check ";
+	const char *close = memchr(traps, ']', (size_t)(end - traps));
+	size_t n = close ? (size_t)(end - close) : 0;
+
+	return !close || memcmp(close, kill, n < sizeof(kill) - 1 ? n : sizeof(kill) - 1) == 0;
+}
+
 /* How the detector's lines and its kill lines begin. */
 static const char *const detector_starts[] = {
 	"x86/split lock detection: ", "traps: ", "#AC: ", "#DB: ",
@@ -439,13 +448,8 @@ bool sl_detector_line_ellipsized(const char *s, size_t len)
 		return dots != ascii || len == 3;
 	/* A kill line's start: "traps: game[700] trap alignm…". One whose
 	 * words say another trap (general protection) is not. */
-	if ((size_t)(dots - s) >= 7 && memcmp(s, "traps: ", 7) == 0) {
-		static const char kill[] = "] trap alignment check ";
-		const char *close = memchr(s, ']', (size_t)(dots - s));
-		size_t n = close ? (size_t)(dots - close) : 0;
-
-		return !close || memcmp(close, kill, n < sizeof(kill) - 1 ? n : sizeof(kill) - 1) == 0;
-	}
+	if ((size_t)(dots - s) >= 7 && memcmp(s, "traps: ", 7) == 0)
+		return sl_kill_line_start(s, dots);
 	/* A start that holds the detector's words is read as unparsed
 	 * already (sl_detector_text_unread()). */
 	return sl_detector_start_prefix(s, (size_t)(dots - s));

@@ -322,10 +322,30 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 	return sl_reader_emit(rd, &r, p, (size_t)(end - p));
 }
 
+/*
+ * dmesg -x's facility cut before its colon ("kern", "kern  "): a line of
+ * nothing but the start of a facility's name, which no record is; else
+ * the text forms' rule.
+ */
+static bool dmesg_line_cut(const char *line, const char *end)
+{
+	const char *word_end = line;
+
+	while (word_end < end && *word_end != ' ')
+		word_end++;
+	if (word_end > line && sl_skip_blanks(word_end, end) == end)
+		for (size_t i = 0; i < ARRAY_SIZE(facility_names); i++)
+			if ((size_t)(word_end - line) <= strlen(facility_names[i]) &&
+			    memcmp(line, facility_names[i], (size_t)(word_end - line)) == 0)
+				return true;
+	return sl_text_line_cut(line, end);
+}
+
 const struct sl_log_format sl_log_format_dmesg = {
 	.id = SPLITLOCK_INPUT_DMESG,
 	.name = "dmesg",
 	.flags = SL_FORMAT_REPEATS | SL_FORMAT_DERIVED_WALL,
 	.start = dmesg_start,
 	.line = sl_dmesg_line,
+	.line_cut = dmesg_line_cut,
 };

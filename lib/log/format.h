@@ -279,6 +279,9 @@ bool sl_entry_line_cut(const char *line, const char *end);
 bool sl_json_line_cut(const char *line, const char *end);
 /* JSON entries (journal, dmesg --json): the input ended inside one. */
 bool sl_json_open_at_end(const struct sl_reader *rd, const char *buf, size_t end);
+/* log/reader.c: the text forms' rule for a last line [@line, @end)
+ * without its newline: may it have been the detector's, cut? */
+bool sl_text_line_cut(const char *line, const char *end);
 /* @end back past blanks, line ends and colour resets. */
 const char *sl_trim_end(const char *p, const char *end);
 /* "\e[...m" colour sequences of dmesg --color=always left out, into @out. */

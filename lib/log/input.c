@@ -48,94 +48,6 @@ _Static_assert(N_NEEDLES <= SL_NEEDLES_VECTOR_MAX, "searched in one vector pass"
  * of entries (JSON, export, verbose), which their writers always end with
  * a newline: any line but a JSON value's close.
  */
-/* Does the line start as a stamped form's do: a dmesg stamp or -x's
- * facility, -r's priority, a date, a /dev/kmsg record, a syslog month? */
-static bool rd_form_stamped(const char *line, size_t len)
-{
-	const char *colon = memchr(line, ':', len < 16 ? len : 16);
-
-	if (!len)
-		return false;
-	return line[0] == '[' || line[0] == '<' || (line[0] >= '0' && line[0] <= '9') ||
-	       (colon && colon > line && colon[-1] == ' ') || /* "kern  :warn  : " */
-	       (len > 4 && line[0] >= 'A' && line[0] <= 'Z' && line[3] == ' ' &&
-		memchr("0123456789 ", line[4], 11));
-}
-
-static bool ends_in_detector_start(const char *line, size_t len)
-{
-
-	const char *traps = memmem(line, len, "traps: ", 7);
-	bool message = false;
-
-	if (sl_maybe_detector(line, len))
-		return true;
-	/* A kill line cut short: "traps: game[700] trap alignm". One whose
-	 * words say another trap (general protection) is whole. */
-	if (traps) {
-		const char *end = line + len, *close = memchr(traps, ']', (size_t)(end - traps));
-		static const char kill[] = "] trap alignment check ";
-		size_t n = close ? (size_t)(end - close) : 0;
-
-		if (!close || memcmp(close, kill, n < sizeof(kill) - 1 ? n : sizeof(kill) - 1) == 0)
-			return true;
-	}
-	/*
-	 * Cut before its message began: "[  100.000000] ", "kern  :warn  :
-	 * [  30.0", "Dec  5 10:00:00 host kern", "4,12,5000000,-;". A message
-	 * follows the stamp's "] ", the tag's ": " (not dmesg -x's before its
-	 * stamp, "[" or a date) or a /dev/kmsg record's ';'. Lines of a form without stamps
-	 * (dmesg -t) have no such mark: only their words tell.
-	 */
-	if (rd_form_stamped(line, len)) {
-		for (size_t i = 1; i + 1 < len && !message; i++)
-			message = ((line[i - 1] == ']' || line[i - 1] == ':') && line[i] == ' ' &&
-				   line[i + 1] != ' ' && line[i + 1] != '[' &&
-				   !(line[i + 1] >= '0' && line[i + 1] <= '9')) ||
-				  (line[i] == ';' && line[i + 1] != ' ');
-		if (!message)
-			return true;
-	}
-	for (size_t i = 0; i < len; i++) {
-		if (i && line[i - 1] != ' ' && line[i - 1] != ']' && line[i - 1] != '"' &&
-		    line[i - 1] != '\t' && line[i - 1] != ';')
-			continue;
-		if (sl_detector_start_prefix(line + i, len - i))
-			return true;
-	}
-	return false;
-}
-
-/*
- * dmesg -x's facility cut before its colon ("kern", "kern  "): a line of
- * nothing but the start of a facility's name, which no record is.
- */
-static bool facility_start(const char *line, size_t len)
-{
-	static const char *const names[] = {
-		"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news",
-		"uucp", "cron", "authpriv", "ftp", "local0", "local1", "local2",
-		"local3", "local4", "local5", "local6", "local7",
-	};
-	size_t n = 0;
-
-	while (n < len && line[n] >= 'a' && line[n] <= 'z')
-		n++;
-	if (!n && !(len && line[0] >= '0' && line[0] <= '7'))
-		return false;
-	while (n < len && ((line[n] >= '0' && line[n] <= '7') || line[n] == ' '))
-		n++;
-	if (n != len)
-		return false;
-	n = 0;
-	while (n < len && line[n] != ' ')
-		n++;
-	for (size_t k = 0; k < ARRAY_SIZE(names); k++)
-		if (n <= strlen(names[k]) && memcmp(line, names[k], n) == 0)
-			return true;
-	return false;
-}
-
 static bool last_line_cut(const struct sl_reader *rd, const char *line, size_t len)
 {
 	const char *end = sl_trim_end(line, line + len);
@@ -152,8 +64,6 @@ static bool last_line_cut(const struct sl_reader *rd, const char *line, size_t l
 				return true;
 		return false;
 	}
-	if (rd->form->line_cut)
-		return rd->form->line_cut(line, end);
 	/* dmesg --color=always: its colours are no part of the words (a cut
 	 * may fall inside one: "\x1b[33", "\x1b["). */
 	if (memchr(line, '\x1b', (size_t)(end - line))) {
@@ -168,8 +78,7 @@ static bool last_line_cut(const struct sl_reader *rd, const char *line, size_t l
 		if (end == line)
 			return true; /* nothing but colours: its text never came */
 	}
-	return facility_start(line, (size_t)(end - line)) ||
-	       ends_in_detector_start(line, (size_t)(end - line));
+	return (rd->form->line_cut ? rd->form->line_cut : sl_text_line_cut)(line, end);
 }
 
 /*

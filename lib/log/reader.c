@@ -167,3 +167,56 @@ bool sl_json_open_at_end(const struct sl_reader *rd, const char *buf, size_t end
 	}
 	return e > buf && e[-1] != '}';
 }
+
+/* Does the line start as a stamped form's do: a dmesg stamp or -x's
+ * facility, -r's priority, a date, a /dev/kmsg record, a syslog month? */
+static bool rd_form_stamped(const char *line, size_t len)
+{
+	const char *colon = memchr(line, ':', len < 16 ? len : 16);
+
+	if (!len)
+		return false;
+	return line[0] == '[' || line[0] == '<' || (line[0] >= '0' && line[0] <= '9') ||
+	       (colon && colon > line && colon[-1] == ' ') || /* "kern  :warn  : " */
+	       (len > 4 && line[0] >= 'A' && line[0] <= 'Z' && line[3] == ' ' &&
+		memchr("0123456789 ", line[4], 11));
+}
+
+/* (log/format.h) Cut where it holds the detector's words, the start of
+ * one of its lines, or a stamp without a message yet. */
+bool sl_text_line_cut(const char *line, const char *end_of_line)
+{
+	size_t len = (size_t)(end_of_line - line);
+	const char *traps = memmem(line, len, "traps: ", 7);
+	bool message = false;
+
+	if (sl_maybe_detector(line, len))
+		return true;
+	/* A kill line cut short: "traps: game[700] trap alignm". */
+	if (traps && sl_kill_line_start(traps, line + len))
+		return true;
+	/*
+	 * Cut before its message began: "[  100.000000] ", "kern  :warn  :
+	 * [  30.0", "Dec  5 10:00:00 host kern", "4,12,5000000,-;". A message
+	 * follows the stamp's "] ", the tag's ": " (not dmesg -x's before its
+	 * stamp, "[" or a date) or a /dev/kmsg record's ';'. Lines of a form without stamps
+	 * (dmesg -t) have no such mark: only their words tell.
+	 */
+	if (rd_form_stamped(line, len)) {
+		for (size_t i = 1; i + 1 < len && !message; i++)
+			message = ((line[i - 1] == ']' || line[i - 1] == ':') && line[i] == ' ' &&
+				   line[i + 1] != ' ' && line[i + 1] != '[' &&
+				   !(line[i + 1] >= '0' && line[i + 1] <= '9')) ||
+				  (line[i] == ';' && line[i + 1] != ' ');
+		if (!message)
+			return true;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (i && line[i - 1] != ' ' && line[i - 1] != ']' && line[i - 1] != '"' &&
+		    line[i - 1] != '\t' && line[i - 1] != ';')
+			continue;
+		if (sl_detector_start_prefix(line + i, len - i))
+			return true;
+	}
+	return false;
+}

@@ -213,6 +213,10 @@ bool sl_detector_text_unread(const char *s, size_t len);
 /* Is [@s, @s + @len) the start of a detector line, or of a kill line,
  * cut short ("x86/spl", "traps: ")? */
 bool sl_detector_start_prefix(const char *s, size_t len);
+/* [@traps, @end), from "traps: " on, cut short: may it have been an
+ * alignment-check kill ("traps: game[700] trap alignm")? One whose words
+ * say another trap (general protection) is not. */
+bool sl_kill_line_start(const char *traps, const char *end);
 /* A message journalctl shortened with "…" that may have been the
  * detector's ("x86/split loc…4"). */
 bool sl_detector_line_ellipsized(const char *s, size_t len);
