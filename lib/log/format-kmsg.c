@@ -178,7 +178,6 @@ static bool record_at(const char *p, const char *end)
 	return *p == ',' || *p == ';';
 }
 
-
 /* Is the first record's end a NUL, before any newline? */
 static bool nul_separated(const char *p, const char *end)
 {

@@ -218,14 +218,14 @@ static int add_log_record(struct splitlock_offenders *r,
 	if (!sl_maybe_detector(rec->message, rec->message_len)) {
 		/*
 		 * A logger that says it lost kernel messages (journald, rsyslog's
-		 * imjournal) may have lost the detector's: a window that begins
-		 * before its line may miss them. Anyone may write such a line;
-		 * it can only make a report incomplete.
+		 * imjournal) may have lost the detector's: lost before its line,
+		 * a window that begins before the line may miss them; lost from
+		 * the line on (rsyslog's "begin to drop"), one that ends after
+		 * it. Anyone may write such a line; it can only make a report
+		 * incomplete.
 		 */
 		int lost = sl_logger_lost_line(rec->message, rec->message_len, lr->short_text);
 
-		/* Lost before the line: a window that ends after it; from the
-		 * line on: one that ends after it, whenever it begins. */
 		if (lost == SL_LOST_BEFORE) {
 			if (in_window(r, lr, wall, INT64_MIN / 2, &undated) || undated)
 				sl_unread_note_why(&r->unread, lr->line, SPLITLOCK_UNREAD_LOST);
