@@ -1236,8 +1236,8 @@ test_a_logger_that_lost_kernel_messages_is_said() {
 # the detector's, or nothing, is cut (thirteenth review, H3).
 test_lines_journalctl_shortened_are_cut() {
 	local m
-	for m in $'x86/split loc\u2026 4' 'x86/split loc...4' $'\u2026' '...' $'traps: ga\u2026ck' $'\u20264' \
-		$'traps: \u2026]'; do
+	for m in $'x86/split loc\xe2\x80\xa6 4' 'x86/split loc...4' $'\xe2\x80\xa6' '...' $'traps: ga\xe2\x80\xa6ck' $'\xe2\x80\xa64' \
+		$'traps: \xe2\x80\xa6]'; do
 		printf 'Dec 05 19:48:20 ip-10-0-12-34.eu-west-1.compute.internal kernel: %s\n' "$m" >"$T/nf"
 		run "$SLCTL" offenders --input "$T/nf" --input-format syslog --json
 		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
@@ -1253,11 +1253,11 @@ test_lines_journalctl_shortened_are_cut() {
 	printf 'Dec 05 19:48:20 host kernel: ... MAX_LOCK_DEPTH:          48\n' >"$T/lockdep"
 	run "$SLCTL" offenders --input "$T/lockdep" --input-format syslog --json
 	expect_json '[.complete, .unrecognized_by.cut] | @csv' 'true,0'
-	printf '6,0,100000,-;x86/split loc\u2026 4\n' >"$T/kmsg-dots"
+	printf '6,0,100000,-;x86/split loc\xe2\x80\xa6 4\n' >"$T/kmsg-dots"
 	run "$SLCTL" offenders --input "$T/kmsg-dots" --json
 	expect_json '[.complete, .unrecognized_by.cut] | @csv' 'true,0'
 	# Another kernel line shortened, or a program's: complete.
-	printf 'Dec 05 19:48:20 host kernel: usb 1-1: new high-speed USB dev\u2026ci_hcd\nDec 05 19:48:21 host app[9]: x86/split loc\u2026 4\nDec 05 19:48:22 host kernel: traps: svc[9] general prot\u2026\n' >"$T/usb"
+	printf 'Dec 05 19:48:20 host kernel: usb 1-1: new high-speed USB dev\xe2\x80\xa6ci_hcd\nDec 05 19:48:21 host app[9]: x86/split loc\xe2\x80\xa6 4\nDec 05 19:48:22 host kernel: traps: svc[9] general prot\xe2\x80\xa6\n' >"$T/usb"
 	run "$SLCTL" offenders --input "$T/usb" --input-format syslog --json
 	expect_json '[.events, .complete] | @csv' '0,true'
 }
