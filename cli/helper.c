@@ -256,15 +256,19 @@ static int trusted_context(struct splitlock_ctx *ctx, struct splitlock_ctx **out
 /* The job must be the way the library chooses here, not the caller's idea. */
 static int check_way(struct splitlock_ctx *ctx, enum splitlock_lift want)
 {
-	_cleanup_free_ char *why = NULL;
-	enum splitlock_lift lift = 0;
-	int r = splitlock_lift_choose(ctx, &lift, &why);
+	_cleanup_(splitlock_lift_plan_freep) struct splitlock_lift_plan *plan = NULL;
+	int r = splitlock_lift_plan_new(ctx, &plan);
 
 	if (r < 0) {
-		slctl_error("%s.", why ? why : errno_text(r));
+		slctl_error("%s.", errno_text(r));
+		return EXIT_FAIL;
+	}
+	r = splitlock_lift_plan_get_refusal(plan);
+	if (r < 0) {
+		slctl_error("%s.", splitlock_lift_plan_get_reason(plan));
 		return r == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_FAIL;
 	}
-	if (lift != want)
+	if (splitlock_lift_plan_get_way(plan) != want)
 		return refuse(want == SPLITLOCK_LIFT_EXEMPT ?
 			      "this kernel lifts misery with a lease, not an exemption" :
 			      "this kernel lifts misery with an exemption, not a lease");

@@ -2,7 +2,7 @@
 /*
  * slctl run: CMD with the misery penalty lifted for it and what it starts.
  *
- * The library chooses how (splitlock_lift_choose()): the patched kernel's
+ * The library chooses how (splitlock_lift_plan_new()): the patched kernel's
  * per-process exemption, or on a stock kernel a lease on the global
  * kernel.split_lock_mitigate. CMD runs as the user who ran slctl, with the
  * environment, descriptors and signal dispositions slctl was given, and
@@ -501,8 +501,9 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		{ 0 },
 	};
 	static const char shorts[] = "+h";
-	_cleanup_free_ char *why = NULL;
+	_cleanup_(splitlock_lift_plan_freep) struct splitlock_lift_plan *plan = NULL;
 	enum splitlock_lift lift;
+	const char *why;
 	char **cmd;
 	bool privileged;
 	int c, r;
@@ -528,11 +529,18 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		return slctl_usage_error("run", "no command after '--'.");
 	cmd = argv + optind;
 
-	r = splitlock_lift_choose(ctx, &lift, &why);
+	r = splitlock_lift_plan_new(ctx, &plan);
 	if (r < 0) {
-		slctl_error("%s; %s was not started.", why ? why : errno_text(r), cmd[0]);
+		slctl_error("%s; %s was not started.", errno_text(r), cmd[0]);
+		return EXIT_FAIL;
+	}
+	why = splitlock_lift_plan_get_reason(plan);
+	r = splitlock_lift_plan_get_refusal(plan);
+	if (r < 0) {
+		slctl_error("%s; %s was not started.", why, cmd[0]);
 		return r == -EOPNOTSUPP ? EXIT_UNSUPPORTED : EXIT_FAIL;
 	}
+	lift = splitlock_lift_plan_get_way(plan);
 	save_dispositions();
 	switch (lift) {
 	case SPLITLOCK_LIFT_UNNEEDED:

@@ -968,7 +968,7 @@ const char *splitlock_mitigate_plan_get_error(const struct splitlock_mitigate_pl
 
 /*
  * How the misery penalty can be lifted for one process and what it starts,
- * chosen by splitlock_lift_choose() from the running kernel's mode, the
+ * chosen by splitlock_lift_plan_new() from the running kernel's mode, the
  * CPU's detection features and the kernel's interfaces.
  */
 enum splitlock_lift {
@@ -989,20 +989,58 @@ enum splitlock_lift {
 	SPLITLOCK_LIFT_UNCHANGED,
 };
 
+struct splitlock_lift_plan;
+
 /**
- * splitlock_lift_choose:
+ * splitlock_lift_plan_new:
  *
- * Choose the way into *@lift. *@why (may be NULL; malloc'ed, the caller
- * frees it) receives a sentence for UNNEEDED and UNCHANGED, NULL for the
- * others. Errors, with the sentence in *@why: -EPERM (seq mode, whose
- * penalty nothing lifts), -EOPNOTSUPP (a kernel that penalizes and offers
- * neither the sysctl nor the exemption); -ENOMEM.
+ * Choose how the misery penalty can be lifted for one process here, into
+ * a new *@plan (free it with splitlock_lift_plan_free()). A machine where
+ * nothing lifts it still gets a plan, refused
+ * (splitlock_lift_plan_get_refusal()), with its sentence. Errors, with
+ * *@plan NULL: -ENOMEM, the error of reading the mode.
  *
  * Since: LIBSPLITLOCK_1
  */
 SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 2)
-int splitlock_lift_choose(struct splitlock_ctx *ctx, enum splitlock_lift *lift,
-			  char **why);
+int splitlock_lift_plan_new(struct splitlock_ctx *ctx, struct splitlock_lift_plan **plan);
+/**
+ * splitlock_lift_plan_free:
+ *
+ * Frees @plan; returns NULL. Accepts NULL.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+struct splitlock_lift_plan *splitlock_lift_plan_free(struct splitlock_lift_plan *plan);
+/**
+ * splitlock_lift_plan_get_way:
+ *
+ * The way chosen; 0 when the plan is refused.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+enum splitlock_lift splitlock_lift_plan_get_way(const struct splitlock_lift_plan *plan);
+/**
+ * splitlock_lift_plan_get_refusal:
+ *
+ * 0 when the penalty can be lifted or needs no lifting, else why not, with
+ * a sentence in splitlock_lift_plan_get_reason(): -EPERM (seq mode, whose
+ * penalty nothing lifts), -EOPNOTSUPP (a kernel that penalizes and offers
+ * neither the sysctl nor the exemption).
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+int splitlock_lift_plan_get_refusal(const struct splitlock_lift_plan *plan);
+/**
+ * splitlock_lift_plan_get_reason:
+ *
+ * One sentence: why the plan is refused, or why a run goes unchanged
+ * (SPLITLOCK_LIFT_UNNEEDED, SPLITLOCK_LIFT_UNCHANGED); NULL for the ways
+ * that lift the penalty. Borrowed from the plan.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+const char *splitlock_lift_plan_get_reason(const struct splitlock_lift_plan *plan);
 
 /**
  * splitlock_exempt_get:
@@ -2713,6 +2751,7 @@ SPLITLOCK_DEFINE_CLEANUP(splitlock_mode_info, splitlock_mode_info_free)
 SPLITLOCK_DEFINE_CLEANUP(splitlock_mode_switch, splitlock_mode_switch_free)
 SPLITLOCK_DEFINE_CLEANUP(splitlock_boot_plan, splitlock_boot_plan_free)
 SPLITLOCK_DEFINE_CLEANUP(splitlock_mitigate_plan, splitlock_mitigate_plan_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_lift_plan, splitlock_lift_plan_free)
 SPLITLOCK_DEFINE_CLEANUP(splitlock_lease, splitlock_lease_drop)
 SPLITLOCK_DEFINE_CLEANUP(splitlock_leases, splitlock_leases_free)
 SPLITLOCK_DEFINE_CLEANUP(splitlock_sysctld, splitlock_sysctld_free)

@@ -18,35 +18,50 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 
 #include "core/internal.h"
 #include "message.h"
 
-static int say(char **why, const char *format, ...) _printf_(2, 3);
-static int say(char **why, const char *format, ...)
+struct splitlock_lift_plan {
+	enum splitlock_lift way;
+	int refusal;
+	char *reason;
+};
+
+/* The sentence of a refusal or of a run that goes unchanged. */
+static int say(struct splitlock_lift_plan *plan, const char *format, ...) _printf_(2, 3);
+static int say(struct splitlock_lift_plan *plan, const char *format, ...)
 {
 	va_list args;
 	int r;
 
-	if (!why)
-		return 0;
 	va_start(args, format);
-	r = message_vset(why, format, args);
+	r = message_vset(&plan->reason, format, args);
 	va_end(args);
 	return r;
 }
 
-_public_ int splitlock_lift_choose(struct splitlock_ctx *ctx, enum splitlock_lift *lift,
-				   char **why)
+static int refuse(struct splitlock_lift_plan *plan, int refusal, const char *sentence)
 {
+	plan->way = 0;
+	plan->refusal = refusal;
+	return say(plan, "%s", sentence);
+}
+
+_public_ int splitlock_lift_plan_new(struct splitlock_ctx *ctx, struct splitlock_lift_plan **out)
+{
+	_cleanup_(splitlock_lift_plan_freep) struct splitlock_lift_plan *plan = NULL;
 	struct splitlock_mode_info *info = NULL;
 	enum splitlock_mode mode;
 	unsigned cpu = 0, ifaces = 0;
 	bool cpu_known;
 	int r;
 
-	if (why)
-		*why = NULL;
+	*out = NULL;
+	plan = calloc(1, sizeof(*plan));
+	if (!plan)
+		return -ENOMEM;
 	r = splitlock_mode_info_read(ctx, &info);
 	if (r < 0)
 		return r;
@@ -55,58 +70,81 @@ _public_ int splitlock_lift_choose(struct splitlock_ctx *ctx, enum splitlock_lif
 	cpu_known = splitlock_cpu_features(ctx, &cpu) == 0;
 	splitlock_kernel_interfaces(ctx, &ifaces);
 
+	r = 0;
 	/* seq is the kernel's own word (sysfs): it wins over what cpuinfo shows. */
 	if (mode == SPLITLOCK_MODE_SEQ) {
-		if (say(why, "the kernel runs in seq mode, whose penalty cannot be lifted for "
-			"any process; boot with another split_lock_detect= mode") < 0)
-			return -ENOMEM;
-		return -EPERM;
-	}
-	r = 0;
+		r = refuse(plan, -EPERM, "the kernel runs in seq mode, whose penalty cannot be "
+			   "lifted for any process; boot with another split_lock_detect= mode");
 	/*
 	 * The patched kernel's exemption lifts the penalty of warn and the
 	 * throttling of ratelimit for one process, and marking it costs
 	 * nothing: where the kernel offers it, it is used whatever cpuinfo
 	 * shows (a VM may hide the flags; a test kernel injects traps).
 	 */
-	if ((ifaces & SPLITLOCK_KERNEL_MISERY_EXEMPT) &&
-	    (mode == SPLITLOCK_MODE_WARN || mode == SPLITLOCK_MODE_RATELIMIT)) {
-		*lift = SPLITLOCK_LIFT_EXEMPT;
+	} else if ((ifaces & SPLITLOCK_KERNEL_MISERY_EXEMPT) &&
+		   (mode == SPLITLOCK_MODE_WARN || mode == SPLITLOCK_MODE_RATELIMIT)) {
+		plan->way = SPLITLOCK_LIFT_EXEMPT;
 	} else if (cpu_known && !(cpu & (SPLITLOCK_CPU_SPLIT_LOCK_DETECT | SPLITLOCK_CPU_BUS_LOCK_DETECT))) {
-		*lift = SPLITLOCK_LIFT_UNNEEDED;
-		r = say(why, "the CPU detects no split locks, so nothing penalizes them");
+		plan->way = SPLITLOCK_LIFT_UNNEEDED;
+		r = say(plan, "the CPU detects no split locks, so nothing penalizes them");
 	} else if (mode == SPLITLOCK_MODE_OFF) {
-		*lift = SPLITLOCK_LIFT_UNNEEDED;
-		r = say(why, "split-lock detection is off, so nothing penalizes split locks");
+		plan->way = SPLITLOCK_LIFT_UNNEEDED;
+		r = say(plan, "split-lock detection is off, so nothing penalizes split locks");
 	} else if (mode == SPLITLOCK_MODE_FATAL) {
-		*lift = SPLITLOCK_LIFT_UNCHANGED;
-		r = say(why, "the kernel runs in fatal mode: a split-locking process is killed "
+		plan->way = SPLITLOCK_LIFT_UNCHANGED;
+		r = say(plan, "the kernel runs in fatal mode: a split-locking process is killed "
 			"with SIGBUS, and only the misery penalty of warn mode can be lifted");
 	} else if (mode == SPLITLOCK_MODE_RATELIMIT) {
-		*lift = SPLITLOCK_LIFT_UNCHANGED;
-		r = say(why, "the kernel runs in ratelimit mode, which throttles bus locks for "
+		plan->way = SPLITLOCK_LIFT_UNCHANGED;
+		r = say(plan, "the kernel runs in ratelimit mode, which throttles bus locks for "
 			"every process; only the misery penalty of warn mode can be lifted");
 	} else if (cpu_known && !(cpu & SPLITLOCK_CPU_SPLIT_LOCK_DETECT)) {
-		*lift = SPLITLOCK_LIFT_UNCHANGED;
-		r = say(why, "this CPU detects bus locks only (#DB, bus_lock_detect without "
+		plan->way = SPLITLOCK_LIFT_UNCHANGED;
+		r = say(plan, "this CPU detects bus locks only (#DB, bus_lock_detect without "
 			"split_lock_detect), which warn mode reports but never penalizes: "
 			"kernel.split_lock_mitigate governs nothing here%s",
 			cpu & SPLITLOCK_CPU_HYPERVISOR ?
 			" (a delay that remains is the hypervisor's, set on the host)" : "");
 	} else if (ifaces & SPLITLOCK_KERNEL_MISERY_EXEMPT) {
-		*lift = SPLITLOCK_LIFT_EXEMPT;
+		plan->way = SPLITLOCK_LIFT_EXEMPT;
 	} else if (ifaces & SPLITLOCK_KERNEL_MITIGATE_SYSCTL) {
-		*lift = SPLITLOCK_LIFT_LEASE;
+		plan->way = SPLITLOCK_LIFT_LEASE;
 	} else if (sl_release_before(ctx, 5, 19)) {
-		*lift = SPLITLOCK_LIFT_UNNEEDED;
-		r = say(why, "kernels before 5.19 warn about split locks but do not penalize them");
+		plan->way = SPLITLOCK_LIFT_UNNEEDED;
+		r = say(plan, "kernels before 5.19 warn about split locks but do not penalize them");
 	} else {
-		if (say(why, "this kernel penalizes split locks in warn mode but has neither "
-			"kernel.split_lock_mitigate (Linux 6.2 and later) nor the per-process "
-			"exemption, so the penalty cannot be lifted at run time; boot with "
-			"split_lock_detect=off") < 0)
-			return -ENOMEM;
-		return -EOPNOTSUPP;
+		r = refuse(plan, -EOPNOTSUPP, "this kernel penalizes split locks in warn mode but "
+			   "has neither kernel.split_lock_mitigate (Linux 6.2 and later) nor the "
+			   "per-process exemption, so the penalty cannot be lifted at run time; "
+			   "boot with split_lock_detect=off");
 	}
-	return r;
+	if (r < 0)
+		return r;
+	*out = plan;
+	plan = NULL;
+	return 0;
+}
+
+_public_ struct splitlock_lift_plan *splitlock_lift_plan_free(struct splitlock_lift_plan *plan)
+{
+	if (plan) {
+		free(plan->reason);
+		free(plan);
+	}
+	return NULL;
+}
+
+_public_ enum splitlock_lift splitlock_lift_plan_get_way(const struct splitlock_lift_plan *plan)
+{
+	return plan->way;
+}
+
+_public_ int splitlock_lift_plan_get_refusal(const struct splitlock_lift_plan *plan)
+{
+	return plan->refusal;
+}
+
+_public_ const char *splitlock_lift_plan_get_reason(const struct splitlock_lift_plan *plan)
+{
+	return plan->reason;
 }

@@ -115,7 +115,7 @@ test_install_honours_prefix_for_every_file_and_uninstall_removes_them() {
 # One program, written only against the installed header and .pc, uses
 # every area: context, status reads, mitigate plans, boot plans, offenders
 # and follow, records, counters, the open sets walked (forms, unread
-# reasons, backends), sysctl.d, leases, time, the probe's names and the
+# reasons, backends), sysctl.d, leases, time, a lift plan, the probe's names and the
 # cleanup helpers. Its output is checked against the fixtures it runs on.
 test_a_program_builds_against_the_installed_library() {
 	build_make install PREFIX=/usr DESTDIR="$T/dest" >/dev/null || fail "make install failed"
@@ -285,6 +285,17 @@ test_a_program_builds_against_the_installed_library() {
 			       splitlock_sysctld_get_count(sd), splitlock_sysctld_get_value(sd),
 			       splitlock_leases_get_count(ls), (long long)(t / 1000000));
 		}
+		/* lifting misery: the way and its sentence on the plan */
+		{
+			__attribute__((cleanup(splitlock_lift_plan_freep))) struct splitlock_lift_plan *lp = NULL;
+
+			if (splitlock_lift_plan_new(ctx, &lp) < 0)
+				return 25;
+			printf("lift: %s, refusal %d, reason %s\n",
+			       splitlock_lift_plan_get_way(lp) == SPLITLOCK_LIFT_LEASE ? "lease" : "other",
+			       splitlock_lift_plan_get_refusal(lp),
+			       splitlock_lift_plan_get_reason(lp) ? "given" : "none");
+		}
 		printf("probe names: %s, %s\n", splitlock_probe_action_name(SPLITLOCK_PROBE_SIGBUS),
 		       splitlock_probe_trap_name(SPLITLOCK_KIND_SPLIT_LOCK));
 
@@ -318,6 +329,7 @@ test_a_program_builds_against_the_installed_library() {
 	expect_out "counters: none here"
 	expect_out "sets: 10 forms, 8 reasons (last lost), 7 backends"
 	expect_out "sysctl.d: 1 assignments, winner 0; leases: 0; time: 1796292000"
+	expect_out "lift: lease, refusal 0, reason none"
 	expect_out "probe names: sigbus, ac"
 	[ "$(cat "$T/root/proc/sys/kernel/split_lock_mitigate")" = 0 ] || fail "running value not written"
 }

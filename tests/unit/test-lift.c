@@ -60,17 +60,30 @@ static void done(struct splitlock_ctx *ctx)
 		abort();
 }
 
-/* The choice for a machine, and whether a sentence came with it. */
+/*
+ * The choice for a machine, and whether a sentence came with it: the
+ * refusal, which leaves no way chosen, or 0.
+ */
 static int choice(struct splitlock_ctx *ctx, enum splitlock_lift *lift, const char *word)
 {
-	char *why = NULL;
-	int r = splitlock_lift_choose(ctx, lift, &why);
+	struct splitlock_lift_plan *plan = NULL;
+	const char *why;
+	int r = splitlock_lift_plan_new(ctx, &plan);
 
+	if (r < 0) {
+		CHECK(plan == NULL);
+		return r;
+	}
+	why = splitlock_lift_plan_get_reason(plan);
 	if (word)
 		CHECK(why && strstr(why, word));
 	else
 		CHECK(why == NULL);
-	free(why);
+	*lift = splitlock_lift_plan_get_way(plan);
+	r = splitlock_lift_plan_get_refusal(plan);
+	if (r < 0)
+		CHECK_INT(*lift, 0);
+	splitlock_lift_plan_free(plan);
 	return r;
 }
 
