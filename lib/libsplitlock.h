@@ -307,7 +307,8 @@ int splitlock_mode_format(enum splitlock_mode mode, unsigned ratelimit,
 /**
  * splitlock_mode_source_name:
  *
- * Short static name of a source: "sysfs", "boot-log", "cmdline", "default".
+ * Short static name of a source: "none", "sysfs", "boot-log", "cmdline",
+ * "default"; NULL for a value outside the enum.
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -604,7 +605,8 @@ enum {
  *
  * A plan for @backend (NULL or "auto": detect). Returns 0 and a plan
  * whenever memory allows; a plan without a backend carries its refusal
- * (see splitlock_boot_plan_get_refusal()).
+ * (see splitlock_boot_plan_get_refusal()). -EINVAL, and no plan: a flag
+ * other than SPLITLOCK_BOOT_RUN_TOOLS (one of a later library).
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -1284,7 +1286,9 @@ enum {
  * any other key in it. *@content (may be NULL) receives the new file text,
  * to be freed by the caller. -ELOOP: the drop-in path is a symlink;
  * -EEXIST: a file we do not own sits there; -EUCLEAN: /etc/sysctl.d is
- * writable by every user, so nothing written there can be trusted.
+ * writable by every user, so nothing written there can be trusted;
+ * -EINVAL: an empty or malformed @key, a @value with a newline, a flag
+ * other than SPLITLOCK_WRITE_DRY_RUN.
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -1551,7 +1555,7 @@ int splitlock_detector_line_parse(const char *message, size_t len,
 /**
  * splitlock_kind_name:
  *
- * "split_lock", "bus_lock"; "warn", "fatal", "sigbus".
+ * "split_lock", "bus_lock"; NULL for a value outside the enum.
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -1559,7 +1563,7 @@ const char *splitlock_kind_name(enum splitlock_kind kind);
 /**
  * splitlock_action_name:
  *
- * "warn", "fatal", "sigbus"; a value outside the enum reads as "warn".
+ * "warn", "fatal", "sigbus"; NULL for a value outside the enum.
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -1625,7 +1629,8 @@ int splitlock_group_parse(const char *name, enum splitlock_group *group);
 /**
  * splitlock_group_name:
  *
- * The name splitlock_group_parse() takes for @group.
+ * The name splitlock_group_parse() takes for @group; NULL for a value
+ * outside the enum.
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -1647,7 +1652,8 @@ struct splitlock_offender;
  * splitlock_offenders_new:
  *
  * An empty report grouping by @group, with SPLITLOCK_OFFENDERS_* @flags,
- * into *@report; -ENOMEM.
+ * into *@report; -ENOMEM; -EINVAL for a group or a flag this library does
+ * not know (one of a later library), with *@report NULL.
  *
  * Since: LIBSPLITLOCK_1
  */

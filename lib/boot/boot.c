@@ -109,14 +109,18 @@ _public_ int splitlock_boot_read(struct splitlock_ctx *ctx, const char *backend,
 _public_ int splitlock_boot_plan_new(struct splitlock_ctx *ctx, const char *backend,
 				     unsigned flags, struct splitlock_boot_plan **out)
 {
-	struct splitlock_boot_plan *plan = calloc(1, sizeof(*plan));
+	struct splitlock_boot_plan *plan;
 	const char *names[ARRAY_SIZE(backends)];
 	int n;
 
+	/* A flag of a later library is refused, not ignored. */
+	*out = NULL;
+	if (flags & ~SPLITLOCK_BOOT_RUN_TOOLS)
+		return -EINVAL;
+	plan = calloc(1, sizeof(*plan));
 	if (!plan)
 		return -ENOMEM;
 	plan->ctx = splitlock_ref(ctx);
-	plan->flags = flags;
 	plan->run_tools = streq(ctx->root, "/") || (flags & SPLITLOCK_BOOT_RUN_TOOLS);
 	*out = plan;
 	if (backend && !streq(backend, "auto")) {

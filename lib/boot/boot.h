@@ -50,7 +50,6 @@ struct splitlock_boot_plan {
 	enum splitlock_mode mode;  /* UNKNOWN: remove the parameter */
 	unsigned ratelimit;
 	char token[64];            /* "split_lock_detect=V", "" when removing */
-	unsigned flags;
 	bool run_tools;            /* apply runs the commands (inside the root) */
 	bool tools_ran;
 	struct sl_file_change *files;

@@ -386,15 +386,15 @@ static const struct name_table action_names[] = {
 	{ SPLITLOCK_ACTION_SIGBUS, "sigbus" },
 };
 
-/* A value outside the enum reads as the first, as it always has. */
+/* NULL for a value outside the enum, as every name function of the library. */
 _public_ const char *splitlock_kind_name(enum splitlock_kind kind)
 {
-	return NAME_TABLE_NAME_OR(kind_names, kind, "split_lock");
+	return NAME_TABLE_NAME(kind_names, kind);
 }
 
 _public_ const char *splitlock_action_name(enum splitlock_action action)
 {
-	return NAME_TABLE_NAME_OR(action_names, action, "warn");
+	return NAME_TABLE_NAME(action_names, action);
 }
 
 bool sl_kill_line_start(const char *traps, const char *end)

@@ -98,7 +98,7 @@ _public_ int splitlock_mode_format(enum splitlock_mode mode, unsigned ratelimit,
 
 _public_ const char *splitlock_mode_source_name(enum splitlock_mode_source source)
 {
-	return NAME_TABLE_NAME_OR(source_names, source, "none");
+	return NAME_TABLE_NAME(source_names, source);
 }
 
 /*

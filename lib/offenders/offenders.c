@@ -18,8 +18,13 @@ _public_ int splitlock_offenders_new(struct splitlock_ctx *ctx,
 				     enum splitlock_group group, unsigned flags,
 				     struct splitlock_offenders **report)
 {
-	struct splitlock_offenders *r = calloc(1, sizeof(*r));
+	struct splitlock_offenders *r;
 
+	/* A flag or grouping of a later library is refused, not ignored. */
+	*report = NULL;
+	if ((flags & ~SPLITLOCK_OFFENDERS_RESOLVE) || !splitlock_group_name(group))
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	r->n_buckets = 64;

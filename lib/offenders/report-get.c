@@ -165,7 +165,7 @@ _public_ DEFINE_NAME_TABLE_PARSE(splitlock_group_parse, group_names, enum splitl
 
 _public_ const char *splitlock_group_name(enum splitlock_group group)
 {
-	return NAME_TABLE_NAME_OR(group_names, group, "unknown");
+	return NAME_TABLE_NAME(group_names, group);
 }
 
 struct splitlock_ctx *sl_offenders_ctx(const struct splitlock_offenders *r)

@@ -151,7 +151,7 @@ _public_ int splitlock_sysctld_persist(struct splitlock_ctx *ctx,
 	int r;
 
 	if (!key || !*key || strpbrk(key, " \t\n=") || !value ||
-	    strpbrk(value, "\n"))
+	    strpbrk(value, "\n") || (flags & ~SPLITLOCK_WRITE_DRY_RUN))
 		return -EINVAL;
 
 	r = sl_lstat(ctx, SPLITLOCK_SYSCTLD_DROPIN, &st);

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What a program built for a later library passes to this one: a flag bit
+ * or an enum value this library does not know is refused with -EINVAL (a
+ * flag ignored would do less than the caller asked, silently), and every
+ * name function gives NULL for a value outside its enum.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "libsplitlock.h"
+#include "fake-root.h"
+#include "test.h"
+
+#define LATER_FLAG (1u << 31)
+
+TEST(unknown_flags_and_groups_are_refused)
+{
+	struct splitlock_ctx *ctx;
+	struct splitlock_boot_plan *bp = (struct splitlock_boot_plan *)1;
+	struct splitlock_offenders *rep = (struct splitlock_offenders *)1;
+	struct splitlock_mitigate_plan *mp = NULL;
+	char *content = NULL;
+
+	fake_root_make("later");
+	put("/proc/sys/kernel/osrelease", "6.12.0\n");
+	put("/proc/sys/kernel/split_lock_mitigate", "1\n");
+	ctx = fake_root_ctx();
+
+	CHECK_INT(splitlock_boot_plan_new(ctx, "grub", LATER_FLAG, &bp), -EINVAL);
+	CHECK(bp == NULL);
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, LATER_FLAG, &rep), -EINVAL);
+	CHECK(rep == NULL);
+	rep = (struct splitlock_offenders *)1;
+	CHECK_INT(splitlock_offenders_new(ctx, (enum splitlock_group)99, 0, &rep), -EINVAL);
+	CHECK(rep == NULL);
+	CHECK_INT(splitlock_sysctld_persist(ctx, "kernel.split_lock_mitigate", "0",
+					    SPLITLOCK_WRITE_DRY_RUN | LATER_FLAG, &content), -EINVAL);
+	CHECK(content == NULL);
+	CHECK(get("/etc/sysctl.d/zz-slctl.conf") == NULL);
+	CHECK_INT(splitlock_mitigate_plan_new(ctx, 0, LATER_FLAG, &mp), -EINVAL);
+
+	/* The flags this library knows still work. */
+	CHECK_INT(splitlock_boot_plan_new(ctx, "grub", SPLITLOCK_BOOT_RUN_TOOLS, &bp), 0);
+	splitlock_boot_plan_free(bp);
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_UNIT, SPLITLOCK_OFFENDERS_RESOLVE, &rep), 0);
+	splitlock_offenders_unref(rep);
+	CHECK_INT(splitlock_sysctld_persist(ctx, "kernel.split_lock_mitigate", "0",
+					    SPLITLOCK_WRITE_DRY_RUN, &content), 0);
+	CHECK(content != NULL);
+	free(content);
+	CHECK(get("/etc/sysctl.d/zz-slctl.conf") == NULL);
+	splitlock_unref(ctx);
+	fake_root_remove();
+}
+
+TEST(name_functions_give_null_past_their_enum)
+{
+	CHECK_STR(splitlock_kind_name(SPLITLOCK_KIND_BUS_LOCK), "bus_lock");
+	CHECK(splitlock_kind_name((enum splitlock_kind)99) == NULL);
+	CHECK_STR(splitlock_action_name(SPLITLOCK_ACTION_SIGBUS), "sigbus");
+	CHECK(splitlock_action_name((enum splitlock_action)99) == NULL);
+	CHECK_STR(splitlock_group_name(SPLITLOCK_GROUP_UNIT), "unit");
+	CHECK(splitlock_group_name((enum splitlock_group)99) == NULL);
+	CHECK(splitlock_group_name((enum splitlock_group)-1) == NULL);
+	CHECK_STR(splitlock_mode_source_name(SPLITLOCK_SOURCE_NONE), "none");
+	CHECK(splitlock_mode_source_name((enum splitlock_mode_source)99) == NULL);
+}
