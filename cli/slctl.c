@@ -117,9 +117,12 @@ int main(int argc, char **argv)
 	int r;
 
 	slctl_ensure_std_fds();
-	/* The root helper: reset before it parses or writes anything. */
+	/* The root helper: reset before it parses or writes anything. Its
+	 * standard output is the relay's, which checks its own writes. */
 	if (argc > 1 && streq(argv[1], "__helper"))
 		slctl_helper_prepare();
+	else
+		slctl_close_stdout_at_exit();
 	argc = take_globals(argc, argv, &g);
 	if (argc < 0)
 		return EXIT_USAGE;
@@ -162,9 +165,5 @@ int main(int argc, char **argv)
 	opterr = 0;
 	r = cmd->run(ctx, &g, argc - 1, argv + 1);
 	splitlock_unref(ctx);
-	if (fflush(stdout) != 0 && r == EXIT_OK) {
-		slctl_error("cannot write output: %s.", strerror(errno));
-		r = EXIT_FAIL;
-	}
 	return r;
 }

@@ -123,6 +123,8 @@ int helper_caller_fstat(int std_fd, struct stat *st);
 
 /* Point each closed descriptor 0-2 at /dev/null; call first in main(). */
 void slctl_ensure_std_fds(void);
+/* Exit with EXIT_FAIL and a sentence when standard output was not written. */
+void slctl_close_stdout_at_exit(void);
 
 /*
  * Minimal streaming JSON writer: exactly one document on stdout. Bytes

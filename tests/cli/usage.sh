@@ -113,6 +113,23 @@ test_version() {
 	expect_out "slctl "
 }
 
+# Output that never reached its file is a failure, however slctl exits:
+# the help and --version paths exit() early, the lists print and exit,
+# a report returns from main (util-linux's close_stdout()).
+test_output_that_cannot_be_written_fails() {
+	local args
+	for args in "--help" "--version" "offenders --help" "offenders --input-format help" \
+		    "mode --backend help" "--root $FIXTURES/stock-ac --json status"; do
+		# shellcheck disable=SC2086 # the words are the arguments
+		"$SLCTL" $args >/dev/full 2>"$T/err"
+		rc=$?
+		[ "$rc" = 1 ] || fail "slctl $args >/dev/full: exit $rc, expected 1"
+		grep -qx "slctl: cannot write output: No space left on device." "$T/err" ||
+			fail "slctl $args >/dev/full said: $(cat "$T/err")"
+		[ "$(wc -l <"$T/err")" = 1 ] || fail "slctl $args >/dev/full: more than one line: $(cat "$T/err")"
+	done
+}
+
 test_json_is_one_document_and_messages_go_to_stderr() {
 	copy_fixture old-5.10
 	run "$SLCTL" --root "$T/root" --json mitigate off
