@@ -10,7 +10,7 @@
  *            "pri": 4,               facility << 3 | level without -x
  *            "time":     5.000000,
  *            "caller": "T4242",      where the kernel has caller ids
- *            "msg": "x86/split lock detection: ..."
+ *            "msg": "x86/split lock detection: ..."   (no other member)
  *         },{
  *         ...
  *      ]
@@ -113,6 +113,14 @@ static int member(struct sl_reader *rd, const char *p, const char *end)
 		} else if (sl_json_name_is(key, klen, "time")) {
 			if (sl_stamp_mono(val, val + vlen, &usec))
 				pe->mono = sl_dmesg_mono(usec);
+		} else if (!sl_json_name_is(key, klen, "caller")) {
+			/*
+			 * dmesg writes no other member: another form's line
+			 * (a journal's "MESSAGE" cat'ed after this log) is
+			 * no member of a record, and detector text in it
+			 * is counted as unread rather than skipped.
+			 */
+			return -1;
 		}
 	}
 	p = sl_json_skip_ws(p, end);

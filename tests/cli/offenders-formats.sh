@@ -87,6 +87,20 @@ test_dmesg_json_is_read_exactly() {
 	run "$SLCTL" offenders --input "$T/cut.json" --json
 	expect_json .complete false
 	expect_json .unrecognized 1
+	# dmesg writes no member but fac, pri, time, caller and msg: detector
+	# text under another key (a journal's json-pretty cat'ed after the
+	# log, whose "MESSAGE" line goes on with a ",") is unread, not skipped.
+	printf '{\n   "dmesg": [\n      {\n         "pri": 4,\n         "time":   101.500000,\n         "MESSAGE" : "x86/split lock detection: #AC: hidden/300 took a split_lock trap at address: 0x1234",\n         "x": 1\n      },{\n         "pri": 4,\n         "time":   102.500000,\n         "caller": "T301",\n         "msg": "x86/split lock detection: #AC: seen/301 took a split_lock trap at address: 0x1234"\n      }\n   ]\n}\n' >"$T/other.json"
+	run "$SLCTL" offenders --input "$T/other.json" --json
+	expect_json .events 1
+	expect_json .complete false
+	expect_json .unrecognized_by.unparsed 1
+	# json-pretty journal lines after a dmesg --json log
+	cat "$F/events.dmesg-json" "$F/events.json-pretty" >"$T/cat.txt"
+	run "$SLCTL" offenders --input "$T/cat.txt" --json
+	expect_json .input_format dmesg-json
+	expect_json .events 7
+	expect_json .complete false
 }
 
 # -H stamps the first line of each minute "[Dec 5 11:54]" ("%b%e %H:%M":
