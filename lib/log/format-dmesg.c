@@ -202,6 +202,76 @@ size_t sl_strip_colors(const char *p, size_t len, char *out)
 	return o;
 }
 
+/* The end of the CSI sequence at @p ("\x1b[1;31m"), or NULL when none is. */
+static const char *csi_end(const char *p, const char *end)
+{
+	const char *q = p + 2;
+
+	if (end - p < 3 || p[0] != '\x1b' || p[1] != '[')
+		return NULL;
+	/* parameter bytes, then one final byte */
+	while (q < end && ((*q >= '0' && *q <= '9') || *q == ';'))
+		q++;
+	return q < end && *q >= 0x40 && *q <= 0x7e ? q + 1 : NULL;
+}
+
+/* Only sequences and blanks from @p on: the reset that ends a line. */
+static bool colours_to_end(const char *p, const char *end)
+{
+	const char *q;
+
+	while (p < end) {
+		if ((q = csi_end(p, end)))
+			p = q;
+		else if (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		else
+			return false;
+	}
+	return true;
+}
+
+/* @out (@o bytes) is a -x prefix, "kern  :warn  : ", and nothing else. */
+static bool is_decoded_prefix(const char *out, size_t o)
+{
+	const char *p = sl_skip_blanks(out, out + o);
+	int facility, level;
+
+	return decoded_prefix(p, out + o, &facility, &level) == (size_t)(out + o - p);
+}
+
+/*
+ * dmesg --color=always's sequences, where dmesg puts them: around the
+ * stamp, around the subsystem (the message up to its first ": ") with the
+ * level's colour right after it, and at the end of the line. Inside the
+ * message dmesg writes an ESC of the text as "\x1b" (safe_fwrite()), so a
+ * raw one there is the message's own (busybox's or toybox's dmesg, a
+ * syslog(2) buffer saved as it is: a task may name itself "sshd\x1b[0m")
+ * and is kept, not stripped into another task's name.
+ */
+static size_t strip_dmesg_colours(const char *p, size_t len, char *out)
+{
+	const char *end = p + len, *q;
+	size_t o = 0;
+	bool body = false;
+
+	while (p < end) {
+		if ((q = csi_end(p, end)) && (!body || colours_to_end(q, end))) {
+			p = q;
+			continue;
+		}
+		out[o++] = *p++;
+		if (!body && o >= 2 && out[o - 2] == ':' && out[o - 1] == ' ' &&
+		    !is_decoded_prefix(out, o)) {
+			/* The subsystem's end: the level's colour follows. */
+			while ((q = csi_end(p, end)))
+				p = q;
+			body = true;
+		}
+	}
+	return o;
+}
+
 /* "<PRI>" (-r) or "kern  :warn  : " (-x) at @p: the bytes after it, or NULL. */
 static const char *record_prefix(const char *p, const char *end,
 				 int *facility, int *level)
@@ -264,7 +334,7 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 	bool further;
 
 	if (memchr(line, '\x1b', len)) {
-		len = sl_strip_colors(line, len, rd->scratch);
+		len = strip_dmesg_colours(line, len, rd->scratch);
 		line = rd->scratch;
 	}
 	end = line + len;

@@ -127,6 +127,27 @@ test_ignored_lines_are_told_apart_by_reason() {
 }
 
 # The detector writes its events at warning level; -r and -x show it.
+# A task may name itself with an escape sequence (prctl(PR_SET_NAME) takes
+# any byte), and busybox's dmesg or a syslog(2) buffer saved as it is keep
+# the byte raw: dmesg --color's sequences are left out only where dmesg
+# puts them, so "sshd\e[0m" is not passed off as sshd.
+test_an_escape_in_a_task_name_is_no_colour() {
+	local p="x86/split lock detection: " form line
+	for form in "" "<4>"; do
+		{
+			printf '%s[   12.000000] %s#AC: sshd\033[0m/2 took a split_lock trap at address: 0x1\n' "$form" "$p"
+			printf '%s[   13.000000] %s#AC: sshd/3 took a split_lock trap at address: 0x2\n' "$form" "$p"
+			printf '%s[   14.000000] %s#AC: \033[2Kb/4 took a split_lock trap at address: 0x2\n' "$form" "$p"
+			# dmesg's own colours around the stamp, the subsystem and the message
+			printf '%s\033[32m[   15.000000] \033[0m\033[33m%s\033[0m\033[1m#AC: game/5 took a split_lock trap at address: 0x3\033[0m\n' "$form" "$p"
+		} >"$T/esc.txt"
+		run "$SLCTL" offenders --input "$T/esc.txt" -g comm --json
+		expect_json .events 4
+		expect_json .complete true
+		expect_json '[.offenders[] | .comm] | sort | join(",")' $'\x1b[2Kb,game,sshd,sshd\x1b[0m'
+	done
+}
+
 test_dmesg_r_kern_records_count_only_at_warning_level() {
 	printf '<6>[    1.000000] %s\n<6>[    5.000000] %s\n<0>[    5.000000] %s\n<4>[    6.000000] %s\n' \
 		"$LINUX" "$AC" "$AC" "${P}#AC: real/7 took a split_lock trap at address: 0x2" >"$T/r"
