@@ -19,11 +19,24 @@ test_mode_exit_status_is_the_same_with_and_without_json() {
 	expect_rc 0
 }
 
+# The refusal names every backend the build knows, in its order, as one
+# sentence: "use auto, A, B (also C), ... or Z." No fixed list: a backend
+# added is named in the sentence as in --backend help.
 test_unknown_backend_lists_the_library_backends() {
+	local known named
+	known=$("$SLCTL" mode --backend help)
+	[ "$(head -n1 <<<"$known")" = auto ] || fail "--backend help does not start with auto: $known"
+	[ "$(grep -c . <<<"$known")" -ge 3 ] || fail "--backend help lists too few: $known"
+	[ -z "$(sort <<<"$known" | uniq -d)" ] || fail "--backend help repeats a name: $known"
 	copy_fixture mode/debian-grub
 	run "$SLCTL" --root "$T/root" mode warn --persist --backend lilo
 	expect_rc 2
-	expect_err "'lilo' is not a backend; use auto, rpm-ostree, kernelstub, grubby, kernel-install (also systemd-boot), mkinitcpio, grub or refind."
+	[ "$(grep -c 'is not a backend' <<<"$err")" -eq 1 ] || fail "not one sentence: $err"
+	expect_err "'lilo' is not a backend; use auto, "
+	# The list between "use " and the final ".", one name a line.
+	named=$(sed -n "s/^.*'lilo' is not a backend; use \(.*\)\.\$/\1/p" <<<"$err" |
+		sed 's/ (also \([^)]*\))/, \1/g; s/ or \([^ ,]*\)$/, \1/' | sed 's/, /\n/g')
+	[ "$named" = "$known" ] || fail "the refusal names '$(tr '\n' ' ' <<<"$named")', the build knows '$(tr '\n' ' ' <<<"$known")'"
 }
 
 test_empty_column_list_is_a_usage_error() {

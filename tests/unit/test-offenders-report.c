@@ -530,18 +530,23 @@ TEST(cgroup_unit_and_container)
 
 /*
  * The forms' table: each entry stands at its member, every name parses
- * back to it, the list ends with a NULL (callers walk it so), and each
- * form has a parser.
+ * back to it and is its own (non-empty, no other form's), the list ends
+ * with a NULL (callers walk it so) after every member the header names
+ * and with no form past it, and each form has a parser. No count: a form
+ * added is walked as the others.
  */
 TEST(format_table_walks_every_form)
 {
-	enum splitlock_input_format f, back;
+	enum splitlock_input_format f, g, back;
 	const char *name;
 	unsigned n = 0;
 
 	for (f = 0; (name = splitlock_input_format_name(f)); f++) {
+		CHECK(name[0] != '\0');
 		CHECK_INT(splitlock_input_format_parse(name, &back), 0);
 		CHECK_INT((int)back, (int)f);
+		for (g = 0; g < f; g++)
+			CHECK(strcmp(splitlock_input_format_name(g), name) != 0);
 		if (f == SPLITLOCK_INPUT_AUTO) {
 			CHECK(sl_log_format_of(f) == NULL);
 		} else {
@@ -551,8 +556,13 @@ TEST(format_table_walks_every_form)
 		}
 		n++;
 	}
-	CHECK_INT((int)n, (int)SPLITLOCK_INPUT_JOURNAL_VERBOSE + 1);
-	CHECK(sl_log_format_of(f) == NULL);
+	/* The walk did not stop early: the header's last member is in it. */
+	CHECK(n > (unsigned)SPLITLOCK_INPUT_JOURNAL_VERBOSE);
+	/* It stopped at the table's end: nothing named or parsed past it. */
+	for (g = f; g < f + 4; g++) {
+		CHECK(splitlock_input_format_name(g) == NULL);
+		CHECK(sl_log_format_of(g) == NULL);
+	}
 }
 
 TEST(names_round_trip)
