@@ -54,6 +54,39 @@ static int follow_event(const struct splitlock_offender *of,
 }
 
 /*
+ * A follower prints no summary, so what the report would call incomplete
+ * is said on stderr as it happens: each rise of a reason's count of
+ * unread lines (a record lost, detector text that did not parse, a cut
+ * line) and of the kernel's "callbacks suppressed" warnings.
+ */
+#define FOLLOW_REASONS 32
+
+struct follow_tally {
+	uint64_t suppressed;
+	uint64_t unread[FOLLOW_REASONS];
+};
+
+static void tell_news(const struct splitlock_offenders *r, struct follow_tally *t)
+{
+	uint64_t n = splitlock_offenders_get_suppressed(r);
+	const char *name;
+
+	if (n > t->suppressed)
+		slctl_warning("the kernel's rate limit suppressed %" PRIu64 " more warning%s "
+			      "(\"callbacks suppressed\"), whose tasks are not shown.",
+			      n - t->suppressed, n - t->suppressed == 1 ? "" : "s");
+	t->suppressed = n;
+	for (int u = 0; u < FOLLOW_REASONS && (name = splitlock_unread_name((enum splitlock_unread)u)); u++) {
+		n = splitlock_offenders_get_unrecognized_by(r, (enum splitlock_unread)u);
+		if (n > t->unread[u])
+			slctl_warning("%" PRIu64 " more line%s that may hold detector text went unread "
+				      "(%s): the events shown are incomplete.", n - t->unread[u],
+				      n - t->unread[u] == 1 ? "" : "s", name);
+		t->unread[u] = n;
+	}
+}
+
+/*
  * The kernel refuses /dev/kmsg to a user without CAP_SYSLOG while
  * kernel.dmesg_restrict is 1 (a file under --root: by its mode); either
  * way, one sentence says what it takes. The exit status for @err.
@@ -73,6 +106,7 @@ int offenders_follow(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 {
 	struct splitlock_follow *f;
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct follow_tally tally = { 0 };
 	int ret = splitlock_follow_new(r, o->since != NULL, &f);
 	int err;
 
@@ -106,6 +140,7 @@ int offenders_follow(struct splitlock_ctx *ctx, struct splitlock_offenders *r,
 		if (splitlock_follow_get_connector_fd(f) >= 0)
 			pfd[n++] = (struct pollfd){ splitlock_follow_get_connector_fd(f), POLLIN, 0 };
 		ret = splitlock_follow_process(f, follow_event, (void *)o);
+		tell_news(r, &tally);
 		if (ret < 0)
 			break;
 		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR) {

@@ -117,8 +117,13 @@ static int one_record(struct splitlock_follow *f, const char *text, size_t len,
 
 	if (len == 0 || text[0] == ' ')
 		return 0;
-	if (splitlock_kmsg_parse_record(text, len, f->decoded, &rec) < 0)
+	if (splitlock_kmsg_parse_record(text, len, f->decoded, &rec) < 0) {
+		/* No record (a --root's /dev/kmsg file holds any text): its
+		 * detector words are unread, as a saved log's would be. */
+		if (sl_detector_text_unread(text, len))
+			sl_unread_note(&f->report->unread, 0);
 		return 0;
+	}
 	sl_lookup_stall_recover(sl_offenders_ctx(f->report));
 	r = sl_offenders_add_record(f->report, &rec, &o, &ip);
 	if (r <= 0)
@@ -174,8 +179,13 @@ static int process_file(struct splitlock_follow *f, splitlock_follow_fn fn,
 		}
 		memmove(f->raw, f->raw + start, f->used - start);
 		f->used -= start;
-		if (f->used == RECORD_MAX - 1)
-			f->used = 0; /* an overlong line: drop it */
+		if (f->used == RECORD_MAX - 1) {
+			/* An overlong line: dropped, and said to be. */
+			if (sl_detector_text_unread(f->raw, f->used))
+				sl_unread_note_why(&f->report->unread, 0,
+						   SPLITLOCK_UNREAD_CUT);
+			f->used = 0;
+		}
 	}
 }
 

@@ -553,6 +553,36 @@ test_follow_streams_events() {
 	expect_rc 2
 }
 
+# A follower prints no report, so what would make one incomplete is said
+# on stderr as it comes: the kernel's "callbacks suppressed", a jump in
+# the records' numbers (records lost before they were read), detector
+# text that is no record.
+test_follow_says_what_a_report_would_call_incomplete() {
+	local seq
+	copy_fixture offenders/root
+	seq=$(tail -1 "$T/root/dev/kmsg" | cut -d, -f2)
+	("$SLCTL" --root "$T/root" offenders --follow --format json >"$T/follow.out" 2>"$T/follow.err" &
+	 pid=$!
+	 wait_until 60 reads_to_end "$pid" "$T/root/dev/kmsg" || fail "the follower never reached the end"
+	 {
+		printf '4,%d,30000000,-;split_lock_warn: 5 callbacks suppressed\n' $((seq + 1))
+		printf '4,%d,30000001,-;x86/split lock detection: #AC: after/777 took a split_lock trap at address: 0x1234\n' $((seq + 2))
+		printf '4,%d,31000000,-;x86/split lock detection: #AC: aftergap/779 took a split_lock trap at address: 0x1234\n' $((seq + 30))
+		printf 'x86/split lock detection: #AC: norecord/780 took a split_lock trap at address: 0x1234\n'
+		printf '4,%d,31000001,-;x86/split lock detection: #AC: last/781 took a split_lock trap at address: 0x1234\n' $((seq + 31))
+	 } >>"$T/root/dev/kmsg"
+	 wait_until 60 grep -q '"comm":"last"' "$T/follow.out"
+	 kill -INT $pid; wait $pid)
+	[ "$(jq -r .comm "$T/follow.out" | tr '\n' ' ')" = "after aftergap last " ] ||
+		fail "followed: $(cat "$T/follow.out")"
+	grep -qx 'slctl: warning: the kernel.s rate limit suppressed 5 more warnings ("callbacks suppressed"), whose tasks are not shown.' "$T/follow.err" ||
+		fail "no word of the suppressed warnings: $(cat "$T/follow.err")"
+	grep -qx 'slctl: warning: 1 more line that may hold detector text went unread (lost): the events shown are incomplete.' "$T/follow.err" ||
+		fail "no word of the lost records: $(cat "$T/follow.err")"
+	grep -qx 'slctl: warning: 1 more line that may hold detector text went unread (unparsed): the events shown are incomplete.' "$T/follow.err" ||
+		fail "no word of the line that is no record: $(cat "$T/follow.err")"
+}
+
 # --follow prints one line an event: the options that shape a report's
 # table were silently ignored; they are usage errors, before anything is
 # read. --group-by decides what each line's "events" counts.
