@@ -278,22 +278,32 @@ check-kernel-bisect: deps
 # to an exported function or a public type fails, so that none slips in
 # unnoticed. After an intended change, 'make abi-update' and commit it.
 ABI_REF := lib/libsplitlock.abi
+ABI_CONSTANTS_REF := lib/libsplitlock.constants
 ABIDW_FLAGS := --no-corpus-path --no-comp-dir-path --no-show-locs \
 	--drop-private-types --header-file lib/libsplitlock.h
 $(B)/libsplitlock.abi: $(SO_FULL)
 	$(ABIDW) $(ABIDW_FLAGS) --out-file $@ $<
 
+# The values of the header's constants (flag bits, enumerators, macros),
+# which abidw does not describe: a program compiles them in.
+$(B)/libsplitlock.constants: lib/libsplitlock.h tools/abi-constants.sh | $(B)
+	sh tools/abi-constants.sh lib/libsplitlock.h $(CC) >$@.tmp && mv $@.tmp $@
+
 check-abi: deps
 	@$(DEPS) abi
 	$(MAKE) $(B)/libsplitlock.abi
+	$(MAKE) $(B)/libsplitlock.constants
 	@$(ABIDIFF) $(ABI_REF) $(B)/libsplitlock.abi || { \
 		echo "check-abi: libsplitlock's ABI differs from $(ABI_REF) (above); if that is intended, run 'make abi-update' and commit the result." >&2; exit 1; }
-	@echo "check-abi: the ABI matches $(ABI_REF)."
+	@diff -u $(ABI_CONSTANTS_REF) $(B)/libsplitlock.constants || { \
+		echo "check-abi: a constant of libsplitlock.h differs from $(ABI_CONSTANTS_REF) (above); if that is intended, run 'make abi-update' and commit the result." >&2; exit 1; }
+	@echo "check-abi: the ABI matches $(ABI_REF), the constants $(ABI_CONSTANTS_REF)."
 
 abi-update: deps
 	@$(DEPS) abi
-	$(MAKE) $(B)/libsplitlock.abi
+	$(MAKE) $(B)/libsplitlock.abi $(B)/libsplitlock.constants
 	cp $(B)/libsplitlock.abi $(ABI_REF)
+	cp $(B)/libsplitlock.constants $(ABI_CONSTANTS_REF)
 
 install: all
 	install -Dm755 $(B)/slctl $(DESTDIR)$(BINDIR)/slctl

@@ -2065,17 +2065,13 @@ int64_t splitlock_offender_get_first_wall(const struct splitlock_offender *o);
  * Since: LIBSPLITLOCK_1
  */
 int64_t splitlock_offender_get_last_wall(const struct splitlock_offender *o);
-/*
- * Distinct trap addresses, in order of first appearance, as text: the
- * mapped object and offset ("libfoo.so+0x1234") when known, else "0x7f...".
- * At most SPLITLOCK_OFFENDER_MAX_IPS are kept.
- */
-#define SPLITLOCK_OFFENDER_MAX_IPS 16
 /**
  * splitlock_offender_get_ip_count:
  *
- * How many distinct trap addresses were kept (at most
- * SPLITLOCK_OFFENDER_MAX_IPS).
+ * How many distinct trap addresses were kept: the first 16 of each
+ * offender, a number a later library may raise (walk the addresses with
+ * this count or until splitlock_offender_get_ip() gives NULL; size
+ * nothing by it).
  *
  * Since: LIBSPLITLOCK_1
  */

@@ -89,6 +89,9 @@ struct splitlock_offender {
 
 /* enum splitlock_forged's reasons. */
 #define SL_FORGED_REASONS (SPLITLOCK_FORGED_LEVEL + 1)
+/* Distinct trap addresses kept per offender (not in the header: a caller
+ * walks them with splitlock_offender_get_ip_count(), sizing nothing). */
+#define SL_OFFENDER_MAX_IPS 16
 
 struct splitlock_offenders {
 	/* The caller and its follower may both hold the report. */

@@ -391,7 +391,7 @@ int sl_offenders_add_ip(struct splitlock_offenders *r, struct splitlock_offender
 			return 0;
 		at += strlen(o->ipbuf + at) + 1;
 	}
-	if (o->n_ips >= SPLITLOCK_OFFENDER_MAX_IPS)
+	if (o->n_ips >= SL_OFFENDER_MAX_IPS)
 		return 0;
 	/* Most offenders of a log warn once: their one address in the arena. */
 	if (o->in_arena && !o->n_ips) {
