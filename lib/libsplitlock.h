@@ -543,13 +543,33 @@ splitlock_mode_switch_get_current(const struct splitlock_mode_switch *sw,
 /**
  * splitlock_boot_backends:
  *
- * Backends: "rpm-ostree", "kernelstub", "grubby", "kernel-install" (also
- * "systemd-boot"), "mkinitcpio", "grub", "refind". The list is NULL-terminated
- * and in detection order.
+ * The backends' names ("grub", "kernel-install", ...), NULL-terminated
+ * and in detection order; the other names a backend is known by are
+ * splitlock_boot_backend_alias()'s.
  *
  * Since: LIBSPLITLOCK_1
  */
 const char *const *splitlock_boot_backends(void);
+/**
+ * splitlock_boot_backend_name:
+ *
+ * The backend @name stands for: a backend's own name, or the backend of
+ * an alias ("systemd-boot": "kernel-install"); NULL for another name
+ * (NULL included). Static.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+const char *splitlock_boot_backend_name(const char *name);
+/**
+ * splitlock_boot_backend_alias:
+ *
+ * Alias @index of @backend (one of splitlock_boot_backends()'s names):
+ * "systemd-boot" is kernel-install's first; NULL past the last and for a
+ * name that is no backend's own. Static.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+const char *splitlock_boot_backend_alias(const char *backend, size_t index);
 
 /**
  * splitlock_boot_detect:
@@ -583,7 +603,7 @@ int splitlock_boot_read(struct splitlock_ctx *ctx, const char *backend,
 /*
  * A planned change of the boot parameter: the files it writes (with a
  * unified diff) and the regeneration commands, which can be printed and then
- * applied. Planning reads only; applying takes /run/lock/slctl.lock, writes
+ * applied. Planning reads only; applying takes /run/slctl/lock, writes
  * atomically with a backup (PATH.slctl-backup) of every file edited in
  * place, runs the commands, re-reads the result, and restores everything
  * when a command or the check fails.
@@ -1585,12 +1605,8 @@ enum splitlock_input_format {
 /**
  * splitlock_input_format_parse:
  *
- * -EINVAL for an unknown name; "auto", "kmsg", "kmsg-nul", "dmesg",
- * "journal", "syslog", "journal-text", "dmesg-json", "journal-export",
- * "journal-verbose".
- *
- * History: "syslog" and "journal-text" since 1.0; "dmesg-json",
- * "journal-export" and "journal-verbose" also since 1.0.
+ * The form named @name (one of splitlock_input_format_name()'s names,
+ * "auto" included) into *@format; -EINVAL for an unknown name.
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -1601,9 +1617,10 @@ int splitlock_input_format_parse(const char *name,
  *
  * The name splitlock_input_format_parse() takes for @format; NULL past
  * the last form. The forms are the members from 0 on, so a program lists
- * what this library reads with
- * `for (f = 0; splitlock_input_format_name(f); f++)`, and a form added in
- * a later release is in the list without a change to the program.
+ * what this library reads with `for (int f = 0;
+ * splitlock_input_format_name((enum splitlock_input_format)f); f++)` (an
+ * int, so that C++ takes it too), and a form added in a later release is
+ * in the list without a change to the program.
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -2439,7 +2456,7 @@ struct splitlock_probe;
  *
  * @flags: 0 or one SPLITLOCK_PROBE_SIMULATE_* bit.
  * On success *@probe is a new report the caller frees with
- * splitlock_probe_free(); on failure it is left untouched.
+ * splitlock_probe_free(); on failure it is left NULL.
  * Errors: -EINVAL (both simulate bits), -EOPNOTSUPP (simulate: no injection
  * hook), -EACCES/-EPERM (the hook cannot be written), -ETIME (the child
  * did not finish within its timeout), -EIO (the child died of something
@@ -2652,7 +2669,7 @@ struct splitlock_msr;
  * loading the msr module with libkmod when it is loadable and not loaded.
  * An MSR a CPU does not have (EIO: VMs, AMD) is recorded for that CPU, not
  * an error. On success *@msr is a new report the caller frees with
- * splitlock_msr_free(); on failure it is left untouched.
+ * splitlock_msr_free(); on failure it is left NULL.
  * Errors: -EPERM when CAP_SYS_RAWIO is missing, or CAP_SYS_MODULE when the
  * module must be loaded (the log says which); -EOPNOTSUPP when the driver
  * is missing, or loadable only for another root than "/"; what loading

@@ -145,8 +145,10 @@ _public_ int splitlock_msr_read(struct splitlock_ctx *ctx,
 {
 	struct splitlock_msr *m;
 	enum splitlock_cap missing;
-	int r = splitlock_msr_check_capabilities(ctx, &missing);
+	int r;
 
+	*out = NULL;
+	r = splitlock_msr_check_capabilities(ctx, &missing);
 	if (r == -EPERM)
 		sl_info(ctx, "reading the MSRs needs %s", splitlock_capability_name(missing));
 	if (r < 0)

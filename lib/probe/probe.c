@@ -533,6 +533,7 @@ _public_ int splitlock_probe_run(struct splitlock_ctx *ctx, unsigned flags,
 	const char *kind = NULL;
 	int other_cpu = -1, r;
 
+	*out = NULL;
 	if ((flags & ~simulate) || (flags & simulate) == simulate)
 		return -EINVAL;
 	inject_fd = open_inject(ctx, flags, &kind);
