@@ -495,14 +495,7 @@ out:
 
 static bool known_backend(const char *name)
 {
-	const char *const *names = splitlock_boot_backends();
-
-	if (streq(name, "auto") || streq(name, "systemd-boot"))
-		return true;
-	for (size_t i = 0; names[i]; i++)
-		if (streq(names[i], name))
-			return true;
-	return false;
+	return streq(name, "auto") || splitlock_boot_backend_name(name);
 }
 
 static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
@@ -531,11 +524,13 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 				 * completions ask this build for its backends. */
 				const char *const *names = splitlock_boot_backends();
 
+				const char *alias;
+
 				puts("auto");
 				for (size_t i = 0; names[i]; i++) {
 					puts(names[i]);
-					if (streq(names[i], "kernel-install"))
-						puts("systemd-boot");
+					for (size_t a = 0; (alias = splitlock_boot_backend_alias(names[i], a)); a++)
+						puts(alias);
 				}
 				exit(EXIT_OK);
 			}

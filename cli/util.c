@@ -202,10 +202,17 @@ const char *slctl_backend_names(void)
 		return names;
 	for (size_t i = 0; list[i] && len < sizeof(names); i++) {
 		bool last = !list[i + 1];
+		const char *alias;
 
-		len += snprintf(names + len, sizeof(names) - len, "%s%s%s",
-				i == 0 ? "" : last ? " or " : ", ", list[i],
-				streq(list[i], "kernel-install") ? " (also systemd-boot)" : "");
+		len += snprintf(names + len, sizeof(names) - len, "%s%s",
+				i == 0 ? "" : last ? " or " : ", ", list[i]);
+		/* "kernel-install (also systemd-boot)" */
+		for (size_t a = 0; len < sizeof(names) &&
+				   (alias = splitlock_boot_backend_alias(list[i], a)); a++)
+			len += snprintf(names + len, sizeof(names) - len, "%s%s",
+					a == 0 ? " (also " : ", ", alias);
+		if (len < sizeof(names) && splitlock_boot_backend_alias(list[i], 0))
+			len += snprintf(names + len, sizeof(names) - len, ")");
 	}
 	return names;
 }

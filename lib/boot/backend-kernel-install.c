@@ -290,8 +290,12 @@ static int ki_verify(struct splitlock_boot_plan *plan)
 	return n < 0 ? n : r;
 }
 
+/* systemd-boot's own name: what users think they run. */
+static const char *const ki_aliases[] = { "systemd-boot", NULL };
+
 const struct sl_boot_backend sl_boot_kernel_install = {
 	.name = "kernel-install",
+	.aliases = ki_aliases,
 	.detect = ki_detect,
 	.read = ki_read,
 	.plan = ki_plan,

@@ -42,11 +42,32 @@ _public_ const char *const *splitlock_boot_backends(void)
 
 static const struct sl_boot_backend *find_backend(const char *name)
 {
-	if (streq(name, "systemd-boot"))
-		name = "kernel-install";
-	for (size_t i = 0; i < ARRAY_SIZE(backends); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
 		if (streq(backends[i]->name, name))
 			return backends[i];
+		for (size_t a = 0; backends[i]->aliases && backends[i]->aliases[a]; a++)
+			if (streq(backends[i]->aliases[a], name))
+				return backends[i];
+	}
+	return NULL;
+}
+
+_public_ const char *splitlock_boot_backend_name(const char *name)
+{
+	const struct sl_boot_backend *b = name ? find_backend(name) : NULL;
+
+	return b ? b->name : NULL;
+}
+
+_public_ const char *splitlock_boot_backend_alias(const char *backend, size_t index)
+{
+	const struct sl_boot_backend *b = backend ? find_backend(backend) : NULL;
+
+	if (!b || !streq(b->name, backend) || !b->aliases)
+		return NULL;
+	for (size_t a = 0; b->aliases[a]; a++)
+		if (a == index)
+			return b->aliases[a];
 	return NULL;
 }
 

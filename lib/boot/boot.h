@@ -77,6 +77,8 @@ enum {
 
 struct sl_boot_backend {
 	const char *name;
+	/* Other names users know it by, NULL-terminated (may be NULL). */
+	const char *const *aliases;
 	/* SL_DETECT_*, or a negative errno. */
 	int (*detect)(struct splitlock_ctx *ctx);
 	/*

@@ -696,9 +696,17 @@ installed_program() { # writes $T/prog.c and installs into $T/dest
 		for (int u = 0; splitlock_forged_name((enum splitlock_forged)u); u++)
 			printf(" %s", splitlock_forged_name((enum splitlock_forged)u));
 		printf("\nbackends:");
-		for (const char *const *b = splitlock_boot_backends(); *b; b++)
-			printf(" %s", *b);
-		printf("\n");
+		for (const char *const *b = splitlock_boot_backends(); *b; b++) {
+			const char *alias, *of = splitlock_boot_backend_name(*b);
+
+			/* each name its own backend, each alias its backend's */
+			printf(" %s%s", *b, of && strcmp(of, *b) == 0 ? "" : "(!)");
+			for (size_t a = 0; (alias = splitlock_boot_backend_alias(*b, a)); a++) {
+				of = splitlock_boot_backend_name(alias);
+				printf(" %s%s", alias, of && strcmp(of, *b) == 0 ? "" : "(!)");
+			}
+		}
+		printf("%s\n", splitlock_boot_backend_name("lilo") || splitlock_boot_backend_alias("systemd-boot", 0) ? " (!)" : "");
 		{
 			enum splitlock_group g = SPLITLOCK_GROUP_TASK;
 			enum splitlock_input_format f = SPLITLOCK_INPUT_AUTO;
@@ -973,7 +981,7 @@ check_installed_program() {
 	# The open sets as the built slctl lists them: a form or a backend
 	# added is in both, and each name is the library's own.
 	expect_line "forms: $("$SLCTL" offenders --input-format help | tr '\n' ' ' | sed 's/ $//')"
-	expect_line "backends: $("$SLCTL" mode --backend help | grep -vx -e auto -e systemd-boot | tr '\n' ' ' | sed 's/ $//')"
+	expect_line "backends: $("$SLCTL" mode --backend help | grep -vx auto | tr '\n' ' ' | sed 's/ $//')"
 	# Reasons: the installed header's members, in order, by their names.
 	local header=$T/dest/usr/include/libsplitlock.h
 	expect_line "reasons: $(sed -n '/^enum splitlock_unread {/,/^};/p' "$header" | grep -o '^	SPLITLOCK_UNREAD_[A-Z_]*' |
