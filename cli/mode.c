@@ -345,8 +345,8 @@ static int parse_mode(const char *text, enum splitlock_mode *mode, unsigned *rat
 	*rate = 0;
 	if (streq(text, "default") || splitlock_mode_parse(text, mode, rate) == 0)
 		return 0;
-	return slctl_usage_error("mode", "'%s' is not a mode; use off, warn, seq, fatal, "
-				 "ratelimit:N with 1 <= N <= 1000, or default.", text);
+	return slctl_usage_error("mode", "'%s' is not a mode; use %s (1 <= N <= 1000), or "
+				 "default.", text, slctl_mode_names());
 }
 
 static int set(struct splitlock_ctx *ctx, const struct slctl_globals *g,

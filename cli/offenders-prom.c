@@ -123,17 +123,14 @@ int offenders_print_prometheus(struct splitlock_ctx *ctx, const struct options *
 		int mitigate;
 
 		if (splitlock_mode_info_read(ctx, &info) == 0) {
-			static const enum splitlock_mode modes[] = {
-				SPLITLOCK_MODE_OFF, SPLITLOCK_MODE_WARN, SPLITLOCK_MODE_SEQ,
-				SPLITLOCK_MODE_FATAL, SPLITLOCK_MODE_RATELIMIT,
-			};
-			static const char *const names[] = { "off", "warn", "seq", "fatal", "ratelimit" };
 			enum splitlock_mode mode = splitlock_mode_info_get_mode(info);
+			const char *name;
 
 			puts("# HELP splitlock_mode Detection mode of the running kernel (1: the current one).");
 			puts("# TYPE splitlock_mode gauge");
-			for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-				printf("splitlock_mode{mode=\"%s\"} %d\n", names[i], mode == modes[i]);
+			/* The library's modes, in its order. */
+			for (int m = SPLITLOCK_MODE_OFF; (name = splitlock_mode_name((enum splitlock_mode)m)); m++)
+				printf("splitlock_mode{mode=\"%s\"} %d\n", name, (int)mode == m);
 			if (mode == SPLITLOCK_MODE_RATELIMIT) {
 				puts("# HELP splitlock_ratelimit Bus locks per second allowed in ratelimit mode.");
 				puts("# TYPE splitlock_ratelimit gauge");

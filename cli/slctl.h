@@ -95,6 +95,8 @@ const char *slctl_backend_names(void);
 /* The saved-log forms the library reads ("auto" first), as text for a
  * sentence. */
 const char *slctl_input_format_names(void);
+/* "off, warn, seq, fatal, ratelimit:N": the library's modes as typed. */
+const char *slctl_mode_names(void);
 /* Exit EXIT_PRIVILEGE with a sentence when @cap is missing; 0 when present. */
 int slctl_require_capability(enum splitlock_cap cap, const char *action);
 

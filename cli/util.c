@@ -217,6 +217,23 @@ const char *slctl_backend_names(void)
 	return names;
 }
 
+const char *slctl_mode_names(void)
+{
+	/* The library's modes, so a new one needs no change here. */
+	static char names[256];
+	const char *name;
+	size_t len = 0;
+
+	if (names[0])
+		return names;
+	for (int m = SPLITLOCK_MODE_OFF;
+	     (name = splitlock_mode_name((enum splitlock_mode)m)) && len < sizeof(names); m++)
+		len += snprintf(names + len, sizeof(names) - len, "%s%s%s",
+				m == SPLITLOCK_MODE_OFF ? "" : ", ", name,
+				m == SPLITLOCK_MODE_RATELIMIT ? ":N" : "");
+	return names;
+}
+
 const char *slctl_input_format_names(void)
 {
 	/* The library's list, so a new form needs no change here. */

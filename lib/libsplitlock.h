@@ -305,6 +305,19 @@ int splitlock_mode_parse(const char *text, enum splitlock_mode *mode,
 int splitlock_mode_format(enum splitlock_mode mode, unsigned ratelimit,
 			  char *buf, size_t size);
 /**
+ * splitlock_mode_name:
+ *
+ * The word of @mode: "off", "warn", "seq", "fatal", "ratelimit" (which a
+ * user writes with its rate, "ratelimit:N"); NULL for
+ * SPLITLOCK_MODE_UNKNOWN and past the last mode. The modes are the members
+ * from SPLITLOCK_MODE_OFF on: `for (int m = SPLITLOCK_MODE_OFF;
+ * splitlock_mode_name((enum splitlock_mode)m); m++)` walks those this
+ * library knows, so that a mode added later is in a program's list.
+ *
+ * Since: LIBSPLITLOCK_1
+ */
+const char *splitlock_mode_name(enum splitlock_mode mode);
+/**
  * splitlock_mode_source_name:
  *
  * Short static name of a source: "none", "sysfs", "boot-log", "cmdline",

@@ -96,6 +96,11 @@ _public_ int splitlock_mode_format(enum splitlock_mode mode, unsigned ratelimit,
 	return 0;
 }
 
+_public_ const char *splitlock_mode_name(enum splitlock_mode mode)
+{
+	return mode == SPLITLOCK_MODE_RATELIMIT ? "ratelimit" : NAME_TABLE_NAME(mode_names, mode);
+}
+
 _public_ const char *splitlock_mode_source_name(enum splitlock_mode_source source)
 {
 	return NAME_TABLE_NAME(source_names, source);

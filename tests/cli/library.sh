@@ -695,6 +695,10 @@ installed_program() { # writes $T/prog.c and installs into $T/dest
 		printf("\nforged:");
 		for (int u = 0; splitlock_forged_name((enum splitlock_forged)u); u++)
 			printf(" %s", splitlock_forged_name((enum splitlock_forged)u));
+		printf("\nmodes:");
+		for (int m = SPLITLOCK_MODE_OFF; splitlock_mode_name((enum splitlock_mode)m); m++)
+			printf(" %s", splitlock_mode_name((enum splitlock_mode)m));
+		printf("%s", splitlock_mode_name(SPLITLOCK_MODE_UNKNOWN) ? " (!)" : "");
 		printf("\nbackends:");
 		for (const char *const *b = splitlock_boot_backends(); *b; b++) {
 			const char *alias, *of = splitlock_boot_backend_name(*b);
@@ -982,6 +986,10 @@ check_installed_program() {
 	# added is in both, and each name is the library's own.
 	expect_line "forms: $("$SLCTL" offenders --input-format help | tr '\n' ' ' | sed 's/ $//')"
 	expect_line "backends: $("$SLCTL" mode --backend help | grep -vx auto | tr '\n' ' ' | sed 's/ $//')"
+	# Modes: those slctl names when it refuses an unknown one.
+	expect_line "modes: $("$SLCTL" mode bogus --persist 2>&1 >/dev/null |
+		sed -n "s/^.*is not a mode; use \(.*\) (1 <= N <= 1000), or default\.\$/\1/p" |
+		sed 's/, / /g; s/:N$//')"
 	# Reasons: the installed header's members, in order, by their names.
 	local header=$T/dest/usr/include/libsplitlock.h
 	expect_line "reasons: $(sed -n '/^enum splitlock_unread {/,/^};/p' "$header" | grep -o '^	SPLITLOCK_UNREAD_[A-Z_]*' |
