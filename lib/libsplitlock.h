@@ -23,9 +23,14 @@
  *    report, so the caller may drop its own at any time. _free() and
  *    _unref() accept NULL; _free() returns NULL, _unref() returns NULL
  *    when it freed the object.
- *  - Messages: the library never prints. Sentences for users come in plan
- *    objects (..._get_error()) or through the log function (see
- *    splitlock_set_log_fn()), and name no program and no option.
+ *  - Messages: the library prints only through its log function, whose
+ *    default (as kmod's) writes errors to stderr: replace it with
+ *    splitlock_set_log_fn(). Sentences for users come on the object a
+ *    call concerns (a plan's ..._get_error(), the lift plan's reason) or,
+ *    for a call with no object, through the log function, and name no
+ *    program and no option. The bootloader tools a boot plan runs write
+ *    to the caller's standard output and error, as they do when an admin
+ *    runs them.
  *  - Versions: every function has one documentation block in gtk-doc
  *    form ("/" "**", " * name:", the text, " * Since: NODE"), where NODE is
  *    the symbol version node of lib/libsplitlock.sym that exports it.
@@ -603,9 +608,10 @@ int splitlock_boot_detect(struct splitlock_ctx *ctx, const char **names,
  * splitlock_boot_read:
  *
  * The next-boot mode as @backend has it configured: 1 and the mode when the
- * parameter is set, 0 when not. *@source (malloc'ed) says where; for
- * -EBADMSG (a configuration slctl refuses) it is the reason instead.
- * -EINVAL: unknown backend.
+ * parameter is set, 0 when not. *@source (may be NULL; malloc'ed, the
+ * caller frees it) says where; for -EBADMSG (a configuration slctl
+ * refuses) it is the reason instead. -EINVAL: unknown backend (an alias
+ * names its backend).
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -743,7 +749,9 @@ bool splitlock_boot_plan_runs_commands(const struct splitlock_boot_plan *plan);
 /**
  * splitlock_boot_plan_apply:
  *
- * Carry the plan out. -EBUSY: another slctl holds the lock; -ESTALE: a file
+ * Carry the plan out. The commands (update-grub, kernel-install, ...) run
+ * with the caller's standard output and error, where their own messages
+ * go. -EBUSY: another slctl holds the lock; -ESTALE: a file
  * changed since planning; -ECHILD: a command failed (files restored);
  * -EBADMSG: the result does not hold the parameter (files restored).
  *

@@ -103,25 +103,25 @@ _public_ int splitlock_boot_read(struct splitlock_ctx *ctx, const char *backend,
 				 enum splitlock_mode *mode, unsigned *ratelimit,
 				 char **source)
 {
-	const struct sl_boot_backend *b = find_backend(backend);
+	const struct sl_boot_backend *b = backend ? find_backend(backend) : NULL;
 	char *cmdline = NULL, *where = NULL;
 	int r;
 
-	*source = NULL;
+	if (source)
+		*source = NULL;
 	if (!b)
 		return -EINVAL;
 	r = b->read(ctx, &cmdline, &where);
-	if (r == -ENOENT) {
-		*source = where;
-		return 0;
-	}
-	if (r < 0) {
-		*source = where;
-		return r;
-	}
-	r = splitlock_mode_from_cmdline(cmdline, mode, ratelimit);
+	if (r == -ENOENT)
+		r = 0;
+	else if (r >= 0)
+		r = splitlock_mode_from_cmdline(cmdline, mode, ratelimit);
 	free(cmdline);
-	*source = where;
+	/* @source may be NULL, as splitlock_mode_next_boot()'s may. */
+	if (source)
+		*source = where;
+	else
+		free(where);
 	return r;
 }
 

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What a program built for a later library passes to this one: a flag bit
- * or an enum value this library does not know is refused with -EINVAL (a
- * flag ignored would do less than the caller asked, silently), and every
- * name function gives NULL for a value outside its enum.
+ * The edges of the API a program may reach: what a program built for a
+ * later library passes to this one (a flag bit or an enum value this
+ * library does not know is refused with -EINVAL: a flag ignored would do
+ * less than the caller asked, silently; every name function gives NULL
+ * for a value outside its enum), and the out-parameters documented as
+ * optional.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "libsplitlock.h"
 #include "fake-root.h"
@@ -65,4 +68,34 @@ TEST(name_functions_give_null_past_their_enum)
 	CHECK(splitlock_group_name((enum splitlock_group)-1) == NULL);
 	CHECK_STR(splitlock_mode_source_name(SPLITLOCK_SOURCE_NONE), "none");
 	CHECK(splitlock_mode_source_name((enum splitlock_mode_source)99) == NULL);
+}
+
+TEST(boot_read_takes_no_source_and_an_alias)
+{
+	struct splitlock_ctx *ctx;
+	enum splitlock_mode mode = SPLITLOCK_MODE_UNKNOWN;
+	unsigned rate = 0;
+	char *source = NULL;
+
+	fake_root_make("bootread");
+	put("/etc/kernel/cmdline", "root=/dev/sda1 split_lock_detect=fatal\n");
+	ctx = fake_root_ctx();
+	CHECK_INT(splitlock_boot_read(ctx, "kernel-install", &mode, &rate, NULL), 1);
+	CHECK_INT(mode, SPLITLOCK_MODE_FATAL);
+	mode = SPLITLOCK_MODE_UNKNOWN;
+	CHECK_INT(splitlock_boot_read(ctx, "systemd-boot", &mode, &rate, &source), 1);
+	CHECK_INT(mode, SPLITLOCK_MODE_FATAL);
+	CHECK(source && strstr(source, "/etc/kernel/cmdline"));
+	free(source);
+	CHECK_INT(splitlock_boot_read(ctx, "lilo", &mode, &rate, NULL), -EINVAL);
+	CHECK_INT(splitlock_boot_read(ctx, NULL, &mode, &rate, NULL), -EINVAL);
+	CHECK_STR(splitlock_boot_backend_name("systemd-boot"), "kernel-install");
+	CHECK_STR(splitlock_boot_backend_name("grub"), "grub");
+	CHECK(splitlock_boot_backend_name("lilo") == NULL);
+	CHECK(splitlock_boot_backend_name(NULL) == NULL);
+	CHECK_STR(splitlock_boot_backend_alias("kernel-install", 0), "systemd-boot");
+	CHECK(splitlock_boot_backend_alias("kernel-install", 1) == NULL);
+	CHECK(splitlock_boot_backend_alias("systemd-boot", 0) == NULL);
+	splitlock_unref(ctx);
+	fake_root_remove();
 }
