@@ -78,7 +78,7 @@ static void indent(struct json *j)
 	put(j, spaces, 1 + 2 * (size_t)j->depth);
 }
 
-/* Bytes that are not valid UTF-8 are written as \u00XX (Latin-1). */
+/* The length of the UTF-8 sequence at @s, 0 when it is not one. */
 static size_t utf8_sequence(const unsigned char *s, size_t len)
 {
 	size_t n;
@@ -180,6 +180,51 @@ static inline char *reserve(struct json *j, size_t n)
 /* Strings shorter than this are tried as plain text first. */
 #define SHORT_STRING 1024
 
+/* Every byte of @s from @i on that is not ASCII starts a UTF-8 sequence. */
+static bool valid_utf8(const unsigned char *s, size_t i, size_t len)
+{
+	while (i < len) {
+		size_t n = s[i] < 0x80 ? 1 : utf8_sequence(s + i, len - i);
+
+		if (n == 0)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+/* Decimal digits of @v, as printf's %llu writes them. */
+static void put_decimal(struct json *j, bool negative, unsigned long long v)
+{
+	char d[24];
+	size_t at = sizeof(d);
+
+	do {
+		d[--at] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (negative)
+		d[--at] = '-';
+	put(j, d + at, sizeof(d) - at);
+}
+
+/*
+ * A value that is not UTF-8 (a task names itself with any bytes) as the
+ * array of its bytes, as journalctl -o json writes such a field: a JSON
+ * string cannot hold it, and writing a byte as \u00XX made "caf\xe9" and
+ * "café" one name.
+ */
+static void write_bytes(struct json *j, const unsigned char *s, size_t len)
+{
+	putch(j, '[');
+	for (size_t i = 0; i < len; i++) {
+		if (i)
+			putch(j, ',');
+		put_decimal(j, false, s[i]);
+	}
+	putch(j, ']');
+}
+
 static void write_escaped(struct json *j, const char *value, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)value;
@@ -194,6 +239,10 @@ static void write_escaped(struct json *j, const char *value, size_t len)
 			j->len += len + 2;
 			return;
 		}
+	}
+	if (!valid_utf8(s, 0, len)) {
+		write_bytes(j, s, len);
+		return;
 	}
 	putch(j, '"');
 	for (size_t i = 0; i < len;) {
@@ -216,6 +265,7 @@ static void write_escaped(struct json *j, const char *value, size_t len)
 		case '\r': put(j, "\\r", 2); i++; continue;
 		default: break;
 		}
+		/* Control bytes; anything else here is valid UTF-8. */
 		n = c < 0x20 || c == 0x7f ? 0 : utf8_sequence(s + i, len - i);
 		if (n == 0) {
 			snprintf(u, sizeof(u), "\\u%04x", c);
@@ -315,20 +365,6 @@ void json_string(struct json *j, const char *key, const char *value)
 	json_string_len(j, key, value, strlen(value));
 }
 
-/* Decimal digits of @v, as printf's %llu writes them. */
-static void put_decimal(struct json *j, bool negative, unsigned long long v)
-{
-	char d[24];
-	size_t at = sizeof(d);
-
-	do {
-		d[--at] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (negative)
-		d[--at] = '-';
-	put(j, d + at, sizeof(d) - at);
-}
 
 void json_int(struct json *j, const char *key, long long value)
 {

@@ -6,9 +6,24 @@
 #include "../../cli/json.c"
 #include "test.h"
 
-/* The rules, one byte at a time: what every string must come out as. */
+/*
+ * The rules, one byte at a time: what every string must come out as. A
+ * value that is not UTF-8 is the array of its bytes (journalctl's way).
+ */
 static void reference_escape(FILE *out, const unsigned char *s, size_t len)
 {
+	for (size_t i = 0; i < len;) {
+		size_t n = s[i] < 0x80 ? 1 : utf8_sequence(s + i, len - i);
+
+		if (n == 0) {
+			fputc('[', out);
+			for (size_t k = 0; k < len; k++)
+				fprintf(out, "%s%u", k ? "," : "", s[k]);
+			fputc(']', out);
+			return;
+		}
+		i += n;
+	}
 	fputc('"', out);
 	for (size_t i = 0; i < len;) {
 		unsigned char c = s[i];
