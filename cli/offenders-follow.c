@@ -57,12 +57,13 @@ static int follow_event(const struct splitlock_offender *of,
  * A follower prints no summary, so what the report would call incomplete
  * is said on stderr as it happens: each rise of a reason's count of
  * unread lines (a record lost, detector text that did not parse, a cut
- * line) and of the kernel's "callbacks suppressed" warnings.
+ * line, a burst used up), of the kernel's "callbacks suppressed" warnings
+ * and of events the window cannot place.
  */
 #define FOLLOW_REASONS 32
 
 struct follow_tally {
-	uint64_t suppressed;
+	uint64_t suppressed, undated;
 	uint64_t unread[FOLLOW_REASONS];
 };
 
@@ -76,9 +77,20 @@ static void tell_news(const struct splitlock_offenders *r, struct follow_tally *
 			      "(\"callbacks suppressed\"), whose tasks are not shown.",
 			      n - t->suppressed, n - t->suppressed == 1 ? "" : "s");
 	t->suppressed = n;
+	n = splitlock_offenders_get_undated(r);
+	if (n > t->undated)
+		slctl_warning("%" PRIu64 " more event%s could not be placed in the --since/--until "
+			      "window (the boot's start is unknown) and %s not shown.",
+			      n - t->undated, n - t->undated == 1 ? "" : "s",
+			      n - t->undated == 1 ? "is" : "are");
+	t->undated = n;
 	for (int u = 0; u < FOLLOW_REASONS && (name = splitlock_unread_name((enum splitlock_unread)u)); u++) {
 		n = splitlock_offenders_get_unrecognized_by(r, (enum splitlock_unread)u);
-		if (n > t->unread[u])
+		if (n > t->unread[u] && u == SPLITLOCK_UNREAD_BURST_USED_UP)
+			slctl_warning("a rate limit used up its burst (10 warnings in 5 s): the "
+				      "kernel drops the next ones until the 5 s end, and says how "
+				      "many (\"callbacks suppressed\") only with a later warning.");
+		else if (n > t->unread[u])
 			slctl_warning("%" PRIu64 " more line%s that may hold detector text went unread "
 				      "(%s): the events shown are incomplete.", n - t->unread[u],
 				      n - t->unread[u] == 1 ? "" : "s", name);

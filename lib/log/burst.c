@@ -180,16 +180,18 @@ static struct sl_burst_limit *limit_of(struct sl_bursts *b, uint64_t machine, un
 	return l;
 }
 
-static void note_line(struct sl_burst_limit *l, int64_t wall, int64_t grain, bool counts,
-		      uint64_t line)
+static void note_line(struct sl_bursts *b, struct sl_burst_limit *l, int64_t wall,
+		      int64_t grain, bool counts, uint64_t line)
 {
 	if (wall != SPLITLOCK_TIME_UNKNOWN && (l->wall == SPLITLOCK_TIME_UNKNOWN || wall < l->wall))
 		l->wall = wall;
 	if (grain > l->grain)
 		l->grain = grain;
 	l->counts |= counts;
-	if (++l->n == BURST_LINES)
+	if (++l->n == BURST_LINES) {
 		l->tenth = line;
+		b->used_up += l->counts;
+	}
 }
 
 void sl_bursts_line(struct sl_bursts *b, uint64_t machine, unsigned limit, int64_t t,
@@ -212,7 +214,7 @@ void sl_bursts_line(struct sl_bursts *b, uint64_t machine, unsigned limit, int64
 	if (l->n && t != SPLITLOCK_TIME_UNKNOWN && l->begin != SPLITLOCK_TIME_UNKNOWN &&
 	    within(t, l->begin, BURST_USEC + grain) &&
 	    !within(t, l->begin, grain < BURST_EXACT_USEC ? BURST_EXACT_USEC - grain : 0)) {
-		note_line(l, wall, grain, counts, line);
+		note_line(b, l, wall, grain, counts, line);
 		close_interval(b, l);
 		l->n = 0;
 	}
@@ -229,7 +231,7 @@ void sl_bursts_line(struct sl_bursts *b, uint64_t machine, unsigned limit, int64
 		 * first stamp dates it. */
 		l->begin = t;
 	}
-	note_line(l, wall, grain, counts, line);
+	note_line(b, l, wall, grain, counts, line);
 }
 
 void sl_bursts_told(struct sl_bursts *b, uint64_t machine, unsigned limit, int64_t t)

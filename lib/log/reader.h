@@ -182,6 +182,9 @@ struct sl_bursts {
 	unsigned next_evict;
 	int64_t since, until; /* the report's window (wall clock) */
 	uint64_t untold, untold_line;
+	/* Bursts used up so far, told or not: a follower, which prints no
+	 * report, says each as it happens. */
+	uint64_t used_up;
 };
 void sl_bursts_init(struct sl_bursts *b, int64_t since, int64_t until);
 void sl_bursts_free(struct sl_bursts *b);

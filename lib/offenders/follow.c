@@ -26,6 +26,7 @@ struct splitlock_follow {
 	int conn_fd, conn_error;
 	char *raw, *decoded;
 	size_t used; /* regular file: bytes of an incomplete line kept */
+	uint64_t bursts_said;
 };
 
 _public_ int splitlock_follow_new(struct splitlock_offenders *report,
@@ -58,6 +59,10 @@ _public_ int splitlock_follow_new(struct splitlock_offenders *report,
 		return r;
 	}
 	f->is_device = S_ISCHR(st.st_mode);
+	/* From the buffer's start, its first record is numbered: a buffer
+	 * that wrapped before it was read lost the records before it. */
+	if (from_start)
+		report->kmsg_seq = (struct sl_kmsg_seq){ .from_start = true };
 	if (f->is_device)
 		lseek(f->log_fd, 0, from_start ? SEEK_DATA : SEEK_END);
 	else if (!from_start)
@@ -126,6 +131,14 @@ static int one_record(struct splitlock_follow *f, const char *text, size_t len,
 	}
 	sl_lookup_stall_recover(sl_offenders_ctx(f->report));
 	r = sl_offenders_add_record(f->report, &rec, &o, &ip);
+	/*
+	 * A rate limit that used up its burst drops what follows until its
+	 * interval ends, and says how many only with a later warning: a
+	 * report tells of such a burst at its end, a follower when it is
+	 * used up.
+	 */
+	for (; f->bursts_said < f->report->bursts.used_up; f->bursts_said++)
+		sl_unread_note_why(&f->report->unread, 0, SPLITLOCK_UNREAD_BURST_USED_UP);
 	if (r <= 0)
 		return r;
 	return fn ? fn(o, &rec, ip, data) : 0;
@@ -139,6 +152,15 @@ static int process_device(struct splitlock_follow *f, splitlock_follow_fn fn,
 		int r;
 
 		if (n < 0) {
+			/*
+			 * Records overwritten before they were read: lost. The
+			 * next record's number shows it once one was read, or
+			 * from the buffer's start; following from the end,
+			 * before the first, nothing else would.
+			 */
+			if (errno == EPIPE && !f->report->kmsg_seq.any &&
+			    !f->report->kmsg_seq.from_start)
+				sl_unread_note_why(&f->report->unread, 0, SPLITLOCK_UNREAD_LOST);
 			if (errno == EINTR || errno == EPIPE)
 				continue;
 			return errno == EAGAIN ? 0 : -errno;

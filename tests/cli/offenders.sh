@@ -584,6 +584,36 @@ test_follow_says_what_a_report_would_call_incomplete() {
 		fail "no word of the line that is no record: $(cat "$T/follow.err")"
 }
 
+# From the buffer's start (--since), a first record numbered past 0 says
+# records were lost before it; a burst used up is said when its 10th
+# warning comes (what it drops is told only with a later warning); a
+# --root without the boot's time cannot place events in the window.
+test_follow_says_lost_start_used_up_bursts_and_undated_events() {
+	local p="x86/split lock detection: " i
+	copy_fixture offenders/root
+	{
+		printf '6,100,0,-;Linux version 6.12.0 (fixture)\n'
+		for i in 0 1 2 3 4 5 6 7 8 9; do
+			printf '4,%d,%d,-;%s#AC: b%d/80%d took a split_lock trap at address: 0x1\n' \
+				$((101 + i)) $((5000000 + i * 1000)) "$p" $i $i
+		done
+	} >"$T/root/dev/kmsg"
+	run timeout -s INT 2 "$SLCTL" --root "$T/root" offenders --follow --since boot --format json
+	expect_rc 124
+	[ "$(wc -l <<<"$out")" -eq 10 ] || fail "expected 10 events: $out"
+	expect_err "slctl: warning: 1 more line that may hold detector text went unread (lost): the events shown are incomplete."
+	expect_err 'slctl: warning: a rate limit used up its burst (10 warnings in 5 s): the kernel drops the next ones until the 5 s end, and says how many ("callbacks suppressed") only with a later warning.'
+	[ "$(grep -c 'used up its burst' <<<"$err")" -eq 1 ] || fail "the burst said more than once: $err"
+	# The same log as a report: the same reasons.
+	run "$SLCTL" --root "$T/root" offenders --json
+	expect_json '.unrecognized_by | [.lost, .burst_used_up] | @csv' '1,1'
+	# No boot time: --since cannot place an event, and the follower says so.
+	sed -i '/^btime/d' "$T/root/proc/stat"
+	run timeout -s INT 2 "$SLCTL" --root "$T/root" offenders --follow --since 2026-01-01 --format json
+	[ -z "$out" ] || fail "events shown outside a window that cannot place them: $out"
+	expect_err "10 more events could not be placed in the --since/--until window (the boot's start is unknown) and are not shown."
+}
+
 # --follow prints one line an event: the options that shape a report's
 # table were silently ignored; they are usage errors, before anything is
 # read. --group-by decides what each line's "events" counts.
