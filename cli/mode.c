@@ -222,7 +222,7 @@ static void print_leftovers(struct splitlock_ctx *ctx, const struct splitlock_bo
 		[SPLITLOCK_LEFTOVER_CREATED] = "created by the failed command",
 		[SPLITLOCK_LEFTOVER_REMOVED] = "removed by the failed command",
 	};
-	unsigned n = splitlock_boot_plan_get_leftover_count(plan);
+	size_t n = splitlock_boot_plan_get_leftover_count(plan);
 	const char *previous = splitlock_boot_plan_get_previous(plan);
 	const char *root = splitlock_get_root(ctx);
 	bool unknown_fix = false;
@@ -231,7 +231,7 @@ static void print_leftovers(struct splitlock_ctx *ctx, const struct splitlock_bo
 		return;
 	fprintf(stderr, "Still changed%s%s:\n", streq(root, "/") ? "" : " under ",
 		streq(root, "/") ? "" : root);
-	for (unsigned i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		enum splitlock_boot_leftover kind;
 		const char *path, *fix;
 

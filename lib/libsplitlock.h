@@ -347,7 +347,7 @@ void splitlock_mode_from_param(const char *value, size_t len,
  *
  * Find the split_lock_detect= parameter in a kernel command line; the last
  * one counts, as in the kernel. Returns 1 and the mode when found, 0 when the
- * command line does not set it.
+ * command line does not set it, -EINVAL for a NULL @cmdline.
  *
  * Since: LIBSPLITLOCK_1
  */
@@ -810,7 +810,7 @@ splitlock_boot_plan_get_outcome(const struct splitlock_boot_plan *plan);
  *
  * Since: LIBSPLITLOCK_1
  */
-unsigned splitlock_boot_plan_get_leftover_count(const struct splitlock_boot_plan *plan);
+size_t splitlock_boot_plan_get_leftover_count(const struct splitlock_boot_plan *plan);
 /**
  * splitlock_boot_plan_get_leftover:
  *
@@ -823,7 +823,7 @@ unsigned splitlock_boot_plan_get_leftover_count(const struct splitlock_boot_plan
  * Since: LIBSPLITLOCK_1
  */
 int splitlock_boot_plan_get_leftover(const struct splitlock_boot_plan *plan,
-				     unsigned index, const char **path,
+				     size_t index, const char **path,
 				     enum splitlock_boot_leftover *kind,
 				     const char **fix);
 /**
@@ -2776,7 +2776,10 @@ int splitlock_msr_summary(const struct splitlock_msr *msr, char **text);
  * tests/check-header-docs.sh checks that every _free(), _unref() and
  * _drop() of LIBSPLITLOCK_1 has its helper here. The objects handed out
  * borrowed (struct splitlock_offender, the records and events given to
- * callbacks) have none: their owner releases them.
+ * callbacks) have none: their owner releases them. A helper discards
+ * what the function returns: splitlock_lease_dropp() cannot say that
+ * restoring kernel.split_lock_mitigate failed, so a program that must
+ * know calls splitlock_lease_drop() itself.
  * Since: LIBSPLITLOCK_1 (header only)
  */
 #define SPLITLOCK_DEFINE_CLEANUP(type, func)                                 \

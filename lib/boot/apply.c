@@ -538,14 +538,14 @@ splitlock_boot_plan_get_outcome(const struct splitlock_boot_plan *plan)
 	return plan->outcome;
 }
 
-_public_ unsigned
+_public_ size_t
 splitlock_boot_plan_get_leftover_count(const struct splitlock_boot_plan *plan)
 {
-	return (unsigned)plan->n_leftovers;
+	return plan->n_leftovers;
 }
 
 _public_ int splitlock_boot_plan_get_leftover(const struct splitlock_boot_plan *plan,
-					      unsigned index, const char **path,
+					      size_t index, const char **path,
 					      enum splitlock_boot_leftover *kind,
 					      const char **fix)
 {

@@ -42,6 +42,8 @@ _public_ int splitlock_input_format_parse(const char *name,
 {
 	const char *n;
 
+	if (!name)
+		return -EINVAL;
 	for (size_t i = 0; (n = splitlock_input_format_name((enum splitlock_input_format)i)); i++)
 		if (streq(n, name)) {
 			*format = (enum splitlock_input_format)i;

@@ -170,15 +170,18 @@ avx2_find_any(const char **pp, const char *end, const struct sl_needle *set,
 	}
 }
 
+/* Asked once; threads of a program may race to ask, with one answer. */
 static bool have_avx2(void)
 {
 	static int have = -1;
+	int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
 
-	if (have < 0) {
+	if (h < 0) {
 		__builtin_cpu_init();
-		have = __builtin_cpu_supports("avx2") ? 1 : 0;
+		h = __builtin_cpu_supports("avx2") ? 1 : 0;
+		__atomic_store_n(&have, h, __ATOMIC_RELAXED);
 	}
-	return have;
+	return h;
 }
 #endif
 

@@ -105,10 +105,13 @@ static int from_cmdline(struct splitlock_ctx *ctx,
 _public_ int splitlock_mode_info_read(struct splitlock_ctx *ctx,
 				      struct splitlock_mode_info **out)
 {
-	struct splitlock_mode_info *info = calloc(1, sizeof(*info));
+	struct splitlock_mode_info *info;
 	unsigned cpu = 0, ifaces = 0;
 	bool can_detect;
 	int r;
+
+	*out = NULL;
+	info = calloc(1, sizeof(*info));
 
 	if (!info)
 		return -ENOMEM;

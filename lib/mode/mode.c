@@ -162,6 +162,8 @@ _public_ int splitlock_mode_from_cmdline(const char *cmdline,
 	const char *p = cmdline, *found = NULL;
 	size_t found_len = 0;
 
+	if (!cmdline)
+		return -EINVAL;
 	while (*p) {
 		const char *word, *end;
 		bool quoted = false;

@@ -33,9 +33,12 @@ _public_ int splitlock_follow_new(struct splitlock_offenders *report,
 				  bool from_start, struct splitlock_follow **out)
 {
 	struct splitlock_ctx *ctx = sl_offenders_ctx(report);
-	struct splitlock_follow *f = calloc(1, sizeof(*f));
+	struct splitlock_follow *f;
 	struct stat st;
 	int64_t boot;
+
+	*out = NULL;
+	f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return -ENOMEM;

@@ -237,6 +237,8 @@ _public_ int splitlock_msr_module_find(struct splitlock_ctx *ctx,
 				       enum splitlock_msr_module *state,
 				       char **path)
 {
+	if (path)
+		*path = NULL;
 	return find_bounded(ctx, state, path);
 }
 

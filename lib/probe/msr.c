@@ -277,10 +277,12 @@ _public_ int splitlock_msr_summary(const struct splitlock_msr *m, char **text)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
 	size_t armed = count(m, sl_armed), disarmed = count(m, sl_disarmed);
 	const char *sep = "";
+	FILE *f;
 
+	*text = NULL;
+	f = open_memstream(&buf, &len);
 	if (!f)
 		return -ENOMEM;
 	if (armed) {

@@ -150,6 +150,8 @@ _public_ int splitlock_sysctld_persist(struct splitlock_ctx *ctx,
 	struct stat st;
 	int r;
 
+	if (content)
+		*content = NULL;
 	if (!key || !*key || strpbrk(key, " \t\n=") || !value ||
 	    strpbrk(value, "\n") || (flags & ~SPLITLOCK_WRITE_DRY_RUN))
 		return -EINVAL;

@@ -277,6 +277,7 @@ _public_ int splitlock_sysctld_resolve(struct splitlock_ctx *ctx,
 	size_t n = 0;
 	int r;
 
+	*out = NULL;
 	if (strlen(key) >= sizeof(want))
 		return -EINVAL;
 	strcpy(want, key);

@@ -35,7 +35,7 @@ test_unknown_backend_lists_the_library_backends() {
 	expect_err "'lilo' is not a backend; use auto, "
 	# The list between "use " and the final ".", one name a line.
 	named=$(sed -n "s/^.*'lilo' is not a backend; use \(.*\)\.\$/\1/p" <<<"$err" |
-		sed 's/ (also \([^)]*\))/, \1/g; s/ or \([^ ,]*\)$/, \1/' | sed 's/, /\n/g')
+		sed 's/ or /, /; s/ (also \([^)]*\))/, \1/g' | sed 's/, /\n/g')
 	[ "$named" = "$known" ] || fail "the refusal names '$(tr '\n' ' ' <<<"$named")', the build knows '$(tr '\n' ' ' <<<"$known")'"
 }
 

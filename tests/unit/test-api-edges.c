@@ -70,6 +70,47 @@ TEST(name_functions_give_null_past_their_enum)
 	CHECK(splitlock_mode_source_name((enum splitlock_mode_source)99) == NULL);
 }
 
+/* A call that fails returns no object: its out pointer is NULL. */
+TEST(failed_calls_leave_their_out_pointer_null)
+{
+	struct splitlock_ctx *ctx;
+	struct splitlock_sysctld *sd = (struct splitlock_sysctld *)1;
+	struct splitlock_offenders *rep = NULL;
+	struct splitlock_follow *fol = (struct splitlock_follow *)1;
+	char key[300], *content = (char *)1;
+
+	fake_root_make("outs");
+	ctx = fake_root_ctx();
+	memset(key, 'k', sizeof(key) - 1);
+	key[sizeof(key) - 1] = '\0';
+	CHECK(splitlock_sysctld_resolve(ctx, key, &sd) < 0);
+	CHECK(sd == NULL);
+	CHECK(splitlock_sysctld_persist(ctx, "", "0", 0, &content) < 0);
+	CHECK(content == NULL);
+	CHECK_INT(splitlock_offenders_new(ctx, SPLITLOCK_GROUP_TASK, 0, &rep), 0);
+	/* no /dev/kmsg under this root */
+	CHECK(splitlock_follow_new(rep, false, &fol) < 0);
+	CHECK(fol == NULL);
+	splitlock_offenders_unref(rep);
+	splitlock_unref(ctx);
+	fake_root_remove();
+}
+
+TEST(parsers_refuse_null)
+{
+	enum splitlock_input_format f = SPLITLOCK_INPUT_DMESG;
+	enum splitlock_mode m = SPLITLOCK_MODE_WARN;
+	enum splitlock_group g = SPLITLOCK_GROUP_EXE;
+	unsigned rate = 0;
+
+	CHECK_INT(splitlock_input_format_parse(NULL, &f), -EINVAL);
+	CHECK_INT(f, SPLITLOCK_INPUT_DMESG);
+	CHECK_INT(splitlock_mode_from_cmdline(NULL, &m, &rate), -EINVAL);
+	CHECK_INT(splitlock_mode_parse(NULL, &m, &rate), -EINVAL);
+	CHECK_INT(splitlock_group_parse(NULL, &g), -EINVAL);
+	CHECK_INT(m, SPLITLOCK_MODE_WARN);
+}
+
 TEST(boot_read_takes_no_source_and_an_alias)
 {
 	struct splitlock_ctx *ctx;
