@@ -20,9 +20,10 @@ static void usage(FILE *out)
 	      "system's own bootloader tool; the kernel reads it only at boot. With\n"
 	      "--now, switch the running kernel, where it can (the patched kernel's\n"
 	      "writable /sys/kernel/split_lock/mode).\n\n"
-	      "Modes: off, warn, seq (needs the patched kernel), fatal,\n"
-	      "       ratelimit:N (1 <= N <= 1000), default (remove the parameter)\n\n"
-	      "Options:\n"
+	      "Modes (seq needs the patched kernel; default removes the parameter):\n", out);
+	/* The library's modes, so a new one needs no change here. */
+	fprintf(out, "       %s (1 <= N <= 1000), default\n\n", slctl_mode_names());
+	fputs("Options:\n"
 	      "  -p, --persist        write the parameter for the next boot\n"
 	      "      --now            switch the running kernel now (not with default)\n"
 	      "  -b, --backend NAME   auto (default), or one of\n", out);
