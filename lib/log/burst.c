@@ -188,9 +188,11 @@ static void note_line(struct sl_bursts *b, struct sl_burst_limit *l, int64_t wal
 	if (grain > l->grain)
 		l->grain = grain;
 	l->counts |= counts;
+	/* Used up: what it drops may fall in the window if its lines do or
+	 * its interval reaches into it, as settle() asks of a report's. */
 	if (++l->n == BURST_LINES) {
 		l->tenth = line;
-		b->used_up += l->counts;
+		b->used_up += l->counts || reaches_window(b, l->wall, l->grain);
 	}
 }
 
@@ -252,6 +254,12 @@ uint64_t sl_bursts_untold(struct sl_bursts *b, uint64_t *first_line)
 			settle(b, l);
 	*first_line = b->untold_line;
 	return b->untold;
+}
+
+void sl_bursts_forget_closed(struct sl_bursts *b)
+{
+	for (struct sl_burst_limit *l = b->limits; l < b->limits + SL_BURST_SLOTS; l++)
+		l->n_used = l->n_told = 0;
 }
 
 void sl_bursts_free(struct sl_bursts *b)

@@ -187,6 +187,12 @@ struct sl_bursts {
 	uint64_t used_up;
 };
 void sl_bursts_init(struct sl_bursts *b, int64_t since, int64_t until);
+/*
+ * A follower, which settles nothing (it says a burst when it is used up),
+ * forgets the closed intervals and the lines that told of them, so that
+ * its memory does not grow with every burst: the open ones stay.
+ */
+void sl_bursts_forget_closed(struct sl_bursts *b);
 void sl_bursts_free(struct sl_bursts *b);
 /*
  * A line of @limit let through at @t (the stamp since boot, else the wall

@@ -142,6 +142,8 @@ static int one_record(struct splitlock_follow *f, const char *text, size_t len,
 	 */
 	for (; f->bursts_said < f->report->bursts.used_up; f->bursts_said++)
 		sl_unread_note_why(&f->report->unread, 0, SPLITLOCK_UNREAD_BURST_USED_UP);
+	/* Said as they come: the closed ones are not kept (bounded memory). */
+	sl_bursts_forget_closed(&f->report->bursts);
 	if (r <= 0)
 		return r;
 	return fn ? fn(o, &rec, ip, data) : 0;

@@ -607,6 +607,14 @@ test_follow_says_lost_start_used_up_bursts_and_undated_events() {
 	# The same log as a report: the same reasons.
 	run "$SLCTL" --root "$T/root" offenders --json
 	expect_json '.unrecognized_by | [.lost, .burst_used_up] | @csv' '1,1'
+	# A window that begins after the burst's lines but inside its 5 s
+	# (boot at 1796083200, the lines at 5.000 to 5.009 s): what it drops
+	# may fall in the window, for the follower as for the report.
+	run timeout -s INT 2 "$SLCTL" --root "$T/root" offenders --follow --since @1796083207 --format json
+	[ -z "$out" ] || fail "events before the window: $out"
+	expect_err "a rate limit used up its burst"
+	run "$SLCTL" --root "$T/root" offenders --json --since @1796083207
+	expect_json '.unrecognized_by.burst_used_up' 1
 	# No boot time: --since cannot place an event, and the follower says so.
 	sed -i '/^btime/d' "$T/root/proc/stat"
 	run timeout -s INT 2 "$SLCTL" --root "$T/root" offenders --follow --since 2026-01-01 --format json
