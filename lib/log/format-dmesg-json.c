@@ -148,12 +148,20 @@ static int dmesg_json_line(struct sl_reader *rd, const char *line, size_t len)
 			return r;
 		if (p[n - 1] == '{')
 			sl_pending_begin(rd, false);
+		/* The document ends with the array's "]" and then its "}". */
+		if (*p == ']')
+			rd->json_array_closed = true;
+		else if (n == 1 && *p == '}' && rd->json_array_closed)
+			rd->json_open = false;
 		return 0;
 	}
 	if (*p == '"') {
 		/* "dmesg": [ */
-		if (n >= 7 && memcmp(p, "\"dmesg\"", 7) == 0 && p[n - 1] == '[')
+		if (n >= 7 && memcmp(p, "\"dmesg\"", 7) == 0 && p[n - 1] == '[') {
+			rd->json_open = true;
+			rd->json_array_closed = false;
 			return 0;
+		}
 		if (!rd->pending.open)
 			sl_pending_begin(rd, false);
 		if (member(rd, p, end) == 0)

@@ -168,8 +168,10 @@ static int pretty_line(struct sl_reader *rd, const char *p, size_t len)
 		lead++;
 	if (n && p[n - 1] == ',' && lead)
 		n--;
-	if (!rd->in_object && n - lead == 1 && (p[lead] == '[' || p[lead] == ']'))
+	if (!rd->in_object && n - lead == 1 && (p[lead] == '[' || p[lead] == ']')) {
+		rd->json_open = p[lead] == '['; /* jq -s's array, until its "]" */
 		return 0;
+	}
 	if (!rd->in_object) {
 		rd->in_object = true;
 		rd->object_overflow = false;

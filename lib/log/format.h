@@ -156,6 +156,10 @@ struct sl_reader {
 	size_t object_len;
 	bool in_object, object_overflow;
 	uint64_t object_line;
+	/* A JSON document or array begun and not closed yet (dmesg --json's
+	 * {"dmesg": [ ... ]}, jq -s's [ ... ]): a log that ends there was cut,
+	 * whichever record's "}" it ends at. */
+	bool json_open, json_array_closed;
 	/* SL_INPUT_BUF: a line without its colours, an export binary field */
 	char *scratch;
 	enum sl_dmesg_form dmesg_form;

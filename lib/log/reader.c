@@ -160,7 +160,8 @@ bool sl_json_open_at_end(const struct sl_reader *rd, const char *buf, size_t end
 {
 	const char *e = sl_trim_end(buf, buf + end);
 
-	(void)rd;
+	if (rd->json_open)
+		return true;
 	while (e > buf && e[-1] == ']') { /* jq -s's array closed */
 		e--;
 		e = sl_trim_end(buf, e);

@@ -95,6 +95,18 @@ test_dmesg_json_is_read_exactly() {
 	expect_json .events 1
 	expect_json .complete false
 	expect_json .unrecognized_by.unparsed 1
+	# A document cut right after a record's "}" is cut: it ends before
+	# the array's "]" and its own "}" (so is jq -s's array before "]").
+	sed -n '1,/^      },{$/p' "$F/events.dmesg-json" | sed '$s/},{$/}/' >"$T/cut-at-brace.json"
+	run "$SLCTL" offenders --input "$T/cut-at-brace.json" --json
+	expect_json .input_format dmesg-json
+	expect_json .complete false
+	expect_json .unrecognized_by.cut 1
+	jq -s . "$F/events.json" | sed -n '1,/^  },$/p' | sed '$s/},$/}/' >"$T/cut-at-brace.jq"
+	run "$SLCTL" offenders --input "$T/cut-at-brace.jq" --json
+	expect_json .input_format journal
+	expect_json .complete false
+	expect_json .unrecognized_by.cut 1
 	# json-pretty journal lines after a dmesg --json log
 	cat "$F/events.dmesg-json" "$F/events.json-pretty" >"$T/cat.txt"
 	run "$SLCTL" offenders --input "$T/cat.txt" --json
