@@ -14,6 +14,8 @@
  * is shown as "[1.2K blob data]": a kernel message shown so cannot be read,
  * and the report says so.
  */
+#include <ctype.h>
+
 #include "log/format.h"
 
 #define FIELD_INDENT 4
@@ -56,6 +58,29 @@ static void continuation(struct sl_reader *rd, const char *p, size_t len)
 	pe->message_len += len - skip;
 }
 
+/*
+ * The cursor's "t=": the entry's wall-clock time in hexadecimal
+ * microseconds since the epoch (sd_journal_get_cursor()), exact where the
+ * header's zone name is not the reader's. Returns it, or
+ * SPLITLOCK_TIME_UNKNOWN.
+ */
+static int64_t cursor_realtime(const char *c, const char *end)
+{
+	for (const char *p = c; p + 2 < end; p++) {
+		uint64_t v = 0;
+		const char *q;
+
+		if ((p != c && p[-1] != ';') || p[0] != 't' || p[1] != '=')
+			continue;
+		for (q = p + 2; q < end && q - p - 2 < 16 && isxdigit((unsigned char)*q); q++)
+			v = v << 4 | (uint64_t)(*q <= '9' ? *q - '0' : (*q | 0x20) - 'a' + 10);
+		if (q == p + 2 || (q < end && *q != ';') || v > INT64_MAX)
+			return SPLITLOCK_TIME_UNKNOWN;
+		return (int64_t)v;
+	}
+	return SPLITLOCK_TIME_UNKNOWN;
+}
+
 static int journal_verbose_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	struct sl_pending *pe = &rd->pending;
@@ -81,8 +106,13 @@ static int journal_verbose_line(struct sl_reader *rd, const char *line, size_t l
 		}
 		sl_pending_begin(rd, true);
 		pe->wall = wall;
-		if (line + len - after > 2 && after[0] == '[' && line[len - 1] == ']')
+		if (line + len - after > 2 && after[0] == '[' && line[len - 1] == ']') {
+			int64_t t = cursor_realtime(after + 1, line + len - 1);
+
 			pe->cursor = sl_boot_hash(after + 1, (size_t)(line + len - after - 2));
+			if (t != SPLITLOCK_TIME_UNKNOWN)
+				pe->wall = t;
+		}
 		return 0;
 	}
 	if (!pe->open) {

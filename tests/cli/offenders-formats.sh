@@ -843,6 +843,25 @@ test_journal_entries_without_transport_are_unread_not_forged() {
 
 # dmesg --json carries each record's stamp since boot, as -r does: a dump
 # appended twice is read once (F2: every event was counted twice).
+# -o verbose written in another zone: its header's name is not the
+# reader's, but the cursor's t= is the entry's time in UTC microseconds.
+test_journal_verbose_is_dated_by_its_cursor() {
+	local p="x86/split lock detection: "
+	printf '%s\n' \
+		'Tue 2026-12-01 09:01:00.000000 CST [s=1f87;i=1;b=0123;m=5f5e100;t=661880f46ab00;x=2a]' \
+		'    _TRANSPORT=kernel' '    PRIORITY=4' '    SYSLOG_FACILITY=0' \
+		"    MESSAGE=${p}#AC: g/77 took a split_lock trap at address: 0x1" >"$T/cst.verbose"
+	# 0x661880f46ab00 us is 2026-12-01T01:01:00Z (09:01 in Shanghai)
+	run env TZ=America/Chicago "$SLCTL" offenders --input "$T/cst.verbose" --input-format journal-verbose \
+		--since 2026-12-01T01:00:30Z --until 2026-12-01T01:01:30Z --json
+	expect_json .events 1
+	expect_json .complete true
+	run env TZ=America/Chicago "$SLCTL" offenders --input "$T/cst.verbose" --input-format journal-verbose \
+		--since 2026-12-01T01:01:30Z --json
+	expect_json .events 0
+	expect_json .complete true
+}
+
 test_dmesg_json_saved_twice_counts_once() {
 	local f
 	for f in events.dmesg-json events.dmesg-json-x; do
