@@ -180,28 +180,6 @@ static bool with_delta(const char *p, const char *end, int64_t *usec,
 	return stamp(p, e, usec) && relative_stamp(lt, end);
 }
 
-size_t sl_strip_colors(const char *p, size_t len, char *out)
-{
-	const char *end = p + len;
-	size_t o = 0;
-
-	while (p < end) {
-		if (*p == '\x1b' && p + 1 < end && p[1] == '[') {
-			const char *q = p + 2;
-
-			/* CSI: parameter bytes, then one final byte */
-			while (q < end && ((*q >= '0' && *q <= '9') || *q == ';'))
-				q++;
-			if (q < end && *q >= 0x40 && *q <= 0x7e) {
-				p = q + 1;
-				continue;
-			}
-		}
-		out[o++] = *p++;
-	}
-	return o;
-}
-
 /* The end of the CSI sequence at @p ("\x1b[1;31m"), or NULL when none is. */
 static const char *csi_end(const char *p, const char *end)
 {
@@ -214,6 +192,22 @@ static const char *csi_end(const char *p, const char *end)
 		q++;
 	return q < end && *q >= 0x40 && *q <= 0x7e ? q + 1 : NULL;
 }
+
+size_t sl_strip_colors(const char *p, size_t len, char *out)
+{
+	const char *end = p + len, *q;
+	size_t o = 0;
+
+	while (p < end) {
+		if ((q = csi_end(p, end))) {
+			p = q;
+			continue;
+		}
+		out[o++] = *p++;
+	}
+	return o;
+}
+
 
 /* Only sequences and blanks from @p on: the reset that ends a line. */
 static bool colours_to_end(const char *p, const char *end)
