@@ -14,8 +14,6 @@
  * is shown as "[1.2K blob data]": a kernel message shown so cannot be read,
  * and the report says so.
  */
-#include <ctype.h>
-
 #include "log/format.h"
 
 #define FIELD_INDENT 4
@@ -72,8 +70,8 @@ static int64_t cursor_realtime(const char *c, const char *end)
 
 		if ((p != c && p[-1] != ';') || p[0] != 't' || p[1] != '=')
 			continue;
-		for (q = p + 2; q < end && q - p - 2 < 16 && isxdigit((unsigned char)*q); q++)
-			v = v << 4 | (uint64_t)(*q <= '9' ? *q - '0' : (*q | 0x20) - 'a' + 10);
+		for (q = p + 2; q < end && q - p - 2 < 16 && sl_hexval(*q) >= 0; q++)
+			v = v << 4 | (uint64_t)sl_hexval(*q);
 		if (q == p + 2 || (q < end && *q != ';') || v > INT64_MAX)
 			return SPLITLOCK_TIME_UNKNOWN;
 		return (int64_t)v;
