@@ -11,16 +11,21 @@
  * from main().
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "slctl.h"
 
+static bool left_to_helper;
+
 static void close_stdout(void)
 {
 	int err = 0;
 
+	if (left_to_helper)
+		return;
 	/* ferror(): a write that failed before, with its errno long gone. */
 	if (ferror(stdout))
 		err = EIO;
@@ -37,4 +42,9 @@ static void close_stdout(void)
 void slctl_close_stdout_at_exit(void)
 {
 	atexit(close_stdout);
+}
+
+void slctl_close_stdout_leave_to_helper(void)
+{
+	left_to_helper = true;
 }

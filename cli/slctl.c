@@ -141,8 +141,12 @@ int main(int argc, char **argv)
 			cmd = commands[i];
 	if (!cmd)
 		return slctl_usage_error(NULL, "unknown command '%s'.", argv[1]);
-	if (cmd == &slctl_cmd_helper)
+	/* "slctl -v __helper" too: a global option before the helper's name
+	 * found the check registered already. */
+	if (cmd == &slctl_cmd_helper) {
+		slctl_close_stdout_leave_to_helper();
 		slctl_helper_prepare();
+	}
 	/* "slctl -h COMMAND": the command's help, as "slctl COMMAND -h" gives. */
 	if (g.help) {
 		cmd->usage(stdout);

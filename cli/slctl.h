@@ -127,6 +127,8 @@ int helper_caller_fstat(int std_fd, struct stat *st);
 void slctl_ensure_std_fds(void);
 /* Exit with EXIT_FAIL and a sentence when standard output was not written. */
 void slctl_close_stdout_at_exit(void);
+/* The root helper's standard output is the relay's: the check is not its. */
+void slctl_close_stdout_leave_to_helper(void);
 
 /*
  * Minimal streaming JSON writer: exactly one document on stdout. Bytes
