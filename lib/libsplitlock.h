@@ -2750,6 +2750,127 @@ int splitlock_msr_get_cpu(const struct splitlock_msr *msr, size_t index,
  */
 int splitlock_msr_get_bit(const struct splitlock_msr *msr, size_t index,
 			  enum splitlock_msr_bit bit, bool *value);
+/* ---- Exact counts of one process tree (slctl run --check) -------------- */
+
+/*
+ * Where a count comes from, most exact first. The PMU counts every split
+ * lock and bus lock whether or not anything traps; the patched kernel's
+ * counters and its tracepoint count every trap it handles; an eBPF program
+ * on a stock kernel's trap handlers does the same; the kernel log, rate
+ * limited and warned once per task, gives a lower bound only.
+ */
+enum splitlock_count_source {
+	SPLITLOCK_COUNT_PMU = 1,
+	SPLITLOCK_COUNT_KERNEL,
+	SPLITLOCK_COUNT_TRACE,
+	SPLITLOCK_COUNT_BPF,
+	SPLITLOCK_COUNT_LOG,
+};
+
+struct splitlock_count;
+
+/**
+ * splitlock_count_new:
+ *
+ * Choose the most exact source that can count here, into a new *@counter
+ * (free it with splitlock_count_free()). A source is chosen only once an
+ * event of it has been opened on this process, so a choice is one that
+ * works. A machine where nothing can count still gets a counter, refused
+ * (splitlock_count_get_refusal()), whose reason names why each source
+ * cannot. @flags must be 0. Errors, with *@counter NULL: -EINVAL (unknown
+ * flags), -ENOMEM.
+ *
+ * The counter acts on the running kernel; the context's root is where it
+ * reads /proc/cpuinfo and tracefs, so that tests can pose as another CPU.
+ *
+ * Since: LIBSPLITLOCK_1.1
+ */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(1, 3)
+int splitlock_count_new(struct splitlock_ctx *ctx, unsigned flags,
+			  struct splitlock_count **counter);
+/**
+ * splitlock_count_free:
+ *
+ * Closes what @counter opened and frees it; returns NULL. Accepts NULL.
+ *
+ * Since: LIBSPLITLOCK_1.1
+ */
+struct splitlock_count *splitlock_count_free(struct splitlock_count *counter);
+/**
+ * splitlock_count_get_source:
+ *
+ * The source chosen; 0 when the counter is refused.
+ *
+ * Since: LIBSPLITLOCK_1.1
+ */
+enum splitlock_count_source splitlock_count_get_source(const struct splitlock_count *counter);
+/**
+ * splitlock_count_get_refusal:
+ *
+ * 0 when a source can count, else why none can, with the sentence in
+ * splitlock_count_get_reason(): -EACCES (a source exists but this
+ * process may not use it: CAP_PERFMON or kernel.perf_event_paranoid),
+ * -EOPNOTSUPP (none exists here).
+ *
+ * Since: LIBSPLITLOCK_1.1
+ */
+int splitlock_count_get_refusal(const struct splitlock_count *counter);
+/**
+ * splitlock_count_get_reason:
+ *
+ * One sentence: what the chosen source counts with (the PMU event's name,
+ * the tracepoint), or why no source can count. Borrowed from @counter.
+ *
+ * Since: LIBSPLITLOCK_1.1
+ */
+const char *splitlock_count_get_reason(const struct splitlock_count *counter);
+/**
+ * splitlock_count_is_exact:
+ *
+ * Whether the chosen source counts every event (not a lower bound).
+ *
+ * Since: LIBSPLITLOCK_1.1
+ */
+bool splitlock_count_is_exact(const struct splitlock_count *counter);
+/**
+ * splitlock_count_attach:
+ *
+ * Start counting process @pid and every task it starts from then on, from
+ * its next execve() (the counts begin with the program, not with the
+ * caller's code between fork() and exec). @pid must be a child of the
+ * caller that has not exec'd yet and that runs with the caller's
+ * credentials. One process per counter. Errors: -EBUSY (already attached),
+ * -EOPNOTSUPP (the counter is refused), the error of perf_event_open()
+ * (-EACCES, -ESRCH, ...).
+ *
+ * Since: LIBSPLITLOCK_1.1
+ */
+SPLITLOCK_MUST_CHECK
+int splitlock_count_attach(struct splitlock_count *counter, uint32_t pid);
+/**
+ * splitlock_count_read:
+ *
+ * The count of events of @kind so far, over the tree attached, in *@count.
+ * A task's events reach the total once it has exited (the kernel folds an
+ * inherited count into its parent's then), so read after the tree has
+ * ended. -ENODATA: the source does not tell this kind apart (a PMU event
+ * that counts bus locks, which include split locks, has no split lock
+ * count); -ENOTCONN: nothing attached; -EINVAL: unknown @kind.
+ *
+ * Since: LIBSPLITLOCK_1.1
+ */
+SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(3)
+int splitlock_count_read(const struct splitlock_count *counter, enum splitlock_kind kind,
+			   uint64_t *count);
+/**
+ * splitlock_count_source_name:
+ *
+ * "pmu", "kernel", "trace", "bpf", "log"; NULL for any other value.
+ *
+ * Since: LIBSPLITLOCK_1.1
+ */
+const char *splitlock_count_source_name(enum splitlock_count_source source);
+
 /**
  * splitlock_msr_summary:
  *
@@ -2804,6 +2925,7 @@ SPLITLOCK_DEFINE_CLEANUP(splitlock_offenders, splitlock_offenders_unref)
 SPLITLOCK_DEFINE_CLEANUP(splitlock_follow, splitlock_follow_free)
 SPLITLOCK_DEFINE_CLEANUP(splitlock_probe, splitlock_probe_free)
 SPLITLOCK_DEFINE_CLEANUP(splitlock_msr, splitlock_msr_free)
+SPLITLOCK_DEFINE_CLEANUP(splitlock_count, splitlock_count_free)
 
 #ifdef __cplusplus
 }
