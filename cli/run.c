@@ -28,23 +28,38 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "run-report.h"
 #include "slctl.h"
 
 static void usage(FILE *out)
 {
-	fputs("Usage: slctl run [--no-misery] -- CMD [ARG...]\n\n"
+	fputs("Usage: slctl run [--no-misery] -- CMD [ARG...]\n"
+	      "       slctl run --check [--max N] [--report FILE] [--report-format json|junit]\n"
+	      "                 [--no-misery] -- CMD [ARG...]\n\n"
 	      "Run CMD with the split-lock misery penalty lifted for it and what it\n"
 	      "starts. The patched kernel exempts CMD alone; a stock kernel switches\n"
 	      "kernel.split_lock_mitigate off while any run lasts and back after the\n"
 	      "last. CMD runs as you, with your environment. Without root, the one\n"
 	      "privileged step asks polkit (pkexec).\n\n"
+	      "With --check, count the split locks and bus locks of CMD and what it\n"
+	      "starts, from the most exact source here (PMU, the patched kernel's\n"
+	      "tracepoint), and fail when there are more than allowed; the penalty\n"
+	      "is lifted only with --no-misery.\n\n"
 	      "Options:\n"
 	      "      --no-misery   lift the misery penalty: what run does, spelled out\n"
 	      "                    so that launch options keep their meaning\n"
+	      "      --check       count, and fail the run above --max\n"
+	      "      --max N       split locks and bus locks allowed (default 0)\n"
+	      "      --report FILE write the report to FILE as well\n"
+	      "      --report-format json|junit\n"
+	      "                    the report's format (default json)\n"
+	      "      --json        the JSON report on stdout, after CMD's output\n"
 	      "  -h, --help        show this help\n\n"
 	      "The exit status is CMD's: 128+N when signal N ended it, 127 when it\n"
 	      "cannot be found, 126 when it cannot be executed. When CMD was not\n"
-	      "started, slctl's own: 1 failure, 2 usage, 3 privileges, 4 not supported.\n\n"
+	      "started, slctl's own: 1 failure, 2 usage, 3 privileges, 4 not supported.\n"
+	      "With --check and CMD's status 0: 5 when it took more than N split locks\n"
+	      "and bus locks; 4 (CMD not started) when nothing here can count them.\n\n"
 	      "Steam launch options: slctl run --no-misery -- %command%\n", out);
 }
 
@@ -188,6 +203,25 @@ static void abandon_child(struct child *c)
 	kill(c->pid, SIGKILL);
 	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
 		;
+}
+
+/* run --check: the count, attached to CMD before it starts; NULL without. */
+static struct splitlock_count *check_count;
+
+/* Count CMD from its exec on; a sentence and EXIT_* on failure, else 0. */
+static int attach_count(struct child *c, const char *cmd)
+{
+	int r;
+
+	if (!check_count)
+		return 0;
+	r = splitlock_count_attach(check_count, (uint32_t)c->pid);
+	if (r >= 0)
+		return 0;
+	slctl_error("cannot count the split locks of %s (%s); it was not started.", cmd,
+		    errno_text(r));
+	abandon_child(c);
+	return r == -EACCES || r == -EPERM ? EXIT_PRIVILEGE : EXIT_FAIL;
 }
 
 /* Let CMD start; 0, or the errno of its failed exec. */
@@ -396,6 +430,32 @@ static int run_exempt(struct splitlock_ctx *ctx, const struct slctl_globals *g, 
 			return helper_failed(status, cmd[0]);
 		}
 	}
+	r = attach_count(&c, cmd[0]);
+	if (r)
+		return r;
+	e = release_child(&c);
+	if (e) {
+		wait_for(c.pid);
+		return exec_failed(cmd[0], e);
+	}
+	return wait_for(c.pid);
+}
+
+/* run --check without lifting anything: CMD as a counted child. */
+static int run_counted(char **cmd)
+{
+	struct child c;
+	int r, e;
+
+	save_dispositions();
+	r = start_child(cmd, &c);
+	if (r < 0) {
+		slctl_error("cannot start %s: %s.", cmd[0], errno_text(r));
+		return EXIT_FAIL;
+	}
+	r = attach_count(&c, cmd[0]);
+	if (r)
+		return r;
 	e = release_child(&c);
 	if (e) {
 		wait_for(c.pid);
@@ -465,7 +525,7 @@ static int run_lease(struct splitlock_ctx *ctx, const struct slctl_globals *g, c
 	if (r < 0) {
 		slctl_error("cannot start %s: %s.", cmd[0], errno_text(r));
 		ret = EXIT_FAIL;
-	} else {
+	} else if ((ret = attach_count(&c, cmd[0])) == 0) {
 		e = release_child(&c);
 		ret = wait_for(c.pid);
 		if (e)
@@ -492,42 +552,79 @@ static int run_lease(struct splitlock_ctx *ctx, const struct slctl_globals *g, c
 	return ret;
 }
 
-static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
-	       int argc, char **argv)
+static int run_lifted(struct splitlock_ctx *ctx, const struct slctl_globals *g, char **cmd);
+
+/* Count CMD; report; the exit status of run --check (slctl(8)). */
+static int run_check(struct splitlock_ctx *ctx, const struct slctl_globals *g, char **cmd,
+		     bool lift, uint64_t max, const char *report,
+		     enum run_report_format format)
 {
-	static const struct option options[] = {
-		{ "no-misery", no_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	static const char shorts[] = "+h";
-	_cleanup_(splitlock_lift_plan_freep) struct splitlock_lift_plan *plan = NULL;
-	enum splitlock_lift lift;
-	const char *why;
-	char **cmd;
-	bool privileged;
-	int c, r;
-	while ((c = getopt_long(argc, argv, shorts, options, NULL)) != -1) {
-		switch (c) {
-		case 'M':
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			return slctl_option_error("run", argv, shorts, options);
+	_cleanup_(splitlock_count_freep) struct splitlock_count *count = NULL;
+	struct run_check c = { .cmd = cmd, .max = max, .cmd_status = -1 };
+	int r, status, refusal;
+
+	r = splitlock_count_new(ctx, 0, &count);
+	if (r < 0) {
+		slctl_error("cannot choose what counts split locks here: %s; %s was not "
+			    "started.", errno_text(r), cmd[0]);
+		return EXIT_FAIL;
+	}
+	c.reason = splitlock_count_get_reason(count);
+	refusal = splitlock_count_get_refusal(count);
+	if (refusal < 0) {
+		/* A gate that cannot look never passes. */
+		slctl_error("%s; %s was not started.", c.reason, cmd[0]);
+		status = refusal == -EACCES ? EXIT_PRIVILEGE : EXIT_UNSUPPORTED;
+	} else {
+		c.source = splitlock_count_get_source(count);
+		c.exact = splitlock_count_is_exact(count);
+		check_count = count;
+		status = lift ? run_lifted(ctx, g, cmd) : run_counted(cmd);
+		check_count = NULL;
+		/* Not attached: CMD never started, and slctl said why. */
+		for (int k = 0; k < 2; k++) {
+			r = splitlock_count_read(count, (enum splitlock_kind)k, &c.count[k]);
+			if (r == -ENOTCONN)
+				return status;
+			if (r == -EIO) {
+				/* A pinned PMU event that lost its counter reads as EOF. */
+				slctl_error("the count of %s is incomplete: another user of "
+					    "the PMU took its counter.", cmd[0]);
+				return status ? status : EXIT_FAIL;
+			}
+			if (r < 0 && r != -ENODATA) {
+				slctl_error("cannot read the count of %s: %s.", cmd[0],
+					    errno_text(r));
+				return status ? status : EXIT_FAIL;
+			}
+			c.counted[k] = r == 0;
+		}
+		c.cmd_status = status;
+		if (status == 0 && !run_check_passed(&c))
+			status = EXIT_CHECK_FAILED;
+		run_check_say(&c);
+	}
+	if (report) {
+		r = run_check_report_file(&c, format, report);
+		if (r < 0) {
+			slctl_error("cannot write the report %s: %s.", report, errno_text(r));
+			if (status == 0)
+				status = EXIT_FAIL;
 		}
 	}
 	if (g->json)
-		return slctl_usage_error("run", "--json is not available: standard output "
-					 "belongs to CMD.");
-	/* Without '--' slctl would take CMD's -v or --json for its own. */
-	if (optind < 1 || !streq(argv[optind - 1], "--"))
-		return slctl_usage_error("run", "give the command after '--', as in "
-					 "'slctl run -- CMD [ARG...]'.");
-	if (optind >= argc)
-		return slctl_usage_error("run", "no command after '--'.");
-	cmd = argv + optind;
+		run_check_report(&c, RUN_REPORT_JSON, stdout);
+	return status;
+}
+
+/* What `slctl run` does without --check: lift the penalty, run CMD. */
+static int run_lifted(struct splitlock_ctx *ctx, const struct slctl_globals *g, char **cmd)
+{
+	_cleanup_(splitlock_lift_plan_freep) struct splitlock_lift_plan *plan = NULL;
+	enum splitlock_lift lift;
+	const char *why;
+	bool privileged;
+	int r;
 
 	r = splitlock_lift_plan_new(ctx, &plan);
 	if (r < 0) {
@@ -547,10 +644,10 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 		if (g->verbose)
 			fprintf(stderr, "%s: %s; running %s unchanged.\n",
 				program_invocation_short_name, why, cmd[0]);
-		return exec_unchanged(cmd);
+		return check_count ? run_counted(cmd) : exec_unchanged(cmd);
 	case SPLITLOCK_LIFT_UNCHANGED:
 		slctl_warning("%s; running %s unchanged.", why, cmd[0]);
-		return exec_unchanged(cmd);
+		return check_count ? run_counted(cmd) : exec_unchanged(cmd);
 	default:
 		break;
 	}
@@ -558,6 +655,90 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	if (lift == SPLITLOCK_LIFT_EXEMPT)
 		return run_exempt(ctx, g, cmd, privileged);
 	return run_lease(ctx, g, cmd, privileged);
+}
+
+static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
+	       int argc, char **argv)
+{
+	enum { OPT_NO_MISERY = 0x100, OPT_CHECK, OPT_MAX, OPT_REPORT, OPT_REPORT_FORMAT };
+	static const struct option options[] = {
+		{ "no-misery", no_argument, NULL, OPT_NO_MISERY },
+		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "max", required_argument, NULL, OPT_MAX },
+		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "report-format", required_argument, NULL, OPT_REPORT_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static const char shorts[] = "+h";
+	enum run_report_format format = RUN_REPORT_JSON;
+	const char *report = NULL, *max_text = NULL, *format_text = NULL;
+	bool check = false, no_misery = false;
+	unsigned long long max = 0;
+	char **cmd, *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, shorts, options, NULL)) != -1) {
+		switch (c) {
+		case OPT_NO_MISERY:
+			no_misery = true;
+			break;
+		case OPT_CHECK:
+			check = true;
+			break;
+		case OPT_MAX:
+			max_text = optarg;
+			break;
+		case OPT_REPORT:
+			report = optarg;
+			break;
+		case OPT_REPORT_FORMAT:
+			format_text = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			return slctl_option_error("run", argv, shorts, options);
+		}
+	}
+	if (!check && (max_text || report || format_text))
+		return slctl_usage_error("run", "--max, --report and --report-format go with "
+					 "--check.");
+	if (max_text) {
+		errno = 0;
+		max = strtoull(max_text, &end, 10);
+		if (errno || end == max_text || *end || max_text[0] == '-')
+			return slctl_usage_error("run", "--max takes a count: 0 or more split "
+						 "locks and bus locks, not '%s'.", max_text);
+	}
+	if (format_text) {
+		if (streq(format_text, "junit"))
+			format = RUN_REPORT_JUNIT;
+		else if (!streq(format_text, "json"))
+			return slctl_usage_error("run", "--report-format is json or junit, not "
+						 "'%s'.", format_text);
+		if (!report)
+			return slctl_usage_error("run", "--report-format says how to write "
+						 "--report FILE; give the file.");
+	}
+	if (report && !*report)
+		return slctl_usage_error("run", "--report needs a file name.");
+	if (g->json && !check)
+		return slctl_usage_error("run", "--json is not available: standard output "
+					 "belongs to CMD; with --check it prints the report "
+					 "after CMD's output.");
+	/* Without '--' slctl would take CMD's -v or --json for its own. */
+	if (optind < 1 || !streq(argv[optind - 1], "--"))
+		return slctl_usage_error("run", "give the command after '--', as in "
+					 "'slctl run -- CMD [ARG...]'.");
+	if (optind >= argc)
+		return slctl_usage_error("run", "no command after '--'.");
+	cmd = argv + optind;
+
+	if (check)
+		return run_check(ctx, g, cmd, no_misery, max, report, format);
+	return run_lifted(ctx, g, cmd);
 }
 
 const struct slctl_command slctl_cmd_run = {

@@ -21,6 +21,7 @@ enum {
 	EXIT_USAGE = 2,
 	EXIT_PRIVILEGE = 3,
 	EXIT_UNSUPPORTED = 4,
+	EXIT_CHECK_FAILED = 5, /* run --check: CMD split-locked more than allowed */
 };
 
 /* Options every subcommand understands, wherever they stand. */

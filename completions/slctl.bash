@@ -35,7 +35,17 @@ _slctl_mode() {
 }
 
 _slctl_run() {
-	local cur=$1 i
+	local cur=$1 prev=$2 i
+	case $prev in
+	--report)
+		_filedir
+		return ;;
+	--report-format)
+		COMPREPLY=($(compgen -W "json junit" -- "$cur"))
+		return ;;
+	--max)
+		return ;;
+	esac
 	# After '--': the command and its arguments, as for any command.
 	for ((i = 1; i < cword; i++)); do
 		if [[ ${words[i]} == -- ]]; then
@@ -43,7 +53,7 @@ _slctl_run() {
 			return
 		fi
 	done
-	COMPREPLY=($(compgen -W "--no-misery -- --help $_slctl_global_opts" -- "$cur"))
+	COMPREPLY=($(compgen -W "--no-misery --check --max --report --report-format -- --help $_slctl_global_opts" -- "$cur"))
 }
 
 _slctl_offenders() {

@@ -35,7 +35,7 @@ complete -c slctl -n '__fish_seen_subcommand_from mode' -s b -l backend -x -a '(
 complete -c slctl -n '__fish_seen_subcommand_from mode' -l dry-run -d 'Show the diff and the commands, change nothing'
 complete -c slctl -n '__fish_seen_subcommand_from mode' -l run-tools -d 'With --root, run the regeneration commands inside the root'
 
-# run [--no-misery] -- CMD [ARG...]: after --, the command's own completion
+# run [--no-misery] [--check ...] -- CMD [ARG...]: after --, the command's own completion
 function __slctl_run_command
     set -l tokens (commandline -opc)
     set -l dashes (contains -i -- -- $tokens)
@@ -43,6 +43,10 @@ function __slctl_run_command
     complete -C (string join -- ' ' $tokens (commandline -ct))
 end
 complete -c slctl -n '__fish_seen_subcommand_from run; and not contains -- -- (commandline -opc)' -l no-misery -d 'Lift the misery penalty (what run does)'
+complete -c slctl -n '__fish_seen_subcommand_from run; and not contains -- -- (commandline -opc)' -l check -d 'Count split locks and bus locks; fail above --max'
+complete -c slctl -n '__fish_seen_subcommand_from run; and not contains -- -- (commandline -opc)' -l max -x -d 'Split locks and bus locks allowed'
+complete -c slctl -n '__fish_seen_subcommand_from run; and not contains -- -- (commandline -opc)' -l report -r -F -d 'Write the report to a file as well'
+complete -c slctl -n '__fish_seen_subcommand_from run; and not contains -- -- (commandline -opc)' -l report-format -x -a 'json junit' -d 'Format of the report file'
 complete -c slctl -n '__fish_seen_subcommand_from run; and contains -- -- (commandline -opc)' -x -a '(__slctl_run_command)'
 
 # offenders [OPTIONS]

@@ -2855,7 +2855,9 @@ int splitlock_count_attach(struct splitlock_count *counter, uint32_t pid);
  * inherited count into its parent's then), so read after the tree has
  * ended. -ENODATA: the source does not tell this kind apart (a PMU event
  * that counts bus locks, which include split locks, has no split lock
- * count); -ENOTCONN: nothing attached; -EINVAL: unknown @kind.
+ * count); -EIO: a PMU event lost its counter to another user of the PMU
+ * (the count is incomplete); -ENOTCONN: nothing attached; -EINVAL:
+ * unknown @kind.
  *
  * Since: LIBSPLITLOCK_1.1
  */

@@ -207,6 +207,25 @@ runtime)
 		say "mode-now [$(cat /sys/kernel/split_lock/mode)]"
 	fi
 	;;
+count)
+	# slctl run --check: the traps of CMD's tree, each one, from the
+	# tracepoint; nobody else's. slinject -t N runs N threads.
+	if [ -x /usr/bin/slctl ]; then
+		run slctl run --check -- slinject ac 3
+		run slctl run --check -- true
+		run slctl run --check --max 5 -- slinject db 4
+		run slctl run --check --report /tmp/report.json -- \
+			sh -c 'slinject ac 2; slinject -t 2 db 1; true'
+		sed 's/^/@@@ report /' /tmp/report.json
+		slinject ac 5 >/tmp/other.out 2>&1 &
+		run slctl run --check -- sleep 2
+		wait
+		run slctl run --check --no-misery -- slinject ac 3
+		run slctl run --check -- sh -c 'slinject ac 1; exit 7'
+		run slctl run --check --report /tmp/report.xml --report-format junit -- slinject db 1
+		sed 's/^/@@@ junit /' /tmp/report.xml
+	fi
+	;;
 runtime-ratelimit)
 	run slinject write /sys/kernel/split_lock/mode ratelimit:10
 	run sh -c 'echo "misery_exempt 1" > /proc/$$/split_lock && exec slinject db 25'

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The report of `slctl run --check`: a sentence, JSON (schema in slctl(8))
+ * or JUnit XML, the format CI systems (GitLab, Jenkins, GitHub Actions'
+ * test reporters) show as a test result.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "run-report.h"
+#include "slctl.h"
+
+#define RUN_CHECK_JSON_VERSION 1
+
+uint64_t run_check_total(const struct run_check *c)
+{
+	return c->count[SPLITLOCK_KIND_SPLIT_LOCK] + c->count[SPLITLOCK_KIND_BUS_LOCK];
+}
+
+/* Passed: counted, CMD succeeded, and no more locks than allowed. */
+bool run_check_passed(const struct run_check *c)
+{
+	return c->source && c->cmd_status == 0 && run_check_total(c) <= c->max;
+}
+
+static void json_count(struct json *j, const struct run_check *c, const char *key,
+		       enum splitlock_kind kind)
+{
+	if (c->counted[kind])
+		json_uint(j, key, c->count[kind]);
+	else
+		json_null(j, key);
+}
+
+static void report_json(const struct run_check *c, FILE *out)
+{
+	struct json j;
+
+	json_document_begin(&j, out, RUN_CHECK_JSON_VERSION);
+	json_array_begin(&j, "command");
+	for (char **a = c->cmd; *a; a++)
+		json_string(&j, NULL, *a);
+	json_array_end(&j);
+	if (c->source)
+		json_string(&j, "source", splitlock_count_source_name(c->source));
+	else
+		json_null(&j, "source");
+	json_bool(&j, "exact", c->exact);
+	json_string(&j, "reason", c->reason);
+	json_count(&j, c, "split_locks", SPLITLOCK_KIND_SPLIT_LOCK);
+	json_count(&j, c, "bus_locks", SPLITLOCK_KIND_BUS_LOCK);
+	if (c->source)
+		json_uint(&j, "total", run_check_total(c));
+	else
+		json_null(&j, "total");
+	json_uint(&j, "max", c->max);
+	if (c->cmd_status >= 0)
+		json_int(&j, "exit_status", c->cmd_status);
+	else
+		json_null(&j, "exit_status");
+	json_bool(&j, "passed", run_check_passed(c));
+	/* Per-task counts need the samples of the source, not its totals:
+	 * not collected by this version, and said so rather than left empty. */
+	json_null(&j, "tasks");
+	json_object_end(&j);
+	json_finish(&j);
+}
+
+static void xml_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		switch (ch) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&apos;", out); break;
+		default:
+			/* XML 1.0 allows no control characters but tab and newlines. */
+			if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
+				fprintf(out, "\\x%02x", ch);
+			else
+				fputc(ch, out);
+		}
+	}
+}
+
+static void xml_command(FILE *out, char **cmd)
+{
+	for (char **a = cmd; *a; a++) {
+		if (a != cmd)
+			fputc(' ', out);
+		xml_text(out, *a);
+	}
+}
+
+static void xml_property(FILE *out, const char *name, const char *value)
+{
+	fprintf(out, "      <property name=\"%s\" value=\"", name);
+	xml_text(out, value);
+	fputs("\"/>\n", out);
+}
+
+static void report_junit(const struct run_check *c, FILE *out)
+{
+	bool error = !c->source || c->cmd_status != 0;
+	bool failure = !error && !run_check_passed(c);
+	char n[32];
+
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+	fprintf(out, "<testsuites name=\"slctl run --check\" tests=\"1\" failures=\"%d\" "
+		"errors=\"%d\">\n", failure, error);
+	fprintf(out, "  <testsuite name=\"split locks\" tests=\"1\" failures=\"%d\" "
+		"errors=\"%d\">\n", failure, error);
+	fputs("    <properties>\n", out);
+	xml_property(out, "source", c->source ? splitlock_count_source_name(c->source) : "none");
+	xml_property(out, "exact", c->exact ? "true" : "false");
+	for (int k = 0; k < 2; k++) {
+		snprintf(n, sizeof(n), "%llu", (unsigned long long)c->count[k]);
+		xml_property(out, k == SPLITLOCK_KIND_SPLIT_LOCK ? "split_locks" : "bus_locks",
+			     c->counted[k] ? n : "not counted");
+	}
+	snprintf(n, sizeof(n), "%llu", (unsigned long long)c->max);
+	xml_property(out, "max", n);
+	fputs("    </properties>\n", out);
+	fputs("    <testcase classname=\"slctl.run.check\" name=\"", out);
+	xml_command(out, c->cmd);
+	fputs("\">\n", out);
+	if (!c->source) {
+		fputs("      <error type=\"not_counted\" message=\"", out);
+		xml_text(out, c->reason);
+		fputs("\"/>\n", out);
+	} else if (c->cmd_status != 0) {
+		fprintf(out, "      <error type=\"exit_status\" message=\"the command "
+			"ended with status %d\"/>\n", c->cmd_status);
+	} else if (failure) {
+		fprintf(out, "      <failure type=\"split_lock\" message=\"%llu split locks "
+			"and bus locks, more than the %llu allowed\"/>\n",
+			(unsigned long long)run_check_total(c), (unsigned long long)c->max);
+	}
+	fputs("    </testcase>\n  </testsuite>\n</testsuites>\n", out);
+}
+
+void run_check_report(const struct run_check *c, enum run_report_format format, FILE *out)
+{
+	if (format == RUN_REPORT_JUNIT)
+		report_junit(c, out);
+	else
+		report_json(c, out);
+}
+
+int run_check_report_file(const struct run_check *c, enum run_report_format format,
+			  const char *path)
+{
+	_cleanup_free_ char *copy = strdup(path), *tmp = NULL;
+	const char *dir, *base;
+	FILE *f;
+	mode_t mask;
+	int fd, r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	if (!*base)
+		return -EISDIR;
+	dir = dirname(copy);
+	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, base) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* mkostemp() makes 0600; a report is as readable as any new file. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) < 0)
+		r = -errno;
+	f = r ? NULL : fdopen(fd, "w");
+	if (!f) {
+		r = r ? r : -errno;
+		close(fd);
+		unlink(tmp);
+		return r;
+	}
+	run_check_report(c, format, f);
+	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) < 0)
+		r = errno ? -errno : -EIO;
+	if (fclose(f) != 0 && !r)
+		r = -errno;
+	if (!r && rename(tmp, path) < 0)
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	return r;
+}
+
+void run_check_say(const struct run_check *c)
+{
+	const char *what = c->exact ? "" : "at least ";
+
+	if (!c->source)
+		return;
+	if (c->cmd_status != 0)
+		fprintf(stderr, "%s: %s ended with status %d; ", program_invocation_short_name,
+			c->cmd[0], c->cmd_status);
+	else
+		fprintf(stderr, "%s: %s: ", program_invocation_short_name,
+			run_check_passed(c) ? "passed" : "FAILED");
+	fprintf(stderr, "%s%llu split locks and bus locks (", what,
+		(unsigned long long)run_check_total(c));
+	if (c->counted[SPLITLOCK_KIND_SPLIT_LOCK])
+		fprintf(stderr, "%llu split locks", (unsigned long long)c->count[0]);
+	if (c->counted[0] && c->counted[1])
+		fputs(", ", stderr);
+	if (c->counted[SPLITLOCK_KIND_BUS_LOCK])
+		fprintf(stderr, "%llu bus locks", (unsigned long long)c->count[1]);
+	fprintf(stderr, "), %llu allowed; %s.\n", (unsigned long long)c->max, c->reason);
+}
