@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -36,6 +37,53 @@ static void json_count(struct json *j, const struct run_check *c, const char *ke
 		json_null(j, key);
 }
 
+/* The tasks that trapped; null where the source cannot tell (the PMU's
+ * totals) or nothing ran, with tasks_complete saying whether their counts
+ * add up to the totals. */
+static void json_tasks(struct json *j, const struct run_check *c)
+{
+	size_t n;
+	uint64_t lost;
+	char text[32];
+
+	if (!c->count_obj || splitlock_count_get_tasks(c->count_obj, &n, &lost) < 0) {
+		json_null(j, "tasks");
+		json_null(j, "tasks_complete");
+		return;
+	}
+	json_array_begin(j, "tasks");
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *ips;
+		const char *comm;
+		uint64_t counts[2];
+		uint32_t pid;
+		size_t nips;
+		bool all;
+
+		if (splitlock_count_get_task(c->count_obj, i, &pid, &comm, &counts[0], &counts[1]) < 0 ||
+		    splitlock_count_get_task_ips(c->count_obj, i, &ips, &nips, &all) < 0)
+			continue;
+		json_object_begin(j, NULL);
+		if (comm)
+			json_string(j, "comm", comm);
+		else
+			json_null(j, "comm");
+		json_uint(j, "pid", pid);
+		json_uint(j, "split_locks", counts[0]);
+		json_uint(j, "bus_locks", counts[1]);
+		json_array_begin(j, "ips");
+		for (size_t k = 0; k < nips; k++) {
+			snprintf(text, sizeof(text), "0x%" PRIx64, ips[k]);
+			json_string(j, NULL, text);
+		}
+		json_array_end(j);
+		json_bool(j, "ips_complete", all);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_bool(j, "tasks_complete", lost == 0);
+}
+
 static void report_json(const struct run_check *c, FILE *out)
 {
 	struct json j;
@@ -63,9 +111,7 @@ static void report_json(const struct run_check *c, FILE *out)
 	else
 		json_null(&j, "exit_status");
 	json_bool(&j, "passed", run_check_passed(c));
-	/* Per-task counts need the samples of the source, not its totals:
-	 * not collected by this version, and said so rather than left empty. */
-	json_null(&j, "tasks");
+	json_tasks(&j, c);
 	json_object_end(&j);
 	json_finish(&j);
 }
@@ -91,6 +137,21 @@ static void xml_text(FILE *out, const char *s)
 	}
 }
 
+/* A task name in a sentence (plain, control bytes escaped as the kernel
+ * log does) or in XML text. */
+static void xml_text_or_plain(FILE *out, const char *s, bool xml)
+{
+	if (xml) {
+		xml_text(out, s);
+		return;
+	}
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fprintf(out, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, out);
+}
+
 static void xml_command(FILE *out, char **cmd)
 {
 	for (char **a = cmd; *a; a++) {
@@ -106,6 +167,8 @@ static void xml_property(FILE *out, const char *name, const char *value)
 	xml_text(out, value);
 	fputs("\"/>\n", out);
 }
+
+static void say_tasks(const struct run_check *c, FILE *out, const char *indent);
 
 static void report_junit(const struct run_check *c, FILE *out)
 {
@@ -141,8 +204,10 @@ static void report_junit(const struct run_check *c, FILE *out)
 			"ended with status %d\"/>\n", c->cmd_status);
 	} else if (failure) {
 		fprintf(out, "      <failure type=\"split_lock\" message=\"%llu split locks "
-			"and bus locks, more than the %llu allowed\"/>\n",
+			"and bus locks, more than the %llu allowed\">",
 			(unsigned long long)run_check_total(c), (unsigned long long)c->max);
+		say_tasks(c, out, "");
+		fputs("</failure>\n", out);
 	}
 	fputs("    </testcase>\n  </testsuite>\n</testsuites>\n", out);
 }
@@ -199,6 +264,37 @@ int run_check_report_file(const struct run_check *c, enum run_report_format form
 	return r;
 }
 
+/* "comm/pid: N split locks, M bus locks at 0x..." a line each, as many as
+ * a log should hold; "and N more tasks" after. */
+static void say_tasks(const struct run_check *c, FILE *out, const char *indent)
+{
+	enum { SHOWN = 10 };
+	size_t n;
+
+	if (!c->count_obj || splitlock_count_get_tasks(c->count_obj, &n, NULL) < 0)
+		return;
+	for (size_t i = 0; i < n && i < SHOWN; i++) {
+		const uint64_t *ips;
+		const char *comm;
+		uint64_t split, bus;
+		uint32_t pid;
+		size_t nips;
+
+		if (splitlock_count_get_task(c->count_obj, i, &pid, &comm, &split, &bus) < 0 ||
+		    splitlock_count_get_task_ips(c->count_obj, i, &ips, &nips, NULL) < 0)
+			continue;
+		fprintf(out, "%s", indent);
+		xml_text_or_plain(out, comm ? comm : "?", out != stderr);
+		fprintf(out, "/%" PRIu32 ": %" PRIu64 " split locks, %" PRIu64 " bus locks at",
+			pid, split, bus);
+		for (size_t k = 0; k < nips; k++)
+			fprintf(out, "%s 0x%" PRIx64, k ? "," : "", ips[k]);
+		fputc('\n', out);
+	}
+	if (n > SHOWN)
+		fprintf(out, "%sand %zu more tasks\n", indent, n - SHOWN);
+}
+
 void run_check_say(const struct run_check *c)
 {
 	const char *what = c->exact ? "" : "at least ";
@@ -220,4 +316,6 @@ void run_check_say(const struct run_check *c)
 	if (c->counted[SPLITLOCK_KIND_BUS_LOCK])
 		fprintf(stderr, "%llu bus locks", (unsigned long long)c->count[1]);
 	fprintf(stderr, "), %llu allowed; %s.\n", (unsigned long long)c->max, c->reason);
+	if (run_check_total(c) > 0)
+		say_tasks(c, stderr, "  ");
 }

@@ -20,6 +20,7 @@ struct run_check {
 	uint64_t count[2];
 	uint64_t max;
 	int cmd_status;                     /* CMD's exit status; -1: not run */
+	const struct splitlock_count *count_obj; /* its tasks; NULL: not run */
 };
 
 uint64_t run_check_total(const struct run_check *c);

@@ -23,6 +23,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -207,6 +209,7 @@ static void abandon_child(struct child *c)
 
 /* run --check: the count, attached to CMD before it starts; NULL without. */
 static struct splitlock_count *check_count;
+static int wait_counted(pid_t pid);
 
 /* Count CMD from its exec on; a sentence and EXIT_* on failure, else 0. */
 static int attach_count(struct child *c, const char *cmd)
@@ -265,6 +268,56 @@ static int wait_for(pid_t pid)
 		if (errno != EINTR)
 			return EXIT_FAIL;
 	return status_of(status);
+}
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+/*
+ * run --check: CMD's end, reading the records of its traps meanwhile, so
+ * that the kernel's buffers do not fill while it runs. A pidfd says when
+ * CMD has ended (Linux 5.3); without one, a look every 50 ms.
+ */
+static int wait_counted(pid_t pid)
+{
+	int fd = check_count ? splitlock_count_get_fd(check_count) : -1;
+	int pidfd = -1, idle = 0, status;
+	siginfo_t info;
+
+	if (fd >= 0)
+		pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	while (fd >= 0) {
+		struct pollfd p[2] = {
+			{ .fd = pidfd, .events = POLLIN },
+			/* A perf buffer whose task ended polls readable for good:
+			 * after a few wakeups with nothing to read, a 50 ms clock
+			 * paces us until a wakeup brings records again. */
+			{ .fd = idle < 3 ? fd : -1, .events = POLLIN },
+		};
+
+		int records;
+
+		if (poll(p, 2, pidfd >= 0 && idle < 3 ? -1 : 50) < 0 && errno != EINTR)
+			break;
+		records = splitlock_count_drain(check_count);
+		if (records < 0)
+			break;
+		if (records > 0)
+			idle = 0;
+		else if (p[1].revents && !p[0].revents)
+			idle++;
+		if (pidfd >= 0 ? p[0].revents != 0 :
+		    (info.si_pid = 0, waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+		     info.si_pid != 0))
+			break;
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	status = wait_for(pid);
+	if (check_count)
+		(void)splitlock_count_drain(check_count);
+	return status;
 }
 
 /* ---- pkexec ------------------------------------------------------------- */
@@ -438,7 +491,7 @@ static int run_exempt(struct splitlock_ctx *ctx, const struct slctl_globals *g, 
 		wait_for(c.pid);
 		return exec_failed(cmd[0], e);
 	}
-	return wait_for(c.pid);
+	return wait_counted(c.pid);
 }
 
 /* run --check without lifting anything: CMD as a counted child. */
@@ -461,7 +514,7 @@ static int run_counted(char **cmd)
 		wait_for(c.pid);
 		return exec_failed(cmd[0], e);
 	}
-	return wait_for(c.pid);
+	return wait_counted(c.pid);
 }
 
 /* Read the helper's "ready" line: the lease is in place. */
@@ -527,7 +580,7 @@ static int run_lease(struct splitlock_ctx *ctx, const struct slctl_globals *g, c
 		ret = EXIT_FAIL;
 	} else if ((ret = attach_count(&c, cmd[0])) == 0) {
 		e = release_child(&c);
-		ret = wait_for(c.pid);
+		ret = wait_counted(c.pid);
 		if (e)
 			ret = exec_failed(cmd[0], e);
 	}
@@ -563,7 +616,7 @@ static int run_check(struct splitlock_ctx *ctx, const struct slctl_globals *g, c
 	struct run_check c = { .cmd = cmd, .max = max, .cmd_status = -1 };
 	int r, status, refusal;
 
-	r = splitlock_count_new(ctx, 0, &count);
+	r = splitlock_count_new(ctx, SPLITLOCK_COUNT_TASKS, &count);
 	if (r < 0) {
 		slctl_error("cannot choose what counts split locks here: %s; %s was not "
 			    "started.", errno_text(r), cmd[0]);
@@ -599,6 +652,7 @@ static int run_check(struct splitlock_ctx *ctx, const struct slctl_globals *g, c
 			}
 			c.counted[k] = r == 0;
 		}
+		c.count_obj = count;
 		c.cmd_status = status;
 		if (status == 0 && !run_check_passed(&c))
 			status = EXIT_CHECK_FAILED;

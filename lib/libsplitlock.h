@@ -2769,6 +2769,13 @@ enum splitlock_count_source {
 
 struct splitlock_count;
 
+/* Flags of splitlock_count_new(). */
+enum {
+	/* Also learn which task took each trap, and where, where the source
+	 * can tell (splitlock_count_get_tasks()). */
+	SPLITLOCK_COUNT_TASKS = 1u << 0,
+};
+
 /**
  * splitlock_count_new:
  *
@@ -2777,8 +2784,8 @@ struct splitlock_count;
  * event of it has been opened on this process, so a choice is one that
  * works. A machine where nothing can count still gets a counter, refused
  * (splitlock_count_get_refusal()), whose reason names why each source
- * cannot. @flags must be 0. Errors, with *@counter NULL: -EINVAL (unknown
- * flags), -ENOMEM.
+ * cannot. @flags: 0 or SPLITLOCK_COUNT_TASKS. Errors, with *@counter NULL:
+ * -EINVAL (unknown flags), -ENOMEM.
  *
  * The counter acts on the running kernel; the context's root is where it
  * reads /proc/cpuinfo and tracefs, so that tests can pose as another CPU.
@@ -2864,6 +2871,66 @@ int splitlock_count_attach(struct splitlock_count *counter, uint32_t pid);
 SPLITLOCK_MUST_CHECK SPLITLOCK_NONNULL(3)
 int splitlock_count_read(const struct splitlock_count *counter, enum splitlock_kind kind,
 			   uint64_t *count);
+/**
+ * splitlock_count_get_fd:
+ *
+ * With SPLITLOCK_COUNT_TASKS, once attached: a descriptor that polls
+ * readable (POLLIN) when records of the tree's traps wait to be read with
+ * splitlock_count_drain(), which the caller should do while the tree
+ * runs, lest they be lost; -ENODATA when there is nothing to read.
+ *
+ * Since: LIBSPLITLOCK_1.1
+ */
+int splitlock_count_get_fd(const struct splitlock_count *count);
+/**
+ * splitlock_count_drain:
+ *
+ * Reads the records waiting (any number of times; again once the tree has
+ * ended): how many there were (0 when none), or -ENOMEM.
+ *
+ * Since: LIBSPLITLOCK_1.1
+ */
+int splitlock_count_drain(struct splitlock_count *count);
+/**
+ * splitlock_count_get_tasks:
+ *
+ * The number of tasks (threads, as the kernel log names them) that
+ * trapped, in *@n, and in *@lost (may be NULL) the traps whose records the
+ * kernel could not keep (its buffer was full): the tasks' counts then fall
+ * short of the totals, which stay exact. Errors, with *@n 0: -ENODATA (not
+ * asked for), -EOPNOTSUPP (the source cannot tell: the PMU's totals),
+ * -ENOTCONN (not attached), or the kernel's refusal to sample (-EACCES).
+ *
+ * Since: LIBSPLITLOCK_1.1
+ */
+SPLITLOCK_NONNULL(2)
+int splitlock_count_get_tasks(const struct splitlock_count *count, size_t *n, uint64_t *lost);
+/**
+ * splitlock_count_get_task:
+ *
+ * Task @index (below the count of splitlock_count_get_tasks()): its PID
+ * (the thread's, as the kernel log prints it), its name (*@comm borrowed,
+ * NULL when no record named it), and its traps of each kind. Any out
+ * pointer may be NULL. -ERANGE past the end.
+ *
+ * Since: LIBSPLITLOCK_1.1
+ */
+int splitlock_count_get_task(const struct splitlock_count *count, size_t index, uint32_t *pid,
+			     const char **comm, uint64_t *split_locks, uint64_t *bus_locks);
+/**
+ * splitlock_count_get_task_ips:
+ *
+ * The distinct user-space addresses task @index trapped at (the split lock
+ * instruction for an #AC, the one after the locked instruction for a #DB,
+ * as the kernel's warning prints them), at most 8, borrowed in *@ips,
+ * *@n of them; *@all (may be NULL) false when it trapped at more.
+ * -ERANGE past the end.
+ *
+ * Since: LIBSPLITLOCK_1.1
+ */
+SPLITLOCK_NONNULL(3, 4)
+int splitlock_count_get_task_ips(const struct splitlock_count *count, size_t index,
+				 const uint64_t **ips, size_t *n, bool *all);
 /**
  * splitlock_count_source_name:
  *

@@ -34,6 +34,7 @@
 #include "core/internal.h"
 #include "message.h"
 #include "pmu-events.h"
+#include "tasks.h"
 
 struct splitlock_count {
 	enum splitlock_count_source source;
@@ -43,6 +44,9 @@ struct splitlock_count {
 	uint64_t tracepoint;                /* SPLITLOCK_COUNT_TRACE: its id */
 	int fd[2];                          /* by enum splitlock_kind; -1 */
 	bool attached;
+	unsigned flags;
+	struct sl_count_tasks *tasks;       /* SPLITLOCK_COUNT_TASKS, once attached */
+	int tasks_error;                    /* why there are none */
 };
 
 static const char *const source_names[] = {
@@ -272,12 +276,14 @@ _public_ int splitlock_count_new(struct splitlock_ctx *ctx, unsigned flags,
 	int worst = -EOPNOTSUPP;
 
 	*out = NULL;
-	if (flags)
+	if (flags & ~SPLITLOCK_COUNT_TASKS)
 		return -EINVAL;
 	counter = calloc(1, sizeof(*counter));
 	if (!counter)
 		return -ENOMEM;
 	counter->fd[0] = counter->fd[1] = -1;
+	counter->flags = flags;
+	counter->tasks_error = -ENOTCONN;
 
 	if (pmu_choose(ctx, counter, &pmu, &worst) == 0) {
 		if (message_set(&counter->reason, "counted by the PMU event %s, whether or "
@@ -306,6 +312,7 @@ _public_ struct splitlock_count *splitlock_count_free(struct splitlock_count *co
 	if (!counter)
 		return NULL;
 	close_events(counter);
+	sl_count_tasks_free(counter->tasks);
 	free(counter->reason);
 	free(counter);
 	return NULL;
@@ -348,6 +355,81 @@ _public_ int splitlock_count_attach(struct splitlock_count *counter, uint32_t pi
 		return r;
 	}
 	counter->attached = true;
+	if (!(counter->flags & SPLITLOCK_COUNT_TASKS)) {
+		counter->tasks_error = -ENODATA;
+	} else if (counter->source != SPLITLOCK_COUNT_TRACE) {
+		/* A PMU sample per split lock is an interrupt per split lock. */
+		counter->tasks_error = -EOPNOTSUPP;
+	} else {
+		struct perf_event_attr attr;
+
+		event_attr(counter, &attr);
+		/* Sampling a tracepoint's user registers is allowed wherever
+		 * counting it is; a kernel that says no leaves the totals. */
+		counter->tasks_error = sl_count_tasks_open(&attr, trace_filters, (pid_t)pid,
+							   &counter->tasks);
+	}
+	return 0;
+}
+
+_public_ int splitlock_count_get_fd(const struct splitlock_count *counter)
+{
+	return counter->tasks ? sl_count_tasks_fd(counter->tasks) : -ENODATA;
+}
+
+_public_ int splitlock_count_drain(struct splitlock_count *counter)
+{
+	return counter->tasks ? sl_count_tasks_drain(counter->tasks) : 0;
+}
+
+_public_ int splitlock_count_get_tasks(const struct splitlock_count *counter, size_t *n,
+				       uint64_t *lost)
+{
+	*n = 0;
+	if (lost)
+		*lost = 0;
+	if (!counter->tasks)
+		return counter->tasks_error;
+	*n = sl_count_tasks_count(counter->tasks);
+	if (lost)
+		*lost = sl_count_tasks_lost(counter->tasks);
+	return 0;
+}
+
+_public_ int splitlock_count_get_task(const struct splitlock_count *counter, size_t index,
+				      uint32_t *pid, const char **comm, uint64_t *split_locks,
+				      uint64_t *bus_locks)
+{
+	const struct sl_count_task *task;
+
+	task = counter->tasks ? sl_count_tasks_get(counter->tasks, index) : NULL;
+	if (!task)
+		return -ERANGE;
+	if (pid)
+		*pid = task->tid;
+	if (comm)
+		*comm = task->comm[0] ? task->comm : NULL;
+	if (split_locks)
+		*split_locks = task->n[SPLITLOCK_KIND_SPLIT_LOCK];
+	if (bus_locks)
+		*bus_locks = task->n[SPLITLOCK_KIND_BUS_LOCK];
+	return 0;
+}
+
+_public_ int splitlock_count_get_task_ips(const struct splitlock_count *counter, size_t index,
+					  const uint64_t **ips, size_t *n, bool *all)
+{
+	const struct sl_count_task *task;
+
+	*ips = NULL;
+	*n = 0;
+	task = counter->tasks ? sl_count_tasks_get(counter->tasks, index) : NULL;
+	if (!task)
+		return -ERANGE;
+	*ips = task->ips;
+	*n = task->nips;
+	if (all)
+		*all = !task->ips_dropped;
 	return 0;
 }
 

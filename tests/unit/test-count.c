@@ -164,9 +164,20 @@ TEST(unknown_flags_and_kinds_are_refused)
 	struct splitlock_count *count = (void *)1;
 	uint64_t n;
 
-	CHECK_INT(splitlock_count_new(ctx, 1, &count), -EINVAL);
+	size_t tasks = 9;
+	const uint64_t *ips = (void *)1;
+
+	CHECK_INT(splitlock_count_new(ctx, 1u << 1, &count), -EINVAL);
 	CHECK(count == NULL);
-	CHECK_INT(splitlock_count_new(ctx, 0, &count), 0);
+	CHECK_INT(splitlock_count_new(ctx, SPLITLOCK_COUNT_TASKS, &count), 0);
+	/* Nothing attached: no tasks, nothing to poll, nothing to drain. */
+	CHECK_INT(splitlock_count_get_tasks(count, &tasks, NULL), -ENOTCONN);
+	CHECK(tasks == 0);
+	CHECK_INT(splitlock_count_get_fd(count), -ENODATA);
+	CHECK_INT(splitlock_count_drain(count), 0);
+	CHECK_INT(splitlock_count_get_task(count, 0, NULL, NULL, NULL, NULL), -ERANGE);
+	CHECK_INT(splitlock_count_get_task_ips(count, 0, &ips, &tasks, NULL), -ERANGE);
+	CHECK(ips == NULL);
 	CHECK_INT(splitlock_count_read(count, (enum splitlock_kind)2, &n), -EINVAL);
 	CHECK(strstr(splitlock_count_get_reason(count), "names no vendor"));
 	splitlock_count_free(count);
