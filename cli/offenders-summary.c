@@ -93,8 +93,9 @@ void offenders_print_unrecognized(FILE *out, const struct options *o,
 		       "what was dropped came after it).\n",
 		       n, n == 1 ? "s" : "");
 	if ((n = splitlock_offenders_get_unrecognized_by(r, SPLITLOCK_UNREAD_CUT)))
-		fprintf(out, "Of these, %" PRIu64 " %s where the log ends inside a record (a copy "
-		       "stopped mid-write, or a last line without its newline) that may have been the "
+		fprintf(out, "Of these, %" PRIu64 " %s where the log ends inside a record, or another "
+		       "dump begins inside one (a copy stopped mid-write, a last line without its "
+		       "newline, a cut dump with another appended), that may have been the "
 		       "detector's: it is not counted.\n", n, n == 1 ? "is the line" : "are lines");
 	if ((n = splitlock_offenders_get_unrecognized_by(r, SPLITLOCK_UNREAD_LOST)))
 		fprintf(out, "Of these, %" PRIu64 " mark%s where kernel records were lost before the "

@@ -67,7 +67,8 @@ static void usage(FILE *out)
 	      "  -t, --top N               only the N offenders with most events\n"
 	      "  -f, --follow              print events as they happen (live log only)\n"
 	      "  -F, --format FMT          table (default), json, prometheus\n"
-	      "  -o, --output COLS         table columns, comma-separated (see below)\n"
+	      "  -o, --output COLS         table columns, comma-separated (see below);\n"
+	      "                            +COLS adds them to the default ones\n"
 	      "  -n, --noheadings          no table header; the summary goes to stderr\n"
 	      "  -r, --raw                 raw table output; the summary goes to stderr\n"
 	      "  -l, --full                on a terminal too, every column and every byte\n"
@@ -87,9 +88,35 @@ static int column_by_name(const char *name, size_t len)
 	return -1;
 }
 
+/* The table's columns without -o: the live log's show its processes. */
+static void default_columns(struct options *o)
+{
+	static const int def[] = { COL_COMM, COL_PID, COL_KIND, COL_ACTION, COL_EVENTS,
+				   COL_FIRST, COL_LAST, COL_IPS };
+
+	o->n_cols = 0;
+	for (size_t i = 0; i < sizeof(def) / sizeof(def[0]); i++)
+		o->cols[o->n_cols++] = def[i];
+	if (!o->input) {
+		o->cols[o->n_cols++] = COL_EXE;
+		o->cols[o->n_cols++] = COL_UNIT;
+	}
+}
+
+/*
+ * "+COLS" adds to the default columns, as lsblk and findmnt read it: a
+ * column shown already is not shown twice. With --json the defaults are
+ * every key, which the names only check.
+ */
 static int parse_columns(struct options *o, const char *list)
 {
+	bool add = list[0] == '+';
+
 	o->n_cols = 0;
+	if (add) {
+		default_columns(o);
+		list++;
+	}
 	for (const char *p = list;;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
@@ -105,7 +132,11 @@ static int parse_columns(struct options *o, const char *list)
 			slctl_usage_error("offenders", "unknown column '%.*s'.", (int)len, p);
 			return -1;
 		}
-		o->cols[o->n_cols++] = c;
+		for (size_t i = 0; add && i < o->n_cols; i++)
+			if (o->cols[i] == c)
+				c = -1;
+		if (c >= 0)
+			o->cols[o->n_cols++] = c;
 		p += len;
 		if (*p != ',')
 			break;
@@ -309,17 +340,10 @@ static int parse_options(struct options *o, const struct slctl_globals *g,
 	if (cols) {
 		if (parse_columns(o, cols) < 0)
 			return EXIT_USAGE;
-		o->cols_set = true;
+		/* JSON's default keys are all of them: "+" adds none. */
+		o->cols_set = !(cols[0] == '+' && o->format == FORMAT_JSON);
 	} else {
-		static const int def[] = { COL_COMM, COL_PID, COL_KIND, COL_ACTION, COL_EVENTS,
-					   COL_FIRST, COL_LAST, COL_IPS };
-
-		for (size_t i = 0; i < sizeof(def) / sizeof(def[0]); i++)
-			o->cols[o->n_cols++] = def[i];
-		if (!o->input) {
-			o->cols[o->n_cols++] = COL_EXE;
-			o->cols[o->n_cols++] = COL_UNIT;
-		}
+		default_columns(o);
 	}
 	return EXIT_OK;
 }

@@ -93,6 +93,12 @@ static int take_globals(int argc, char **argv, struct slctl_globals *g)
 		} else if (streq(a, "-V") || streq(a, "--version")) {
 			printf("slctl %s\n", VERSION);
 			exit(EXIT_OK);
+		} else if (strncmp(a, "--json=", 7) == 0 || strncmp(a, "--verbose=", 10) == 0) {
+			/* lsblk's --json=pretty, journalctl's --output=json: left to
+			 * the command, it was an "unknown option '--json'". */
+			slctl_usage_error(NULL, "option '%.*s' takes no argument.",
+					  (int)strcspn(a, "="), a);
+			return -1;
 		} else if (streq(a, "--root")) {
 			if (i + 1 >= argc) {
 				slctl_usage_error(NULL, "option '--root' needs a directory.");

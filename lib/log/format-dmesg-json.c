@@ -7,7 +7,8 @@
  *      "dmesg": [
  *         {
  *            "fac": "kern",          -x only; "pri" is then the level name
- *            "pri": 4,               facility << 3 | level without -x
+ *            "pri": 4,               without -x: facility | level (2.38),
+ *                                    facility << 3 | level (later)
  *            "time":     5.000000,
  *            "caller": "T4242",      where the kernel has caller ids
  *            "msg": "x86/split lock detection: ..."   (no other member)
@@ -19,6 +20,14 @@
  * Only the first line of "msg" is the record's: the kernel's detector
  * writes one line, and 2.38 reading a saved buffer (-F) runs every msg on
  * to the end of the buffer, so the rest is passed on as untrusted text.
+ *
+ * 2.38 writes "pri" without -x as facility | level, not facility << 3 |
+ * level: auth.warning (4 | 4) and auth.emerg (4 | 0) read 4 as
+ * kern.warning does, and which dmesg wrote a document it does not say.
+ * A "pri" of 7 or less therefore does not prove the kernel's facility
+ * (the record is taken as the kernel's, as plain dmesg text is, slctl(8));
+ * one above 7 is a facility other than kern in either writing, and the
+ * level is held to the detector's all the same. -x writes "fac".
  */
 #include "core/json.h"
 #include "log/format.h"
@@ -63,11 +72,21 @@ static int record_end(struct sl_reader *rd)
 	memcpy(rd->decoded, p, pe->message_len);
 	r = sl_pending_end(rd);
 	while (!r && nl) {
-		const char *s = nl + 1;
+		const char *s = nl + 1, *le;
+		int pri;
 
 		nl = memchr(s, '\n', (size_t)(end - s));
-		if (s < (nl ? nl : end))
-			r = sl_reader_emit_untrusted(rd, &base, s, (size_t)((nl ? nl : end) - s));
+		le = nl ? nl : end;
+		/*
+		 * 2.38's run-on: from the first "<PRI>" line on, the text is
+		 * the later records' of the saved buffer, each read again as
+		 * its own record. Passing it on here too counted a further
+		 * line of a later record once per record before it.
+		 */
+		if (sl_syslog_pri(s, le, &pri))
+			break;
+		if (s < le)
+			r = sl_reader_emit_untrusted(rd, &base, s, (size_t)(le - s));
 	}
 	return r;
 }
@@ -103,7 +122,8 @@ static int member(struct sl_reader *rd, const char *p, const char *end)
 			if (vlen && val[0] >= '0' && val[0] <= '9') {
 				if (!sl_stamp_num(&q, val + vlen, 3, &n) || q != val + vlen || n > 191)
 					return -1;
-				pe->facility = (int)(n >> 3);
+				/* 7 or less: the facility unproven (see above). */
+				pe->facility = n > 7 ? (int)(n >> 3) : -1;
 				pe->level = (int)(n & 7);
 			} else {
 				pe->level = name_index(level_names, ARRAY_SIZE(level_names), val, vlen);
@@ -158,6 +178,15 @@ static int dmesg_json_line(struct sl_reader *rd, const char *line, size_t len)
 	if (*p == '"') {
 		/* "dmesg": [ */
 		if (n >= 7 && memcmp(p, "\"dmesg\"", 7) == 0 && p[n - 1] == '[') {
+			/*
+			 * A document that opens before the one before it
+			 * closed: that one was cut ("cat cut whole"), what
+			 * came after its last record read lost. Its records
+			 * read whole so far stay read.
+			 */
+			if (rd->json_open)
+				sl_unread_note_why(rd->unread, rd->line > 1 ? rd->line - 1 : rd->line,
+						   SPLITLOCK_UNREAD_CUT);
 			rd->json_open = true;
 			rd->json_array_closed = false;
 			return 0;

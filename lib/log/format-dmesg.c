@@ -282,6 +282,116 @@ static const char *record_prefix(const char *p, const char *end,
 	return used ? p + used : NULL;
 }
 
+/*
+ * A record's stamp at @p ("[  5.000000] ", -T's, -d's, iso's), as
+ * sl_dmesg_line() reads it into @r: the bytes after it, or @p when none.
+ */
+static const char *record_stamp(const char *p, const char *end, struct sl_log_record *r)
+{
+	const char *q;
+
+	if (p < end && *p == '[') {
+		const char *close = memchr(p, ']', (size_t)(end - p));
+
+		if (close && (sl_stamp_mono(p + 1, close, &r->mono_usec) ||
+			      with_delta(p + 1, close, &r->mono_usec, sl_stamp_mono) ||
+			      ctime_stamp(p + 1, close, &r->wall_usec) ||
+			      with_delta(p + 1, close, &r->wall_usec, ctime_stamp) ||
+			      minute_stamp(p + 1, close) ||
+			      relative_stamp(p + 1, close))) {
+			/* -T shows whole seconds (its delta is no part of it) */
+			if (r->wall_usec != SPLITLOCK_TIME_UNKNOWN) {
+				r->wall_grain = INT64_C(1000000) - 1;
+				sl_stamp_local_fold(&r->wall_usec, &r->wall_grain);
+			}
+			p = close + 1;
+			if (p < end && *p == ' ')
+				p++;
+		}
+	} else if (p < end && *p >= '0' && *p <= '9') {
+		/* --time-format iso */
+		q = sl_stamp_rfc3339(p, end, &r->wall_usec);
+		if (q) {
+			r->wall_grain = sl_stamp_grain(p, q);
+			p = q;
+		}
+	}
+	return p;
+}
+
+/* Another record's prefix at @p, a stamp or the line's end after it. */
+static bool second_prefix(const char *p, const char *end)
+{
+	int facility, level;
+	const char *q = record_prefix(p, end, &facility, &level);
+
+	return q && (q == end || (*q == '[' && end - q > 1 && (q[1] == ' ' || (q[1] >= '0' && q[1] <= '9'))) ||
+		     (*q >= '0' && *q <= '9'));
+}
+
+/*
+ * The message of a record of -r or -x, at @p after its prefix and stamp:
+ * does another record's prefix begin it, or begin inside a stamp cut
+ * short ("[  50" then "kern  :info  : [")? Then a dump was cut before the
+ * record's message and another appended ("cat cut whole"): the record may
+ * have been the detector's, and its message never came.
+ */
+static bool joined_record(const char *p, const char *end)
+{
+	if (second_prefix(p, end))
+		return true;
+	if (p < end && *p == '[')
+		for (const char *q = p + 1; q < end && q - p < 24; q++) {
+			if ((*q == '<' || (*q >= 'a' && *q <= 'z')) && second_prefix(q, end))
+				return true;
+			if (*q != ' ' && *q != '.' && !(*q >= '0' && *q <= '9'))
+				break;
+		}
+	return false;
+}
+
+/* A line of -r or -x (colours left out into @buf, when it has any) that is
+ * a record joined to another, read from @line. */
+static bool joined_line(const struct sl_reader *rd, const char *line, size_t len, char *buf)
+{
+	struct sl_log_record r = SL_RECORD_INIT;
+	const char *end, *p, *q;
+	int facility, level;
+
+	if (memchr(line, '\x1b', len)) {
+		len = strip_dmesg_colours(line, len, buf);
+		line = buf;
+	}
+	end = line + len;
+	p = sl_skip_blanks(line, end);
+	/* An indented line continues a record (a further line). */
+	if ((size_t)(p - line) > rd->indent || !(q = record_prefix(p, end, &facility, &level)))
+		return false;
+	p = sl_skip_caller_id(record_stamp(q, end, &r), end);
+	return joined_record(p, end);
+}
+
+/*
+ * -r, -x: the lines the scan passes by, which hold none of the detector's
+ * words, are looked at for a record joined to another; the line number
+ * is counted only until the first unread line, as log/input.c does.
+ */
+static void dmesg_passed(struct sl_reader *rd, const char *p, const char *end)
+{
+	while (p < end) {
+		const char *le = memchr(p, rd->sep, (size_t)(end - p));
+
+		if (!le)
+			le = end;
+		if (joined_line(rd, p, (size_t)(le - p), rd->scratch))
+			sl_unread_note_why(rd->unread,
+					   rd->unread->lines ? 0 :
+					   rd->lines + sl_count_byte(rd->counted, p, rd->sep) + 1,
+					   SPLITLOCK_UNREAD_CUT);
+		p = le + 1;
+	}
+}
+
 /* Which dmesg it is (plain, -r, -x), from its first lines. */
 static int dmesg_start(struct sl_reader *rd, const char *p, const char *end)
 {
@@ -317,6 +427,9 @@ static int dmesg_start(struct sl_reader *rd, const char *p, const char *end)
 		rd->dmesg_form = SL_DMESG_RAW;
 	else if (lines && decoded * 2 > lines)
 		rd->dmesg_form = SL_DMESG_DECODED;
+	/* Their records' prefixes show a record joined to another. */
+	if (rd->dmesg_form != SL_DMESG_PLAIN)
+		rd->passed = dmesg_passed;
 	return 0;
 }
 
@@ -346,33 +459,13 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 		r.rec.level = level;
 		p = q;
 	}
-	if (p < end && *p == '[') {
-		const char *close = memchr(p, ']', (size_t)(end - p));
-
-		if (close && (sl_stamp_mono(p + 1, close, &r.mono_usec) ||
-			      with_delta(p + 1, close, &r.mono_usec, sl_stamp_mono) ||
-			      ctime_stamp(p + 1, close, &r.wall_usec) ||
-			      with_delta(p + 1, close, &r.wall_usec, ctime_stamp) ||
-			      minute_stamp(p + 1, close) ||
-			      relative_stamp(p + 1, close))) {
-			/* -T shows whole seconds (its delta is no part of it) */
-			if (r.wall_usec != SPLITLOCK_TIME_UNKNOWN) {
-				r.wall_grain = INT64_C(1000000) - 1;
-				sl_stamp_local_fold(&r.wall_usec, &r.wall_grain);
-			}
-			p = close + 1;
-			if (p < end && *p == ' ')
-				p++;
-		}
-	} else if (p < end && *p >= '0' && *p <= '9') {
-		/* --time-format iso */
-		q = sl_stamp_rfc3339(p, end, &r.wall_usec);
-		if (q) {
-			r.wall_grain = sl_stamp_grain(p, q);
-			p = q;
-		}
+	p = sl_skip_caller_id(record_stamp(p, end, &r), end);
+	/* A record cut before its message, another dump's first record
+	 * after it: counted as cut, the other's text no message of it. */
+	if (q && !further && joined_record(p, end)) {
+		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
+		return 0;
 	}
-	p = sl_skip_caller_id(p, end);
 	if (!r.facility_known)
 		r.rec.facility = 0; /* plain text cannot tell; see slctl(8) */
 	if (further) {

@@ -74,15 +74,47 @@ static bool field_name(const char *p, size_t len)
 	return true;
 }
 
+/*
+ * Fields journald writes once an entry, which no writer can add (a
+ * trusted field's name begins with "_"): one seen again within an entry
+ * is another entry's, run on into it where a dump was cut inside a
+ * binary field (its size swallowed the next dump's first lines) or a
+ * line. _UDEV_DEVLINK and the like may repeat and are not here.
+ */
+static const char *const once_fields[] = {
+	"__REALTIME_TIMESTAMP", "__MONOTONIC_TIMESTAMP", "_BOOT_ID", "_TRANSPORT",
+	"_MACHINE_ID", "_HOSTNAME", "_SOURCE_MONOTONIC_TIMESTAMP",
+};
+
+static unsigned once_field_bit(const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(once_fields); i++)
+		if (strlen(once_fields[i]) == len && memcmp(once_fields[i], name, len) == 0)
+			return 1u << i;
+	return 0;
+}
+
 static int journal_export_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	struct sl_pending *pe = &rd->pending;
-	const char *eq;
+	const char *eq, *cursor;
+	unsigned once;
 
 	if (pe->in_binary)
 		return binary_line(rd, line, len);
 	if (len == 0)
 		return sl_pending_end(rd);
+	/*
+	 * journalctl ends every line and begins every entry with its cursor
+	 * ("__CURSOR=s=..."): one inside a line is the next dump's first
+	 * line run on into a line cut short ("cat cut whole"). The entry cut
+	 * there is counted as cut, never completed with the next one's
+	 * fields, and the next entry is read whole. A message that holds
+	 * the words makes its own entry cut: it can only make a report
+	 * incomplete.
+	 */
+	if (len > 11 && (cursor = memmem(line + 1, len - 1, "__CURSOR=s=", 11)))
+		return sl_pending_joined(rd, line, len, (size_t)(cursor - line));
 	/* Each entry starts with its cursor: one in an open entry starts the
 	 * next, and the one before was cut short (a dump cut, another
 	 * appended). It ends there, whatever it lacks. */
@@ -109,6 +141,18 @@ static int journal_export_line(struct sl_reader *rd, const char *line, size_t le
 		sl_reader_unrecognized(rd, line, len);
 		return 0;
 	}
+	once = once_field_bit(line, (size_t)(eq - line));
+	if (once & pe->once_fields) {
+		/* Another entry's: this one was cut, and that one lost its
+		 * head (its cursor among it) to this one. */
+		int r = sl_pending_cut(rd);
+
+		if (r)
+			return r;
+		sl_pending_begin(rd, true);
+		pe->headless = true;
+	}
+	pe->once_fields |= once;
 	sl_pending_field(rd, line, (size_t)(eq - line), eq + 1, (size_t)(line + len - eq - 1));
 	return 0;
 }

@@ -155,11 +155,44 @@ malformed:
 	return 0;
 }
 
+/* The object being gathered was cut: counted, and dropped. */
+static void object_cut(struct sl_reader *rd)
+{
+	sl_unread_note_why(rd->unread, rd->object_line, SPLITLOCK_UNREAD_CUT);
+	rd->in_object = false;
+}
+
+/* Does the object gathered so far end in a line that is a member whose
+ * value opens an array or object ("entries": [), not a string cut and
+ * joined to the next dump's "[" ("MESSAGE": "x86/spl[)? */
+static bool object_opens_value(const struct sl_reader *rd)
+{
+	const char *b = rd->object, *e = rd->object + rd->object_len, *p, *q;
+
+	while (e > b && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	if (e == b || (e[-1] != '[' && e[-1] != '{'))
+		return false;
+	p = memrchr(b, '\n', (size_t)(e - b));
+	p = sl_json_skip_ws(p ? p + 1 : b, e);
+	if (p >= e || *p != '"' || !(q = memchr(p + 1, '"', (size_t)(e - p - 1))))
+		return false;
+	p = sl_json_skip_ws(q + 1, e);
+	if (p >= e || *p != ':')
+		return false;
+	return sl_json_skip_ws(p + 1, e) == e - 1;
+}
+
 /* json-pretty: lines of one object are gathered up to its closing brace. */
 static int pretty_line(struct sl_reader *rd, const char *p, size_t len)
 {
 	size_t n = len, lead = 0;
 
+	/* Entries inside another value: no layout slctl reads (slctl(8)). */
+	if (rd->json_nested) {
+		sl_reader_unrecognized(rd, p, len);
+		return 0;
+	}
 	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
 		n--;
 	/* jq's layout: the array's brackets on their own lines, each entry
@@ -168,7 +201,33 @@ static int pretty_line(struct sl_reader *rd, const char *p, size_t len)
 		lead++;
 	if (n && p[n - 1] == ',' && lead)
 		n--;
+	if (!rd->in_object && n == lead)
+		return 0;
+	if (rd->in_object && n - lead == 1 && (p[lead] == '{' || p[lead] == '[')) {
+		/*
+		 * An entry's members are one a line and hold no object, and
+		 * an array of its byte values opens after a member's name.
+		 * An object or array opening alone inside one: entries
+		 * wrapped in another value (jq -s '{entries: .}'), refused
+		 * as a layout slctl does not read; or, where no member
+		 * opened it, the next dump's start after an entry cut short
+		 * ("cat cut whole"): that entry is cut, the next read whole.
+		 */
+		if (p[lead] == '{' && object_opens_value(rd)) {
+			rd->json_nested = true;
+			rd->in_object = false;
+			sl_reader_unrecognized(rd, rd->object, rd->object_len);
+			return 0;
+		}
+		object_cut(rd);
+		/* Its array too: not counted again when the next one opens. */
+		rd->json_open = false;
+	}
 	if (!rd->in_object && n - lead == 1 && (p[lead] == '[' || p[lead] == ']')) {
+		/* An array that opens before the one before it closed: that
+		 * one was cut after an entry's "}" ("cat cut whole"). */
+		if (p[lead] == '[' && rd->json_open)
+			sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
 		rd->json_open = p[lead] == '['; /* jq -s's array, until its "]" */
 		return 0;
 	}
@@ -247,12 +306,13 @@ static bool sniff_journal_json(const char *p, const char *end)
 {
 	if (p < end && *p == '{')
 		return !sl_dmesg_json_at(p, end);
-	/* journalctl -o json | jq -s .: an array of entries */
+	/* journalctl -o json | jq -s .: an array of entries; one cut before
+	 * its first ("[" alone) is one too, and cut. */
 	if (p < end && *p == '[') {
 		p++;
 		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
 			p++;
-		return p < end && *p == '{';
+		return p == end || *p == '{';
 	}
 	return (p < end && *p == '\x1e') || (end - p >= 7 && memcmp(p, "data: {", 7) == 0);
 }

@@ -169,9 +169,30 @@ void sl_pending_cut_finish(struct sl_reader *rd)
 {
 	struct sl_journal_seen *s = rd->journal_seen;
 
+	/* Counted as what they are, cut (as a log that ends inside an
+	 * entry): "unparsed" sent readers looking for a form not understood. */
 	for (size_t i = 0; s && i < s->n_cut; i++)
 		if (!journal_seen_has(s, s->cut[i].cursor))
-			sl_unread_note(rd->unread, s->cut[i].line);
+			sl_unread_note_why(rd->unread, s->cut[i].line, SPLITLOCK_UNREAD_CUT);
+}
+
+int sl_pending_joined(struct sl_reader *rd, const char *line, size_t len, size_t at)
+{
+	int r;
+
+	/*
+	 * The piece is not fed as a field: a MESSAGE cut in it ("x86/spl")
+	 * is no message, and the next dump's text after it no part of it.
+	 * The entry is cut whatever it held (sl_pending_cut() keeps it
+	 * unless its message was whole and no detector's), and is read
+	 * from a whole copy later in the file if one comes.
+	 */
+	if (!rd->pending.open)
+		sl_pending_begin(rd, true);
+	r = sl_pending_cut(rd);
+	if (r)
+		return r;
+	return rd->form->line(rd, line + at, len - at);
 }
 
 void sl_pending_message_lost(struct sl_reader *rd)
@@ -195,10 +216,22 @@ int sl_pending_end(struct sl_reader *rd)
 	 * so that the whole entry of another dump is read. */
 	if (!pe->has_message && !pe->message_lost)
 		return 0;
+	/* Its first fields (its cursor among them) ran into the entry cut
+	 * before it: the fields left may lack what says who wrote it. */
+	if (pe->headless)
+		return sl_pending_cut(rd);
 	ret = sl_journal_seen_before(rd, pe->cursor);
 	if (ret)
 		return ret < 0 ? ret : 0;
 	r.rec.facility = pe->facility < 0 ? 0 : pe->facility;
+	/*
+	 * dmesg --json without -x: a "pri" of 7 or less does not prove the
+	 * kernel wrote the record (util-linux 2.38 writes facility | level,
+	 * so auth.warning reads 4 as kern.warning does), and no "pri" says
+	 * nothing: taken as the kernel's, as plain dmesg text (slctl(8)).
+	 * Journal entries without SYSLOG_FACILITY are judged above.
+	 */
+	r.facility_known = pe->journal || pe->facility >= 0;
 	/*
 	 * journalctl --output-fields leaves out the fields not asked for,
 	 * _TRANSPORT among them, or SYSLOG_FACILITY, which journald writes
@@ -257,6 +290,9 @@ int sl_reader_emit_untrusted(struct sl_reader *rd, const struct sl_log_record *b
 
 	r.facility_known = true;
 	r.rec.facility = 1;
+	/* Said as what it is, a record's further line (as dmesg -r and -x
+	 * say it), not a record user space wrote. */
+	r.further = true;
 	r.rec.message = msg;
 	r.rec.message_len = len;
 	return sl_reader_deliver(rd, &r);

@@ -79,17 +79,64 @@ static int64_t cursor_realtime(const char *c, const char *end)
 	return SPLITLOCK_TIME_UNKNOWN;
 }
 
+/* An entry's header at @p, up to @end: "Thu 2026-12-03 09:18:33 UTC [CURSOR]". */
+static bool header_at(const char *p, const char *end)
+{
+	int64_t wall;
+	const char *after;
+
+	/* A weekday's name, then the date: most bytes are no start of one. */
+	if (end - p < 6 || p[0] < 'A' || p[0] > 'Z' || p[3] != ' ' || p[4] < '0' || p[4] > '9')
+		return false;
+	after = sl_journal_full_stamp(p, end, &wall);
+	return after && end - after > 2 && after[0] == '[' && end[-1] == ']';
+}
+
+/*
+ * Where an entry's header begins inside @line, past its first byte: the
+ * next dump's first line run on into a line cut short ("cat cut whole");
+ * 0 when none does.
+ */
+static size_t joined_header(const char *line, size_t len)
+{
+	const char *end = line + len;
+
+	if (len < 8 || end[-1] != ']')
+		return 0;
+	for (const char *p = line + 1; p + 6 < end; p++)
+		if (header_at(p, end))
+			return (size_t)(p - line);
+	return 0;
+}
+
 static int journal_verbose_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	struct sl_pending *pe = &rd->pending;
 	int64_t wall = SPLITLOCK_TIME_UNKNOWN;
 	const char *after;
+	size_t joined;
 	int r;
 
 	if (len && line[len - 1] == '\r')
 		len--;
 	if (len == 0)
 		return 0;
+	/*
+	 * A header inside a line: the entry being read was cut there and is
+	 * counted as cut, not completed with the next entry's fields; the
+	 * next one is read whole. (A value that ends in such words makes its
+	 * entry cut: that can only make a report incomplete.)
+	 */
+	if ((joined = joined_header(line, len))) {
+		/* A header cut short: the entry before it ended whole. */
+		if (line[0] != ' ') {
+			r = sl_pending_end(rd);
+			if (r)
+				return r;
+			sl_pending_begin(rd, true);
+		}
+		return sl_pending_joined(rd, line, len, joined);
+	}
 	if (line[0] != ' ') {
 		/* "-- Boot ... --", "-- No entries --" */
 		if (len >= 3 && memcmp(line, "-- ", 3) == 0)
@@ -128,6 +175,16 @@ static int journal_verbose_line(struct sl_reader *rd, const char *line, size_t l
 	return 0;
 }
 
+/* The end of the input ends the entry being gathered; the entries cut
+ * before are counted unless read whole since. */
+static int journal_verbose_finish(struct sl_reader *rd)
+{
+	int r = sl_pending_end(rd);
+
+	sl_pending_cut_finish(rd);
+	return r;
+}
+
 /* -o verbose: a header with the weekday and date, then indented fields. */
 static bool sniff_journal_verbose(const char *p, const char *end)
 {
@@ -146,6 +203,6 @@ const struct sl_log_format sl_log_format_journal_verbose = {
 	.flags = SL_FORMAT_JOURNAL_ENTRIES | SL_FORMAT_COLOURED | SL_FORMAT_EVERY_LINE,
 	.sniff = sniff_journal_verbose,
 	.line = journal_verbose_line,
-	.finish = sl_pending_end,
+	.finish = journal_verbose_finish,
 	.line_cut = sl_entry_line_cut,
 };

@@ -26,6 +26,46 @@ static int seen_before(struct sl_repeat_seen *s, const struct splitlock_kmsg_rec
 			       boot ? 0 : sl_repeat_key(0, 0, 0, 0, line, len), 0, NULL);
 }
 
+/* "PRI,SEQ,USEC," and "," or ";" at @p: a record's header. */
+static bool record_at(const char *p, const char *end)
+{
+	for (int field = 0; field < 3; field++) {
+		const char *start = p;
+
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+		if (p == start || p >= end)
+			return false;
+		if (field < 2 && *p++ != ',')
+			return false;
+	}
+	return *p == ',' || *p == ';';
+}
+
+/*
+ * A record whose message begins with another record's header ("4,3,
+ * 502000000,-;6,0,0,-;Linux version"): a dump cut before the message and
+ * another appended ("cat cut whole"). The record may have been the
+ * detector's, and its message never came.
+ */
+static bool joined_record(const char *line, const char *end)
+{
+	const char *nl = memchr(line, '\n', (size_t)(end - line));
+	const char *semi;
+
+	if (nl)
+		end = nl;
+	semi = memchr(line, ';', (size_t)(end - line) < 64 ? (size_t)(end - line) : 64);
+	return semi && record_at(semi + 1, end);
+}
+
+/* The line number of @p, a line passed by: counted only until the first
+ * unread line, as log/input.c does. */
+static uint64_t passed_line(const struct sl_reader *rd, const char *p)
+{
+	return rd->unread->lines ? 0 : rd->lines + sl_count_byte(rd->counted, p, rd->sep) + 1;
+}
+
 static int kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	/* The record shows its level: held to the detector's, as in every
@@ -61,6 +101,10 @@ static int kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 	if ((!rd->stand_in && sl_kmsg_seq_lost(&rd->kmsg_seq, r.rec.seq)) || rd->kmsg_lost)
 		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_LOST);
 	rd->kmsg_lost = false;
+	if (!rd->stand_in && joined_record(line, line + len)) {
+		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
+		return 0;
+	}
 	if (rd->repeat_seen) {
 		int seen = seen_before(rd->repeat_seen, &r.rec, line, len);
 
@@ -102,6 +146,8 @@ static void passed_each(struct sl_reader *rd, const char *p, const char *end)
 			le = end;
 		if (record_seq(p, le, &seq) && sl_kmsg_seq_lost(&rd->kmsg_seq, seq))
 			rd->kmsg_lost = true;
+		if (record_seq(p, le, &seq) && joined_record(p, le))
+			sl_unread_note_why(rd->unread, passed_line(rd, p), SPLITLOCK_UNREAD_CUT);
 		p = le + 1;
 	}
 }
@@ -135,6 +181,14 @@ static void kmsg_passed(struct sl_reader *rd, const char *p, const char *end)
 	     !rd->kmsg_seq.from_start || first_seq == 0)) {
 		rd->kmsg_seq.any = true;
 		rd->kmsg_seq.last = last_seq;
+		/*
+		 * A record joined to another dump's first is the last of its
+		 * stretch: the numbers after it go back to that dump's. (One
+		 * inside would hide a record numbered as it is, another
+		 * dump's of the same boot from where it was cut.)
+		 */
+		if (joined_record(last, end))
+			sl_unread_note_why(rd->unread, passed_line(rd, last), SPLITLOCK_UNREAD_CUT);
 		return;
 	}
 	passed_each(rd, p, end);
@@ -161,21 +215,6 @@ static int kmsg_finish(struct sl_reader *rd)
 	if (rd->kmsg_lost)
 		sl_unread_note_why(rd->unread, 0, SPLITLOCK_UNREAD_LOST);
 	return 0;
-}
-
-static bool record_at(const char *p, const char *end)
-{
-	for (int field = 0; field < 3; field++) {
-		const char *start = p;
-
-		while (p < end && *p >= '0' && *p <= '9')
-			p++;
-		if (p == start || p >= end)
-			return false;
-		if (field < 2 && *p++ != ',')
-			return false;
-	}
-	return *p == ',' || *p == ';';
 }
 
 /* Is the first record's end a NUL, before any newline? */

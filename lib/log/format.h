@@ -35,6 +35,12 @@ struct sl_pending {
 	size_t binary_len;
 	/* verbose: indented lines continue the message */
 	bool continues_message;
+	/* export: the fields written once an entry (SL_ENTRY_ONCE_*) seen so
+	 * far; one again means another dump's entry ran on into this one */
+	unsigned once_fields;
+	/* The entry's first lines went into an entry cut before it (a dump
+	 * cut, another appended): what is left of it is no whole entry. */
+	bool headless;
 };
 
 /* dmesg text: what the first lines say about who wrote a line. */
@@ -160,6 +166,9 @@ struct sl_reader {
 	 * {"dmesg": [ ... ]}, jq -s's [ ... ]): a log that ends there was cut,
 	 * whichever record's "}" it ends at. */
 	bool json_open, json_array_closed;
+	/* jq's layout with the entries inside another value ({"entries":
+	 * [...]}): no form slctl reads; its lines are counted unread. */
+	bool json_nested;
 	/* SL_INPUT_BUF: a line without its colours, an export binary field */
 	char *scratch;
 	enum sl_dmesg_form dmesg_form;
@@ -304,8 +313,16 @@ int sl_pending_end(struct sl_reader *rd);
  * the file (an overlapping dump), the report is incomplete.
  */
 int sl_pending_cut(struct sl_reader *rd);
-/* At the end of the input: the cut entries never read whole. */
+/* At the end of the input: the cut entries never read whole (cut). */
 void sl_pending_cut_finish(struct sl_reader *rd);
+/*
+ * A line of @len bytes that another dump's first line ran on into (a dump
+ * cut inside it, another appended: "cat cut whole"): the record being
+ * gathered was cut there. Its piece [@line, @line + @at) is no whole
+ * field and is left out; the rest is handed to the form's line parser as
+ * the line it is.
+ */
+int sl_pending_joined(struct sl_reader *rd, const char *line, size_t len, size_t at);
 /* 1 when the entry of this __CURSOR hash was read before, 0 when not (it
  * is now), -ENOMEM. */
 int sl_journal_seen_before(struct sl_reader *rd, uint64_t cursor);

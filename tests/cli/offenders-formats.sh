@@ -1133,7 +1133,8 @@ test_export_cut_inside_an_entry() {
 	head -c 0 /dev/null
 	run "$SLCTL" offenders --input "$T/cut-only" --json
 	expect_json .complete false
-	expect_json '.unrecognized_by.unparsed > 0' true
+	# Counted as what it is, cut (rev45 H2), not as a form not understood.
+	expect_json '.unrecognized_by.cut > 0' true
 }
 
 # A dmesg of mostly other lines that pass for a host and a tag
@@ -1323,6 +1324,169 @@ test_a_jq_array_of_journal_entries_is_read() {
 	jq -s -c . "$F/events.json" >"$T/compact"
 	run "$SLCTL" offenders --input "$T/compact" --json
 	expect_json '[.events, .complete] | @csv' '0,false'
+}
+
+# export_dump TAG BOOT N: a journalctl -o export dump of one boot, N
+# split lock warnings of tasks TAG0/1000..., each entry with its cursor.
+export_dump() {
+	local i
+	for ((i = 0; i < $3; i++)); do
+		printf '__CURSOR=s=%s;i=%x;b=%s\n__REALTIME_TIMESTAMP=%d\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=%s\n_TRANSPORT=kernel\nSYSLOG_FACILITY=0\nPRIORITY=4\n_HOSTNAME=h\nMESSAGE=x86/split lock detection: #AC: %s%d/%d took a split_lock trap at address: 0x401000\n\n' \
+			"$2" "$i" "$2" $((1796083200000000 + i * 1000000)) $(((i + 100) * 1000000)) "$2" "$1" "$i" $((1000 + i))
+	done
+}
+
+# verbose_dump TAG BOOT N: the same entries as journalctl -o verbose.
+verbose_dump() {
+	local i
+	for ((i = 0; i < $3; i++)); do
+		printf 'Thu 2026-12-03 09:%02d:00.000000 UTC [s=%s;i=%x;b=%s;m=%x;t=%x;x=1]\n    _TRANSPORT=kernel\n    SYSLOG_FACILITY=0\n    PRIORITY=4\n    _BOOT_ID=%s\n    MESSAGE=x86/split lock detection: #AC: %s%d/%d took a split_lock trap at address: 0x401000\n' \
+			"$i" "$2" "$i" "$2" $(((i + 100) * 1000000)) $((1796290740000000 + i * 60000000)) "$2" "$1" "$i" $((1000 + i))
+	done
+}
+
+# A dump cut inside an entry with another dump appended after it ("cat cut
+# whole"): the next dump's first line runs on into the cut line. The cut
+# entry is counted as cut, never completed with the next entry's fields,
+# and every whole entry of both is read (rev45 H2).
+test_a_cut_dump_with_another_appended_is_cut() {
+	local a=fedcba9876543210fedcba9876543210 b=0123456789abcdef0123456789abcdef form
+	export_dump a $a 3 >"$T/a.export"
+	export_dump b $b 5 >"$T/b.export"
+	verbose_dump a $a 3 >"$T/a.verbose"
+	verbose_dump b $b 5 >"$T/b.verbose"
+	for form in export verbose; do
+		# Inside a1/1001's message, before the trap's words.
+		grep -bo 'a1/1001 ' "$T/a.$form" | cut -d: -f1 | { read -r n; head -c $((n + 8)) "$T/a.$form"; } >"$T/cut.$form"
+		cat "$T/cut.$form" "$T/b.$form" >"$T/joined.$form"
+		run "$SLCTL" offenders --input "$T/joined.$form" --json
+		expect_json .input_format "journal-$form"
+		expect_json '[.events, .complete, .unrecognized_by.cut] | @csv' '6,false,1'
+		expect_json '[.offenders[].comm] | sort | join(" ")' 'a0 b0 b1 b2 b3 b4'
+		# Cut inside the cursor or header line of a2's entry: a1 whole.
+		if [ $form = export ]; then
+			grep -bo '__CURSOR=s=fedcba9876543210fedcba9876543210;i=2' "$T/a.$form" | cut -d: -f1
+		else
+			grep -bo 'Thu 2026-12-03 09:02' "$T/a.$form" | cut -d: -f1
+		fi | { read -r n; head -c $((n + 14)) "$T/a.$form"; } >"$T/cut2.$form"
+		cat "$T/cut2.$form" "$T/b.$form" >"$T/joined2.$form"
+		run "$SLCTL" offenders --input "$T/joined2.$form" --json
+		expect_json '[.events, .complete, .unrecognized_by.cut] | @csv' '7,false,1'
+		# The same dump appended after its own cut: the cut entry is
+		# read whole there, and nothing is missing.
+		cat "$T/cut.$form" "$T/a.$form" >"$T/again.$form"
+		run "$SLCTL" offenders --input "$T/again.$form" --json
+		expect_json '[.events, .complete, .unrecognized_by.cut] | @csv' '3,true,0'
+	done
+	# A field journald writes once an entry, seen again within one: the
+	# next dump's entry ran on into it (here after a cut binary field).
+	{ export_dump a $a 1
+	  printf '__CURSOR=s=x;i=9\n__REALTIME_TIMESTAMP=1796083300000000\n_BOOT_ID=%s\n_TRANSPORT=kernel\n' $a
+	  export_dump b $b 2 | tail -n +5; } >"$T/repeat.export"
+	run "$SLCTL" offenders --input "$T/repeat.export" --input-format journal-export --json
+	expect_json '[.complete, .unrecognized_by.cut > 0] | @csv' 'false,true'
+}
+
+# dmesg --json: a document that opens before the one before it closed;
+# jq -s: an array that opens before the one before it closed, or an entry
+# that one opens inside. The first was cut: counted, its records read
+# whole so far kept, the next document read whole (rev45 H2).
+test_a_cut_json_document_with_another_appended_is_cut() {
+	local doc='{\n   "dmesg": [\n      {\n         "pri": 4,\n         "time":   %d.000000,\n         "msg": "x86/split lock detection: #AC: %s took a split_lock trap at address: 0x1"\n      },{\n         "pri": 4,\n         "time":   %d.000000,\n         "msg": "x86/split lock detection: #AC: %s took a split_lock trap at address: 0x1"\n      }\n   ]\n}\n'
+	# shellcheck disable=SC2059
+	printf "$doc" 501 a1/81 502 a2/82 | head -n 7 >"$T/cut.json"
+	# shellcheck disable=SC2059
+	printf "$doc" 101 b1/71 102 b2/72 >"$T/b.json"
+	cat "$T/cut.json" "$T/b.json" >"$T/joined.json"
+	run "$SLCTL" offenders --input "$T/joined.json" --json
+	expect_json .input_format dmesg-json
+	expect_json '[.events, .complete, .unrecognized_by.cut] | @csv' '3,false,1'
+	# Cut inside a record, before its message.
+	# shellcheck disable=SC2059
+	printf "$doc" 501 a1/81 502 a2/82 | head -n 9 >"$T/cut2.json"
+	cat "$T/cut2.json" "$T/b.json" >"$T/joined2.json"
+	run "$SLCTL" offenders --input "$T/joined2.json" --json
+	expect_json '[.events, .complete, .unrecognized_by.cut] | @csv' '3,false,1'
+	jq -s . "$F/events.json" >"$T/array"
+	sed -n '1,/^  },$/p' "$T/array" | sed '$s/},$/}/' >"$T/cut.array"
+	cat "$T/cut.array" "$T/array" >"$T/joined.array"
+	run "$SLCTL" offenders --input "$T/joined.array" --json
+	expect_json .input_format journal
+	expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+	# Cut inside an entry, at a line's end and inside a line.
+	sed -n '1,/"MESSAGE"/p' "$T/array" >"$T/cut2.array"
+	cat "$T/cut2.array" "$T/array" >"$T/joined2.array"
+	run "$SLCTL" offenders --input "$T/joined2.array" --json
+	expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+	head -c -20 "$T/cut2.array" | cat - "$T/array" >"$T/joined3.array"
+	run "$SLCTL" offenders --input "$T/joined3.array" --json
+	expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+	[ "$(jq '.events' <<<"$out")" = "$("$SLCTL" offenders --input "$T/array" --json | jq .events)" ] ||
+		fail "the whole array's events are not all read: $out"
+}
+
+# dmesg -x, -r and /dev/kmsg records cut before a record's message, with
+# another dump appended: that record's message is the next dump's first
+# record. Counted as cut, wherever the line stands (rev45 M1).
+test_a_text_record_joined_to_another_dumps_is_cut() {
+	local ev='x86/split lock detection: #DB: %s took a bus_lock trap at address: 0x401001'
+	{ printf 'kern  :info  : [    0.000000] Linux version 6.1.0\n'
+	  printf "kern  :warn  : [  501.000000] $ev\n" a1/81
+	  printf 'kern  :warn  : [  502.000000] kern  :info  : [    0.000000] Linux version 6.1.0\n'
+	  printf "kern  :warn  : [  101.000000] $ev\n" b1/71; } >"$T/x"
+	{ printf '<6>[    0.000000] Linux version 6.1.0\n'
+	  printf "<4>[  501.000000] $ev\n" a1/81
+	  printf '<4>[  502.0<6>[    0.000000] Linux version 6.1.0\n'
+	  printf "<4>[  101.000000] $ev\n" b1/71; } >"$T/r"
+	{ printf '6,0,0,-;Linux version 6.1.0\n'
+	  printf "4,1,501000000,-;$ev\n" a1/81
+	  printf '4,2,502000000,-;6,0,0,-;Linux version 6.1.0\n'
+	  printf "4,1,101000000,-;$ev\n" b1/71; } >"$T/k"
+	# The next dump's first record holds the detector's words too.
+	{ printf 'kern  :info  : [    0.000000] Linux version 6.1.0\n'
+	  printf "kern  :warn  : [  501.000000] $ev\n" a1/81
+	  printf "kern  :warn  : [  502.000000] kern  :warn  : [  101.000000] $ev\n" b1/71; } >"$T/x2"
+	for f in x r k x2; do
+		run "$SLCTL" offenders --input "$T/$f" --json
+		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+		expect_json '.offenders[0].comm' a1
+	done
+	# A message of its own that begins with brackets is none.
+	printf 'kern  :info  : [    1.000000] [drm] Initialized\nkern  :warn  : [    2.000000] <4>x\n' >"$T/drm"
+	printf "kern  :warn  : [  501.000000] $ev\n" a1/81 >>"$T/drm"
+	run "$SLCTL" offenders --input "$T/drm" --json
+	expect_json '[.events, .complete] | @csv' '1,true'
+}
+
+# jq -s's array cut before its first entry ("[" alone) is cut, as journal
+# JSON; entries wrapped in another value (jq -s '{entries: .}') are no
+# layout slctl reads, and the report says so (rev45 L1).
+test_an_open_array_and_a_wrapped_one_are_never_complete() {
+	printf '[\n  ' >"$T/open"
+	run "$SLCTL" offenders --input "$T/open" --json
+	expect_json '[.input_format, .complete, .unrecognized_by.cut] | @csv' '"journal",false,1'
+	jq -s '{entries: .}' "$F/events.json" >"$T/wrapped"
+	run "$SLCTL" offenders --input "$T/wrapped" --json
+	expect_json '[.events, .complete, .unrecognized_by.unparsed > 0] | @csv' '0,false,true'
+}
+
+# dmesg 2.38 --json runs each msg on to the end of the saved buffer: a
+# record's further line is counted once, as a further line, as -r and -x
+# count it, not once per earlier record as user space's (rev45 L2).
+test_dmesg_json_run_on_further_lines_count_once() {
+	local ev='x86/split lock detection: #DB: %s took a bus_lock trap at address: 0x1'
+	{ printf '{\n   "dmesg": [\n      {\n'
+	  for i in 1 2 3; do
+		printf '         "fac": "kern",\n         "pri": "warn",\n         "time":   10%d.000000,\n' $i
+		printf "         \"msg\": \"$ev" g$i/7$i
+		for j in $(seq $((i + 1)) 3); do printf "\\\\n<4>[  10%d.000000] $ev" $j g$j/7$j; done
+		printf '\\n<6>[  121.000000] line one\\n'"$ev"'\\n"\n      },{\n' nl/67
+	  done
+	  printf '         "fac": "kern",\n         "pri": "info",\n         "time":   121.000000,\n'
+	  printf "         \"msg\": \"line one\\\\n$ev\\\\n\"\n      }\n   ]\n}\n" nl/67; } >"$T/runon.json"
+	jq -e . "$T/runon.json" >/dev/null || fail "not JSON: $(cat "$T/runon.json")"
+	run "$SLCTL" offenders --input "$T/runon.json" --json
+	expect_json '[.events, .complete, .forged_by.further_line, .forged_by.user_space] | @csv' '3,true,1,0'
 }
 
 run_tests

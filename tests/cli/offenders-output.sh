@@ -353,6 +353,27 @@ test_conflicting_output_options_are_usage_errors() {
 	expect_rc 0
 }
 
+# lsblk's and findmnt's "-o +COLS" adds columns to the defaults; lsblk's
+# --json=pretty is told that --json takes no argument (rev45 L3).
+test_output_plus_adds_to_the_default_columns() {
+	run "$SLCTL" offenders --input "$F/events.kmsg" -o +EXE,comm
+	expect_rc 0
+	[ "$(head -n 1 <<<"$out" | tr -s ' ')" = "COMM PID KIND ACTION EVENTS FIRST LAST IPS EXE" ] ||
+		fail "header: $(head -n 1 <<<"$out")"
+	run "$SLCTL" offenders --input "$F/events.kmsg" -o +EXE --json
+	expect_json '.offenders[0] | has("first_seen") and has("exe")' true
+	run "$SLCTL" offenders --input "$F/events.kmsg" -o +BOGUS
+	expect_rc 2
+	expect_err "unknown column 'BOGUS'"
+	run "$SLCTL" offenders --input "$F/events.kmsg" -o +
+	expect_rc 2
+	run "$SLCTL" offenders --help
+	expect_out "+COLS adds them to the default ones"
+	run "$SLCTL" offenders --input "$F/events.kmsg" --json=pretty
+	expect_rc 2
+	[ "$(head -n 1 <<<"$err")" = "slctl: option '--json' takes no argument." ] || fail "stderr: $err"
+}
+
 # The forms journalctl's --since takes.
 test_since_takes_journalctl_forms() {
 	local t

@@ -729,4 +729,25 @@ test_cuts_of_prefixed_and_stampless_lines() {
 	expect_json '[.events, .complete] | @csv' '1,true'
 }
 
+# util-linux 2.38's dmesg --json writes "pri" without -x as facility |
+# level: what it cannot tell (kern.warning from auth.warning, 4 both) is
+# taken as the kernel's, as plain dmesg text is; what it can tell is still
+# refused: a "pri" above 7 (user space in either writing) and one that no
+# kern.warning record has (rev45 H1; unit test test-klog).
+test_dmesg_json_pri_without_fac_refuses_what_it_can() {
+	local pri ev='x86/split lock detection: #AC: %s took a split_lock trap at address: 0x1'
+	for pri in 4 5 12 36; do
+		printf '{\n   "dmesg": [\n      {\n         "pri": %d,\n         "time":   10.000000,\n         "msg": "'"$ev"'"\n      }\n   ]\n}\n' \
+			"$pri" t/1 >"$T/p$pri.json"
+	done
+	run "$SLCTL" offenders --input "$T/p4.json" --json
+	expect_json '[.events, .complete, .forged] | @csv' '1,true,0'
+	run "$SLCTL" offenders --input "$T/p5.json" --json
+	expect_json '[.events, .forged_by.level] | @csv' '0,1'
+	for pri in 12 36; do
+		run "$SLCTL" offenders --input "$T/p$pri.json" --json
+		expect_json '[.events, .forged_by.user_space] | @csv' '0,1'
+	done
+}
+
 run_tests

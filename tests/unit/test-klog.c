@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Lines of the syslog(2) buffer, the live log's fallback (lib/log/kmsg.c). */
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "log/format.h"
 #include "test.h"
 
@@ -129,4 +132,53 @@ TEST(dmesg_raw_out_of_range_pri_is_text)
 	CHECK(s.called && !s.facility_known);
 	CHECK_INT(s.rec.facility, 0);
 	CHECK_STR(s.message, "<600000>[    5.000000] x");
+}
+
+/* The first record of dmesg --json document @doc, as the reader hands it on. */
+static void dmesg_json_record(const char *doc, struct dmesg_seen *s)
+{
+	struct splitlock_ctx *ctx = splitlock_new("/");
+	enum splitlock_input_format format = SPLITLOCK_INPUT_AUTO;
+	struct sl_unread unread = { 0 };
+	int fd = memfd_create("log", MFD_CLOEXEC);
+
+	memset(s, 0, sizeof(*s));
+	CHECK(ctx && fd >= 0);
+	CHECK_INT(write(fd, doc, strlen(doc)), strlen(doc));
+	lseek(fd, 0, SEEK_SET);
+	CHECK_INT(sl_log_input_foreach(ctx, fd, &format, false, dmesg_record, s, NULL, NULL,
+				       &unread), 0);
+	CHECK_INT(format, SPLITLOCK_INPUT_DMESG_JSON);
+	close(fd);
+	splitlock_unref(ctx);
+}
+
+/*
+ * util-linux 2.38's dmesg --json writes "pri" without -x as facility |
+ * level: auth.warning reads 4, as kern.warning does. A "pri" of 7 or less
+ * does not prove the kernel wrote the record (taken as the kernel's, as
+ * plain dmesg text is); one above 7, and -x's "fac", do (rev45 H1).
+ */
+TEST(dmesg_json_pri_without_fac_does_not_prove_the_kernel)
+{
+	static const char head[] = "{\n   \"dmesg\": [\n      {\n";
+	static const char tail[] = "         \"msg\": \"x86/split lock detection: #AC: a/1 took "
+				   "a split_lock trap at address: 0x1\"\n      }\n   ]\n}\n";
+	struct dmesg_seen s;
+	char doc[512];
+
+	snprintf(doc, sizeof(doc), "%s         \"pri\": 4,\n%s", head, tail);
+	dmesg_json_record(doc, &s);
+	CHECK(s.called && !s.facility_known);
+	CHECK_INT(s.rec.level, 4);
+	snprintf(doc, sizeof(doc), "%s         \"pri\": 36,\n%s", head, tail);
+	dmesg_json_record(doc, &s);
+	CHECK(s.called && s.facility_known);
+	CHECK_INT(s.rec.facility, 4);
+	snprintf(doc, sizeof(doc), "%s         \"fac\": \"kern\",\n         \"pri\": \"warn\",\n%s",
+		 head, tail);
+	dmesg_json_record(doc, &s);
+	CHECK(s.called && s.facility_known);
+	CHECK_INT(s.rec.facility, 0);
+	CHECK_INT(s.rec.level, 4);
 }
