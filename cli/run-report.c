@@ -106,20 +106,49 @@ static void report_json(const struct run_check *c, FILE *out)
 	else
 		json_null(&j, "total");
 	json_uint(&j, "max", c->max);
+	json_bool(&j, "started", c->cmd_status >= 0);
 	if (c->cmd_status >= 0)
 		json_int(&j, "exit_status", c->cmd_status);
 	else
 		json_null(&j, "exit_status");
+	json_bool(&j, "outlived", c->leftovers);
 	json_bool(&j, "passed", run_check_passed(c));
 	json_tasks(&j, c);
 	json_object_end(&j);
 	json_finish(&j);
 }
 
+/* The length of the valid UTF-8 sequence at @s (1-4), or 0. */
+static size_t utf8_length(const unsigned char *s)
+{
+	size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 :
+		   (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+
+	if (n == 2 && s[0] < 0xc2)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 static void xml_text(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
+
+		/* XML is UTF-8 here: a byte that is not is written as \xNN. */
+		if (ch >= 0x80) {
+			size_t n = utf8_length((const unsigned char *)s);
+
+			if (n == 0) {
+				fprintf(out, "\\x%02x", ch);
+			} else {
+				fwrite(s, 1, n, out);
+				s += n - 1;
+			}
+			continue;
+		}
 
 		switch (ch) {
 		case '&': fputs("&amp;", out); break;
@@ -199,6 +228,9 @@ static void report_junit(const struct run_check *c, FILE *out)
 		fputs("      <error type=\"not_counted\" message=\"", out);
 		xml_text(out, c->reason);
 		fputs("\"/>\n", out);
+	} else if (c->cmd_status < 0) {
+		fputs("      <error type=\"not_started\" message=\"the command was not "
+		      "started\"/>\n", out);
 	} else if (c->cmd_status != 0) {
 		fprintf(out, "      <error type=\"exit_status\" message=\"the command "
 			"ended with status %d\"/>\n", c->cmd_status);
@@ -220,47 +252,76 @@ void run_check_report(const struct run_check *c, enum run_report_format format, 
 		report_json(c, out);
 }
 
-int run_check_report_file(const struct run_check *c, enum run_report_format format,
-			  const char *path)
+int run_report_file_open(struct run_report_file *f, const char *path)
 {
-	_cleanup_free_ char *copy = strdup(path), *tmp = NULL;
-	const char *dir, *base;
-	FILE *f;
+	_cleanup_free_ char *copy = strdup(path);
+	const char *base;
 	mode_t mask;
-	int fd, r = 0;
+	struct stat st;
+	int r;
 
+	*f = (struct run_report_file){ .fd = -1 };
 	if (!copy)
 		return -ENOMEM;
 	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	if (!*base)
+	if (!*base || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
 		return -EISDIR;
-	dir = dirname(copy);
-	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, base) < 0)
+	if (asprintf(&f->tmp, "%s/.%s.XXXXXX", dirname(copy), base) < 0) {
+		f->tmp = NULL;
 		return -ENOMEM;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	}
+	f->fd = mkostemp(f->tmp, O_CLOEXEC);
+	if (f->fd < 0) {
+		r = -errno;
+		free(f->tmp);
+		f->tmp = NULL;
+		return r;
+	}
 	/* mkostemp() makes 0600; a report is as readable as any new file. */
 	mask = umask(0);
 	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) < 0)
+	if (fchmod(f->fd, 0666 & ~mask) < 0) {
 		r = -errno;
-	f = r ? NULL : fdopen(fd, "w");
-	if (!f) {
-		r = r ? r : -errno;
-		close(fd);
-		unlink(tmp);
+		run_report_file_abandon(f);
 		return r;
 	}
-	run_check_report(c, format, f);
-	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) < 0)
-		r = errno ? -errno : -EIO;
-	if (fclose(f) != 0 && !r)
+	f->path = path;
+	return 0;
+}
+
+void run_report_file_abandon(struct run_report_file *f)
+{
+	if (f->fd >= 0) {
+		close(f->fd);
+		unlink(f->tmp);
+	}
+	free(f->tmp);
+	*f = (struct run_report_file){ .fd = -1 };
+}
+
+int run_report_file_commit(struct run_report_file *f, const struct run_check *c,
+			   enum run_report_format format)
+{
+	FILE *out = fdopen(f->fd, "w");
+	int r = 0;
+
+	if (!out) {
 		r = -errno;
-	if (!r && rename(tmp, path) < 0)
+		run_report_file_abandon(f);
+		return r;
+	}
+	f->fd = -1;
+	run_check_report(c, format, out);
+	if (fflush(out) != 0 || ferror(out) || fsync(fileno(out)) < 0)
+		r = errno ? -errno : -EIO;
+	if (fclose(out) != 0 && !r)
+		r = -errno;
+	if (!r && rename(f->tmp, f->path) < 0)
 		r = -errno;
 	if (r)
-		unlink(tmp);
+		unlink(f->tmp);
+	free(f->tmp);
+	f->tmp = NULL;
 	return r;
 }
 
@@ -269,9 +330,10 @@ int run_check_report_file(const struct run_check *c, enum run_report_format form
 static void say_tasks(const struct run_check *c, FILE *out, const char *indent)
 {
 	enum { SHOWN = 10 };
+	uint64_t lost;
 	size_t n;
 
-	if (!c->count_obj || splitlock_count_get_tasks(c->count_obj, &n, NULL) < 0)
+	if (!c->count_obj || splitlock_count_get_tasks(c->count_obj, &n, &lost) < 0)
 		return;
 	for (size_t i = 0; i < n && i < SHOWN; i++) {
 		const uint64_t *ips;
@@ -293,13 +355,16 @@ static void say_tasks(const struct run_check *c, FILE *out, const char *indent)
 	}
 	if (n > SHOWN)
 		fprintf(out, "%sand %zu more tasks\n", indent, n - SHOWN);
+	if (lost)
+		fprintf(out, "%s(the kernel's buffer lost %llu records of tasks: their counts "
+			"fall short of the totals)\n", indent, (unsigned long long)lost);
 }
 
 void run_check_say(const struct run_check *c)
 {
 	const char *what = c->exact ? "" : "at least ";
 
-	if (!c->source)
+	if (!c->source || c->cmd_status < 0)
 		return;
 	if (c->cmd_status != 0)
 		fprintf(stderr, "%s: %s ended with status %d; ", program_invocation_short_name,
@@ -316,6 +381,10 @@ void run_check_say(const struct run_check *c)
 	if (c->counted[SPLITLOCK_KIND_BUS_LOCK])
 		fprintf(stderr, "%llu bus locks", (unsigned long long)c->count[1]);
 	fprintf(stderr, "), %llu allowed; %s.\n", (unsigned long long)c->max, c->reason);
+	if (c->leftovers)
+		fprintf(stderr, "%s: processes %s started outlived it; slctl waited for them, "
+			"and their split locks are in the count.\n", program_invocation_short_name,
+			c->cmd[0]);
 	if (run_check_total(c) > 0)
 		say_tasks(c, stderr, "  ");
 }

@@ -21,15 +21,26 @@ struct run_check {
 	uint64_t max;
 	int cmd_status;                     /* CMD's exit status; -1: not run */
 	const struct splitlock_count *count_obj; /* its tasks; NULL: not run */
+	bool leftovers;                     /* processes outlived CMD, waited for */
 };
+
+/* A report file made before CMD runs (a path that cannot take it fails
+ * first), renamed into place whole once written. */
+struct run_report_file {
+	int fd;
+	char *tmp;
+	const char *path;
+};
+
+int run_report_file_open(struct run_report_file *f, const char *path);
+int run_report_file_commit(struct run_report_file *f, const struct run_check *c,
+			   enum run_report_format format);
+void run_report_file_abandon(struct run_report_file *f);
 
 uint64_t run_check_total(const struct run_check *c);
 bool run_check_passed(const struct run_check *c);
 /* The report in @format on @out. */
 void run_check_report(const struct run_check *c, enum run_report_format format, FILE *out);
-/* The report written to @path atomically (nothing half-written); 0 or -errno. */
-int run_check_report_file(const struct run_check *c, enum run_report_format format,
-			  const char *path);
 /* The sentence on stderr. */
 void run_check_say(const struct run_check *c);
 

@@ -24,6 +24,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -64,6 +65,9 @@ static void usage(FILE *out)
 	      "and bus locks; 4 (CMD not started) when nothing here can count them.\n\n"
 	      "Steam launch options: slctl run --no-misery -- %command%\n", out);
 }
+
+/* run --check: the count, attached to CMD before it starts; NULL without. */
+static struct splitlock_count *check_count;
 
 /* The dispositions slctl changes while it waits, given back to CMD. */
 static const int relayed[] = { SIGTERM, SIGHUP };
@@ -181,6 +185,19 @@ static int start_child(char **cmd, struct child *c)
 		if (read(go[0], &byte, 1) != 1)
 			_exit(EXIT_FAIL);
 		restore_dispositions();
+		/*
+		 * run --check: the kernel stops counting a task whose exec
+		 * crosses a security domain (setuid, file capabilities), and
+		 * all it starts after, which would pass the gate unseen. With
+		 * no_new_privs no exec of the tree gains privileges.
+		 */
+		if (check_count && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+			int e = errno;
+
+			if (write(err[1], &e, sizeof(e)) < 0)
+				_exit(127);
+			_exit(127);
+		}
 		execvp(cmd[0], cmd);
 		{
 			int e = errno;
@@ -207,8 +224,6 @@ static void abandon_child(struct child *c)
 		;
 }
 
-/* run --check: the count, attached to CMD before it starts; NULL without. */
-static struct splitlock_count *check_count;
 static int wait_counted(pid_t pid);
 
 /* Count CMD from its exec on; a sentence and EXIT_* on failure, else 0. */
@@ -607,6 +622,47 @@ static int run_lease(struct splitlock_ctx *ctx, const struct slctl_globals *g, c
 
 static int run_lifted(struct splitlock_ctx *ctx, const struct slctl_globals *g, char **cmd);
 
+/*
+ * After CMD: wait for what it left running (slctl is their subreaper),
+ * reading the count's records meanwhile: their split locks are CMD's, and
+ * a gate that stopped looking at them would pass them unseen. A daemon
+ * that never ends keeps the gate open, as it would keep a CI job. True
+ * when there were any.
+ */
+static bool wait_leftovers(void)
+{
+	bool any = false, said = false;
+	int fd = splitlock_count_get_fd(check_count);
+
+	/* While slctl waits for no child of its own, signals end it. */
+	restore_dispositions();
+	for (;;) {
+		pid_t pid = waitpid(-1, NULL, WNOHANG);
+
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			break;
+		if (pid > 0) {
+			any = true;
+			continue;
+		}
+		any = true;
+		if (!said)
+			fprintf(stderr, "%s: waiting for the processes the command left running.\n",
+				program_invocation_short_name);
+		said = true;
+		{
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			poll(&p, 1, 50);
+		}
+		(void)splitlock_count_drain(check_count);
+	}
+	(void)splitlock_count_drain(check_count);
+	return any;
+}
+
 /* Count CMD; report; the exit status of run --check (slctl(8)). */
 static int run_check(struct splitlock_ctx *ctx, const struct slctl_globals *g, char **cmd,
 		     bool lift, uint64_t max, const char *report,
@@ -614,12 +670,23 @@ static int run_check(struct splitlock_ctx *ctx, const struct slctl_globals *g, c
 {
 	_cleanup_(splitlock_count_freep) struct splitlock_count *count = NULL;
 	struct run_check c = { .cmd = cmd, .max = max, .cmd_status = -1 };
+	struct run_report_file file = { .fd = -1 };
 	int r, status, refusal;
 
+	/* A report that cannot be written fails before CMD runs. */
+	if (report) {
+		r = run_report_file_open(&file, report);
+		if (r < 0) {
+			slctl_error("cannot write the report %s: %s; %s was not started.", report,
+				    errno_text(r), cmd[0]);
+			return EXIT_FAIL;
+		}
+	}
 	r = splitlock_count_new(ctx, SPLITLOCK_COUNT_TASKS, &count);
 	if (r < 0) {
 		slctl_error("cannot choose what counts split locks here: %s; %s was not "
 			    "started.", errno_text(r), cmd[0]);
+		run_report_file_abandon(&file);
 		return EXIT_FAIL;
 	}
 	c.reason = splitlock_count_get_reason(count);
@@ -631,35 +698,48 @@ static int run_check(struct splitlock_ctx *ctx, const struct slctl_globals *g, c
 	} else {
 		c.source = splitlock_count_get_source(count);
 		c.exact = splitlock_count_is_exact(count);
+		/* Orphans of CMD's tree become slctl's children, to wait for. */
+		(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 		check_count = count;
 		status = lift ? run_lifted(ctx, g, cmd) : run_counted(cmd);
+		c.leftovers = wait_leftovers();
 		check_count = NULL;
-		/* Not attached: CMD never started, and slctl said why. */
 		for (int k = 0; k < 2; k++) {
 			r = splitlock_count_read(count, (enum splitlock_kind)k, &c.count[k]);
-			if (r == -ENOTCONN)
-				return status;
+			/* Not attached: CMD never started, and slctl said why;
+			 * never enabled: it could not be executed. */
+			if (r == -ENOTCONN || r == -ENOEXEC)
+				break;
 			if (r == -EIO) {
-				/* A pinned PMU event that lost its counter reads as EOF. */
-				slctl_error("the count of %s is incomplete: another user of "
-					    "the PMU took its counter.", cmd[0]);
-				return status ? status : EXIT_FAIL;
+				slctl_error("the count of %s is short: the PMU took its counter "
+					    "away for a while (another user of the PMU).", cmd[0]);
+				c.source = 0;
+				c.reason = "the PMU took the counter away for a while";
+				break;
 			}
 			if (r < 0 && r != -ENODATA) {
 				slctl_error("cannot read the count of %s: %s.", cmd[0],
 					    errno_text(r));
-				return status ? status : EXIT_FAIL;
+				c.source = 0;
+				c.reason = "the count could not be read";
+				break;
 			}
 			c.counted[k] = r == 0;
 		}
-		c.count_obj = count;
-		c.cmd_status = status;
-		if (status == 0 && !run_check_passed(&c))
-			status = EXIT_CHECK_FAILED;
-		run_check_say(&c);
+		if (r == -ENOTCONN) {
+			status = status ? status : EXIT_FAIL;
+		} else {
+			c.count_obj = count;
+			c.cmd_status = status;
+			if (!c.source && status == 0)
+				status = EXIT_FAIL;
+			else if (status == 0 && !run_check_passed(&c))
+				status = EXIT_CHECK_FAILED;
+			run_check_say(&c);
+		}
 	}
 	if (report) {
-		r = run_check_report_file(&c, format, report);
+		r = run_report_file_commit(&file, &c, format);
 		if (r < 0) {
 			slctl_error("cannot write the report %s: %s.", report, errno_text(r));
 			if (status == 0)
@@ -762,7 +842,7 @@ static int run(struct splitlock_ctx *ctx, const struct slctl_globals *g,
 	if (max_text) {
 		errno = 0;
 		max = strtoull(max_text, &end, 10);
-		if (errno || end == max_text || *end || max_text[0] == '-')
+		if (errno || end == max_text || *end || max_text[0] < '0' || max_text[0] > '9')
 			return slctl_usage_error("run", "--max takes a count: 0 or more split "
 						 "locks and bus locks, not '%s'.", max_text);
 	}

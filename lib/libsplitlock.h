@@ -2769,6 +2769,13 @@ enum splitlock_count_source {
 
 struct splitlock_count;
 
+/*
+ * A count object is used by one thread at a time. It holds two perf
+ * events (close-on-exec), and with SPLITLOCK_COUNT_TASKS two more and a
+ * 68 KiB ring buffer for each possible CPU, counted against the user's
+ * locked memory for perf (kernel.perf_event_mlock_kb).
+ */
+
 /* Flags of splitlock_count_new(). */
 enum {
 	/* Also learn which task took each trap, and where, where the source
@@ -2834,7 +2841,10 @@ const char *splitlock_count_get_reason(const struct splitlock_count *counter);
 /**
  * splitlock_count_is_exact:
  *
- * Whether the chosen source counts every event (not a lower bound).
+ * Whether the chosen source counts every event, not a lower bound: the PMU
+ * does; the tracepoint does where the mode traps every split lock and bus
+ * lock (seq, ratelimit, fatal, or warn with #DB alone), not in warn mode
+ * with #AC, where a core rests from detection after each trap.
  *
  * Since: LIBSPLITLOCK_1.1
  */
@@ -2846,7 +2856,11 @@ bool splitlock_count_is_exact(const struct splitlock_count *counter);
  * its next execve() (the counts begin with the program, not with the
  * caller's code between fork() and exec). @pid must be a child of the
  * caller that has not exec'd yet and that runs with the caller's
- * credentials. One process per counter. Errors: -EBUSY (already attached),
+ * credentials. One process per counter. The kernel stops counting a task
+ * whose exec crosses a security domain (a setuid or file-capability
+ * program leaves it undumpable) and everything it starts after: run the
+ * child with no_new_privs (prctl(2) PR_SET_NO_NEW_PRIVS) so that no exec
+ * does. Errors: -EBUSY (already attached),
  * -EOPNOTSUPP (the counter is refused), the error of perf_event_open()
  * (-EACCES, -ESRCH, ...).
  *
@@ -2857,14 +2871,15 @@ int splitlock_count_attach(struct splitlock_count *counter, uint32_t pid);
 /**
  * splitlock_count_read:
  *
- * The count of events of @kind so far, over the tree attached, in *@count.
- * A task's events reach the total once it has exited (the kernel folds an
- * inherited count into its parent's then), so read after the tree has
- * ended. -ENODATA: the source does not tell this kind apart (a PMU event
- * that counts bus locks, which include split locks, has no split lock
- * count); -EIO: a PMU event lost its counter to another user of the PMU
- * (the count is incomplete); -ENOTCONN: nothing attached; -EINVAL:
- * unknown @kind.
+ * The count of events of @kind so far, over the tree attached, in *@count:
+ * the tasks that have exited and those still running, up to this call.
+ * Read once the whole tree has ended, or what comes after is not in it.
+ * -ENODATA: the source does not tell this kind apart (a PMU event that
+ * counts bus locks, which include split locks, has no split lock count);
+ * -ENOEXEC: never enabled (the process did not exec after the attach, or
+ * had before it; a count of 0 would be a lie); -EIO: a PMU event was off
+ * its counter for a while, taken by another user of the PMU (the count is
+ * short); -ENOTCONN: nothing attached; -EINVAL: unknown @kind.
  *
  * Since: LIBSPLITLOCK_1.1
  */
@@ -2910,8 +2925,10 @@ int splitlock_count_get_tasks(const struct splitlock_count *count, size_t *n, ui
  *
  * Task @index (below the count of splitlock_count_get_tasks()): its PID
  * (the thread's, as the kernel log prints it), its name (*@comm borrowed,
- * NULL when no record named it), and its traps of each kind. Any out
- * pointer may be NULL. -ERANGE past the end.
+ * NULL when no record named it: the name of its last exec), and its traps
+ * of each kind. Any out pointer may be NULL; what they point to is valid
+ * until the next splitlock_count_drain() or splitlock_count_free().
+ * -ERANGE past the end.
  *
  * Since: LIBSPLITLOCK_1.1
  */
@@ -2922,9 +2939,10 @@ int splitlock_count_get_task(const struct splitlock_count *count, size_t index, 
  *
  * The distinct user-space addresses task @index trapped at (the split lock
  * instruction for an #AC, the one after the locked instruction for a #DB,
- * as the kernel's warning prints them), at most 8, borrowed in *@ips,
- * *@n of them; *@all (may be NULL) false when it trapped at more.
- * -ERANGE past the end.
+ * as the kernel's warning prints them), at most 8, borrowed in *@ips
+ * until the next splitlock_count_drain() or splitlock_count_free(), *@n of
+ * them; *@all (may be NULL) false when it trapped at more. -ERANGE past
+ * the end.
  *
  * Since: LIBSPLITLOCK_1.1
  */

@@ -43,6 +43,7 @@ struct splitlock_count {
 	const struct sl_pmu_event *event;  /* SPLITLOCK_COUNT_PMU */
 	uint64_t tracepoint;                /* SPLITLOCK_COUNT_TRACE: its id */
 	int fd[2];                          /* by enum splitlock_kind; -1 */
+	bool exact;                         /* every event, not every trap */
 	bool attached;
 	unsigned flags;
 	struct sl_count_tasks *tasks;       /* SPLITLOCK_COUNT_TASKS, once attached */
@@ -79,11 +80,18 @@ static void event_attr(const struct splitlock_count *counter, struct perf_event_
 	attr->disabled = 1;
 	attr->enable_on_exec = 1;
 	attr->inherit = 1;
+	/* Enabled 0: never exec'd; running < enabled: not counted throughout
+	 * (a pinned event of a task the PMU had no counter for). Summed over
+	 * the inherited events, the children's too. */
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	if (counter->source == SPLITLOCK_COUNT_PMU) {
 		attr->type = PERF_TYPE_RAW;
 		attr->config = counter->event->config;
 		attr->exclude_kernel = 1;
 		attr->exclude_hv = 1;
+		/* A KVM guest's locks are the guest's, as the tracepoint's
+		 * guest_ac traps are (not counted either). */
+		attr->exclude_guest = 1;
 		attr->pinned = 1;
 	} else {
 		/* A tracepoint fires in the kernel: excluding it counts nothing. */
@@ -144,9 +152,15 @@ static int refusal_clause(struct splitlock_ctx *ctx, int err, char **why, const 
 {
 	char paranoid[16];
 
-	if (err == -EACCES || err == -EPERM)
+	if (err == -EACCES)
 		return message_set(why, "%s needs CAP_PERFMON or a lower "
 				   "kernel.perf_event_paranoid (it is %s)", what,
+				   paranoid_text(ctx, paranoid, sizeof(paranoid)));
+	/* EPERM is also what a container's seccomp filter answers. */
+	if (err == -EPERM)
+		return message_set(why, "%s was refused (EPERM: CAP_PERFMON or a lower "
+				   "kernel.perf_event_paranoid, it is %s, or a container's "
+				   "seccomp filter)", what,
 				   paranoid_text(ctx, paranoid, sizeof(paranoid)));
 	if (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV)
 		return message_set(why, "%s cannot be counted here (%s)", what,
@@ -232,6 +246,17 @@ static int pmu_choose(struct splitlock_ctx *ctx, struct splitlock_count *counter
 	return r;
 }
 
+/* Is @word one of the space-separated words of @list? */
+static bool has_word(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)); p += len)
+		if ((p == list || p[-1] == ' ') && (p[len] == '\0' || p[len] == ' '))
+			return true;
+	return false;
+}
+
 static int trace_choose(struct splitlock_ctx *ctx, struct splitlock_count *counter,
 			char **why, int *worst)
 {
@@ -239,7 +264,7 @@ static int trace_choose(struct splitlock_ctx *ctx, struct splitlock_count *count
 		"/sys/kernel/tracing/events/split_lock/split_lock_trap/id",
 		"/sys/kernel/debug/tracing/events/split_lock/split_lock_trap/id",
 	};
-	char line[32], *end;
+	char line[32], mode[32], features[64], *end;
 	unsigned long long id;
 	int r = -ENOENT;
 
@@ -260,6 +285,23 @@ static int trace_choose(struct splitlock_ctx *ctx, struct splitlock_count *count
 	if (errno || end == line || *end)
 		return message_set(why, "the tracepoint's id is not a number") < 0 ?
 			-ENOMEM : -EBADMSG;
+	/*
+	 * The tracepoint counts traps: nothing where detection is off, and in
+	 * warn mode fewer traps than split locks (#AC rests on a core after
+	 * each one). seq, ratelimit (#DB) and fatal trap every one, and so
+	 * does warn where the kernel uses #DB alone.
+	 */
+	if (sl_read_line(ctx, "/sys/kernel/split_lock/mode", mode, sizeof(mode)) < 0)
+		mode[0] = '\0';
+	if (sl_read_line(ctx, "/sys/kernel/split_lock/features", features, sizeof(features)) < 0)
+		features[0] = '\0';
+	if (streq(mode, "off"))
+		return message_set(why, "the kernel's detection is off, so nothing traps and its "
+				   "tracepoint split_lock:split_lock_trap would count nothing") < 0 ?
+			-ENOMEM : -EOPNOTSUPP;
+	counter->exact = streq(mode, "seq") || streq(mode, "fatal") ||
+			 strncmp(mode, "ratelimit:", 10) == 0 ||
+			 (streq(mode, "warn") && has_word(features, "db") && !has_word(features, "ac"));
 	counter->tracepoint = id;
 	counter->source = SPLITLOCK_COUNT_TRACE;
 	r = trial(ctx, counter, "the tracepoint split_lock:split_lock_trap", why, worst);
@@ -286,12 +328,16 @@ _public_ int splitlock_count_new(struct splitlock_ctx *ctx, unsigned flags,
 	counter->tasks_error = -ENOTCONN;
 
 	if (pmu_choose(ctx, counter, &pmu, &worst) == 0) {
+		counter->exact = true;
 		if (message_set(&counter->reason, "counted by the PMU event %s, whether or "
 				"not anything traps", counter->event->name) < 0)
 			return -ENOMEM;
 	} else if (trace_choose(ctx, counter, &trace, &worst) == 0) {
-		if (message_set(&counter->reason, "counted by the kernel's tracepoint "
-				"split_lock:split_lock_trap, every trap it handles") < 0)
+		if (message_set(&counter->reason, counter->exact ?
+				"counted by the kernel's tracepoint split_lock:split_lock_trap, "
+				"which this mode fires for every split lock and bus lock" :
+				"counted by the kernel's tracepoint split_lock:split_lock_trap, a "
+				"lower bound: in warn mode a core rests from #AC after each trap") < 0)
 			return -ENOMEM;
 	} else {
 		if (!pmu || !trace)
@@ -336,7 +382,7 @@ _public_ const char *splitlock_count_get_reason(const struct splitlock_count *co
 
 _public_ bool splitlock_count_is_exact(const struct splitlock_count *counter)
 {
-	return counter->source == SPLITLOCK_COUNT_PMU || counter->source == SPLITLOCK_COUNT_TRACE;
+	return counter->source && counter->exact;
 }
 
 _public_ int splitlock_count_attach(struct splitlock_count *counter, uint32_t pid)
@@ -436,7 +482,7 @@ _public_ int splitlock_count_get_task_ips(const struct splitlock_count *counter,
 _public_ int splitlock_count_read(const struct splitlock_count *counter,
 				    enum splitlock_kind kind, uint64_t *count)
 {
-	uint64_t value;
+	struct { uint64_t value, enabled, running; } v;
 	ssize_t n;
 
 	*count = 0;
@@ -447,11 +493,18 @@ _public_ int splitlock_count_read(const struct splitlock_count *counter,
 	if (counter->fd[kind] < 0)
 		return -ENODATA;
 	/* A pinned event the kernel could not keep scheduled reads as EOF. */
-	n = read(counter->fd[kind], &value, sizeof(value));
+	n = read(counter->fd[kind], &v, sizeof(v));
 	if (n < 0)
 		return -errno;
-	if (n != sizeof(value))
+	if (n != sizeof(v))
 		return -EIO;
-	*count = value;
+	/* Never enabled: the process never exec'd after the attach (or had
+	 * before it), and 0 would pass for a count. */
+	if (v.enabled == 0)
+		return -ENOEXEC;
+	/* Off its counter for a while, in this task or a child: short. */
+	if (v.running < v.enabled)
+		return -EIO;
+	*count = v.value;
 	return 0;
 }

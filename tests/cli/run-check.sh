@@ -47,11 +47,29 @@ PY
 	[ "$(ls -A "$T" | grep -c '^\.r\.')" = 0 ] || fail "temporary files left: $(ls -A "$T")"
 }
 
-test_a_report_that_cannot_be_written_is_said() {
+test_a_report_that_cannot_be_written_fails_before_cmd_runs() {
 	cpu_root 151
-	run "$SLCTL" --root "$T/root" run --check --report "$T/no/such/dir/r.json" -- true
+	run "$SLCTL" --root "$T/root" run --check --report "$T/no/such/dir/r.json" -- touch "$T/ran"
+	expect_rc 1
+	expect_err "cannot write the report $T/no/such/dir/r.json: No such file or directory; touch was not started."
+	[ ! -e "$T/ran" ] || fail "CMD ran though its report could not be written"
+	mkdir "$T/dir"
+	run "$SLCTL" --root "$T/root" run --check --report "$T/dir" -- touch "$T/ran"
+	expect_rc 1
+	expect_err "cannot write the report $T/dir: Is a directory"
+	[ -z "$(ls -A "$T/dir")" ] || fail "something was left in $T/dir: $(ls -A "$T/dir")"
+}
+
+test_a_junit_report_is_well_formed_xml_whatever_the_arguments() {
+	cpu_root 151
+	run "$SLCTL" --root "$T/root" run --check --report "$T/r.xml" --report-format junit -- \
+		true "$(printf 'caf\xe9 \x01 <&>')" "$(printf 'd\xc3\xa9j\xc3\xa0')"
 	expect_rc 4
-	expect_err "cannot write the report $T/no/such/dir/r.json"
+	python3 - "$T/r.xml" <<'PY' || fail "JUnit report not well-formed: $(cat -v "$T/r.xml")"
+import sys, xml.etree.ElementTree as ET
+case = ET.parse(sys.argv[1]).getroot().find('testsuite/testcase')
+assert case.get('name') == 'true caf\\xe9 \\x01 <&> d\u00e9j\u00e0', repr(case.get('name'))
+PY
 }
 
 test_a_pmu_event_the_kernel_refuses_is_named() {
@@ -69,6 +87,7 @@ test_bad_options_are_usage_errors() {
 	local args
 	for args in "--max 3 -- true" "--report f -- true" "--check --max -1 -- true" \
 		    "--check --max x -- true" "--check --max 18446744073709551616 -- true" \
+		    "--check --max +1 -- true" "--check --max= -- true" \
 		    "--check --report-format xml --report f -- true" \
 		    "--check --report-format junit -- true" "--check --report= -- true" \
 		    "--check true"; do

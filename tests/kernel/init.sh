@@ -224,6 +224,14 @@ count)
 		run slctl run --check -- sh -c 'slinject ac 1; exit 7'
 		run slctl run --check --report /tmp/report.xml --report-format junit -- slinject db 1
 		sed 's/^/@@@ junit /' /tmp/report.xml
+		# No exec under the gate gains privileges (the kernel would stop
+		# counting it), and what CMD leaves running is waited for.
+		run slctl run --check -- grep NoNewPrivs /proc/self/status
+		run slctl run --check -- sh -c '(sleep 1; slinject ac 2) & exit 0'
+		# seq traps every split lock: the count is exact there.
+		run slinject write /sys/kernel/split_lock/mode seq
+		run slctl run --check --report /tmp/seq.json -- slinject ac 2
+		sed 's/^/@@@ seqreport /' /tmp/seq.json
 	fi
 	;;
 runtime-ratelimit)
