@@ -40,6 +40,8 @@
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define DATA_PAGES 16 /* a power of two: 64 KiB, ~1600 samples a CPU */
 #define PERF_REG_X86_IP_BIT 8 /* arch/x86/include/uapi/asm/perf_regs.h */
+/* sample_id_all's trailer of a non-sample record: TID, TIME, ID. */
+#define SAMPLE_ID_SIZE 24
 
 struct cpu_buffer {
 	int fd[2];            /* by kind; fd[0] owns the mapping */
@@ -57,7 +59,7 @@ struct sl_count_tasks {
 	/* Every thread a COMM or FORK record told of: its own name, or its
 	 * parent's thread, looked up once all buffers are read (records of
 	 * different CPUs come in no order). */
-	struct name { uint32_t tid, ptid; char comm[16]; bool named; } *names;
+	struct name { uint32_t tid, ptid; char comm[16]; bool named; uint64_t time; } *names;
 	size_t nnames, names_alloc;
 	uint64_t lost;
 	char scratch[512];
@@ -90,7 +92,11 @@ static int open_cpu(struct cpu_buffer *b, const struct perf_event_attr *count_at
 		struct perf_event_attr attr = *count_attr;
 
 		attr.sample_period = 1;
-		attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ID | PERF_SAMPLE_REGS_USER;
+		attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+				   PERF_SAMPLE_REGS_USER;
+		/* COMM records carry the time too: the last exec names a
+		 * task, whichever CPU's buffer is read first. */
+		attr.sample_id_all = 1;
 		attr.sample_regs_user = UINT64_C(1) << PERF_REG_X86_IP_BIT;
 		attr.wakeup_events = 1;
 		/* Names on one of the two events, or they come twice. */
@@ -234,12 +240,17 @@ static const char *name_of(struct sl_count_tasks *t, uint32_t tid)
 	return NULL;
 }
 
-static int set_name(struct sl_count_tasks *t, uint32_t tid, const char *comm, size_t len)
+static int set_name(struct sl_count_tasks *t, uint32_t tid, const char *comm, size_t len,
+		    uint64_t time)
 {
 	struct name *n = name_entry(t, tid);
 
 	if (!n)
 		return -ENOMEM;
+	/* An older exec's name, read after a newer one from another CPU. */
+	if (n->named && time < n->time)
+		return 0;
+	n->time = time;
 	memset(n->comm, 0, sizeof(n->comm));
 	memcpy(n->comm, comm, MIN(len, sizeof(n->comm) - 1));
 	n->named = true;
@@ -286,7 +297,7 @@ static int kind_of(const struct sl_count_tasks *t, uint64_t id)
 
 static int sample(struct sl_count_tasks *t, const unsigned char *p, size_t len)
 {
-	struct { uint32_t pid, tid; uint64_t id, abi; } s;
+	struct { uint32_t pid, tid; uint64_t time, id, abi; } s;
 	struct sl_count_task *task;
 	uint64_t ip = 0;
 	int kind;
@@ -317,16 +328,20 @@ static int record(struct sl_count_tasks *t, const struct perf_event_header *h,
 		  const unsigned char *p, size_t len)
 {
 	uint32_t ids[4];
-	uint64_t lost[2];
+	uint64_t lost[2], time;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		return sample(t, p, len);
 	case PERF_RECORD_COMM:
-		if (len <= 8)
+		/* pid, tid, comm (NUL-padded to 8 bytes), then sample_id_all's
+		 * pid, tid, time, id: the time is 16 bytes from the end. */
+		if (len <= 8 + SAMPLE_ID_SIZE)
 			return 0;
 		memcpy(ids, p, 8);
-		return set_name(t, ids[1], (const char *)p + 8, strnlen((const char *)p + 8, len - 8));
+		memcpy(&time, p + len - 16, sizeof(time));
+		return set_name(t, ids[1], (const char *)p + 8,
+				strnlen((const char *)p + 8, len - 8 - SAMPLE_ID_SIZE), time);
 	case PERF_RECORD_FORK:
 		if (len < 16)
 			return 0;

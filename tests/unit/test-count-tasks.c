@@ -86,7 +86,8 @@ TEST(every_task_of_a_tree_is_counted_named_and_placed)
 			_exit(1);
 		execl("/bin/sh", "sh", "-c",
 		      "dd if=/dev/zero of=/dev/null bs=1 count=3 status=none; "
-		      "dd if=/dev/zero of=/dev/null bs=2 count=2 status=none; true", (char *)NULL);
+		      /* sh, then env, then dd in one task: the last exec names it. */
+		      "exec env dd if=/dev/zero of=/dev/null bs=2 count=2 status=none", (char *)NULL);
 		_exit(127);
 	}
 	close(go[0]);
