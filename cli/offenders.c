@@ -128,13 +128,18 @@ static int parse_columns(struct options *o, const char *list)
 					  "column names, without empty ones.");
 			return -1;
 		}
-		if (c < 0 || o->n_cols >= 32) {
+		if (c < 0) {
 			slctl_usage_error("offenders", "unknown column '%.*s'.", (int)len, p);
 			return -1;
 		}
 		for (size_t i = 0; add && i < o->n_cols; i++)
 			if (o->cols[i] == c)
 				c = -1;
+		if (c >= 0 && o->n_cols >= ARRAY_SIZE(o->cols)) {
+			slctl_usage_error("offenders", "too many columns in --output (at most %zu).",
+					  ARRAY_SIZE(o->cols));
+			return -1;
+		}
 		if (c >= 0)
 			o->cols[o->n_cols++] = c;
 		p += len;

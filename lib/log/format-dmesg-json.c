@@ -149,6 +149,20 @@ static int member(struct sl_reader *rd, const char *p, const char *end)
 	return p == end ? 0 : -1;
 }
 
+/* A document's head cut short with the next document's "{" after it. */
+static bool head_joined(const char *p, size_t n)
+{
+	static const char open[] = "\"dmesg\": [";
+
+	if (n >= 2 && memcmp(p, "{{", 2) == 0)
+		return true;
+	if (n < 2 || *p != '"' || p[n - 1] != '{')
+		return false;
+	/* "\"dm{", "\"dmesg\": {", "\"dmesg\": [{" */
+	return n - 1 <= sizeof(open) - 1 ? memcmp(p, open, n - 1) == 0
+					 : (n == sizeof(open) && memcmp(p, open, n - 1) == 0);
+}
+
 static int dmesg_json_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	const char *end = line + len, *p = sl_json_skip_ws(line, end);
@@ -160,6 +174,19 @@ static int dmesg_json_line(struct sl_reader *rd, const char *line, size_t len)
 	n = (size_t)(end - p);
 	if (n == 0)
 		return 0;
+	/*
+	 * A document cut before its "dmesg": [ line was whole ("{", "{\n
+	 * \"dm"), another appended: its "{" runs on into the next one's
+	 * ("{{", "\"dm{", "\"dmesg\": [{"), or comes twice before it.
+	 */
+	if (!rd->json_open && (head_joined(p, n) || (n == 1 && *p == '{' && rd->json_head))) {
+		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
+		/* The "{" ending it is the next document's head. */
+		rd->json_head = true;
+		return 0;
+	}
+	if (n == 1 && *p == '{' && !rd->json_open)
+		rd->json_head = true;
 	if ((n == 1 && (*p == '{' || *p == '}' || *p == ']')) ||
 	    (n == 2 && (memcmp(p, "},", 2) == 0 || memcmp(p, "],", 2) == 0)) ||
 	    (n == 3 && memcmp(p, "},{", 3) == 0)) {
@@ -189,6 +216,7 @@ static int dmesg_json_line(struct sl_reader *rd, const char *line, size_t len)
 						   SPLITLOCK_UNREAD_CUT);
 			rd->json_open = true;
 			rd->json_array_closed = false;
+			rd->json_head = false;
 			return 0;
 		}
 		if (!rd->pending.open)

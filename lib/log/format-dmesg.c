@@ -319,44 +319,101 @@ static const char *record_stamp(const char *p, const char *end, struct sl_log_re
 	return p;
 }
 
-/* Another record's prefix at @p, a stamp or the line's end after it. */
-static bool second_prefix(const char *p, const char *end)
+/*
+ * Another record's start at @p: in -x output its prefix ("kern  :info  :
+ * "), whatever follows it (a stamp of any format, or none under -t: the
+ * kernel never begins a message with one); in -r output its "<6>", with
+ * a stamp, or the line's end, after it where @strict (a message may begin
+ * "<4>x"); in plain output a whole stamp.
+ */
+static bool second_start(enum sl_dmesg_form form, const char *p, const char *end, bool strict)
 {
+	struct sl_log_record r = SL_RECORD_INIT;
 	int facility, level;
-	const char *q = record_prefix(p, end, &facility, &level);
 
-	return q && (q == end || (*q == '[' && end - q > 1 && (q[1] == ' ' || (q[1] >= '0' && q[1] <= '9'))) ||
-		     (*q >= '0' && *q <= '9'));
+	const char *q;
+
+	if (form == SL_DMESG_DECODED)
+		return *p >= 'a' && *p <= 'z' && decoded_prefix(p, end, &facility, &level);
+	if (form == SL_DMESG_RAW)
+		return *p == '<' && (q = sl_syslog_pri(p, end, &facility)) &&
+		       (!strict || q == end || *q == '[' || (*q >= '0' && *q <= '9'));
+	return *p == '[' && record_stamp(p, end, &r) != p;
 }
 
 /*
- * The message of a record of -r or -x, at @p after its prefix and stamp:
- * does another record's prefix begin it, or begin inside a stamp cut
- * short ("[  50" then "kern  :info  : [")? Then a dump was cut before the
- * record's message and another appended ("cat cut whole"): the record may
- * have been the detector's, and its message never came.
+ * [@p, @q): a record's stamp cut short ("[  50", "[Sun Dec  6 13:4",
+ * "[<    1.0", "[  +1.0"), or nothing.
  */
-static bool joined_record(const char *p, const char *end)
+static bool stamp_start(const char *p, const char *q)
 {
-	if (second_prefix(p, end))
-		return true;
-	if (p < end && *p == '[')
-		for (const char *q = p + 1; q < end && q - p < 24; q++) {
-			if ((*q == '<' || (*q >= 'a' && *q <= 'z')) && second_prefix(q, end))
-				return true;
-			if (*q != ' ' && *q != '.' && !(*q >= '0' && *q <= '9'))
-				break;
+	return p == q || (*p == '[' && q - p < 40 && !memchr(p, ']', (size_t)(q - p)));
+}
+
+/*
+ * [@line, @at): a record's head cut short, before @at where another
+ * record's start follows: the start of its prefix ("kern  :wa", "<"), or
+ * the prefix and the start of a stamp ("kern  :warn  : [  50"), or both
+ * and the start of a detector line ("x86/split lock dete"), or nothing
+ * after them. Such a line is a dump cut there and another appended
+ * ("cat cut whole"): the record may have been the detector's, and its
+ * message never came.
+ */
+static int cut_head(enum sl_dmesg_form form, const char *line, const char *at)
+{
+	struct sl_log_record r = SL_RECORD_INIT;
+	const char *p = line, *s;
+	int facility, level;
+
+	if (form != SL_DMESG_PLAIN) {
+		const char *q = record_prefix(p, at, &facility, &level);
+
+		if (!q) {
+			/* The prefix itself cut: "<4", "kern  :wa" */
+			if (*p == '<') {
+				for (s = p + 1; s < at; s++)
+					if (*s < '0' || *s > '9')
+						return false;
+				return at - p < 8;
+			}
+			for (s = p; s < at; s++)
+				if (!(*s >= 'a' && *s <= 'z') && *s != ' ' && *s != ':')
+					return false;
+			return at - p < 20;
 		}
+		p = q;
+	}
+	s = record_stamp(p, at, &r);
+	if (s == p)
+		return p == at ? 2 : stamp_start(p, at) || sl_detector_start_prefix(p, (size_t)(at - p));
+	s = sl_skip_caller_id(s, at);
+	return s == at ? 2 : sl_detector_start_prefix(s, (size_t)(at - s));
+}
+
+/*
+ * A line (of a record's first line, not indented) that holds another
+ * record's start where its own head, cut short, should have gone on:
+ * only the first 96 bytes are looked at (a prefix, a stamp and a
+ * detector line's start), and only a byte that can begin a record.
+ */
+static bool joined_line_at(enum sl_dmesg_form form, const char *line, const char *end)
+{
+	const char *stop = end - line > 96 ? line + 96 : end;
+	int r;
+
+	for (const char *p = line + 1; p < stop; p++)
+		if ((*p == '[' || *p == '<' || (*p >= 'a' && *p <= 'z')) &&
+		    second_start(form, p, end, false) && (r = cut_head(form, line, p)) &&
+		    (r == 1 || second_start(form, p, end, true)))
+			return true;
 	return false;
 }
 
-/* A line of -r or -x (colours left out into @buf, when it has any) that is
- * a record joined to another, read from @line. */
+/* A line of -r, -x or plain dmesg (colours left out into @buf, when it
+ * has any) that is a record joined to another, read from @line. */
 static bool joined_line(const struct sl_reader *rd, const char *line, size_t len, char *buf)
 {
-	struct sl_log_record r = SL_RECORD_INIT;
-	const char *end, *p, *q;
-	int facility, level;
+	const char *end, *p;
 
 	if (memchr(line, '\x1b', len)) {
 		len = strip_dmesg_colours(line, len, buf);
@@ -365,10 +422,9 @@ static bool joined_line(const struct sl_reader *rd, const char *line, size_t len
 	end = line + len;
 	p = sl_skip_blanks(line, end);
 	/* An indented line continues a record (a further line). */
-	if ((size_t)(p - line) > rd->indent || !(q = record_prefix(p, end, &facility, &level)))
+	if ((size_t)(p - line) > rd->indent || p == end)
 		return false;
-	p = sl_skip_caller_id(record_stamp(q, end, &r), end);
-	return joined_record(p, end);
+	return joined_line_at(rd->dmesg_form, p, end);
 }
 
 /*
@@ -427,9 +483,8 @@ static int dmesg_start(struct sl_reader *rd, const char *p, const char *end)
 		rd->dmesg_form = SL_DMESG_RAW;
 	else if (lines && decoded * 2 > lines)
 		rd->dmesg_form = SL_DMESG_DECODED;
-	/* Their records' prefixes show a record joined to another. */
-	if (rd->dmesg_form != SL_DMESG_PLAIN)
-		rd->passed = dmesg_passed;
+	/* Their records' heads show a record joined to another. */
+	rd->passed = dmesg_passed;
 	return 0;
 }
 
@@ -459,13 +514,14 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 		r.rec.level = level;
 		p = q;
 	}
-	p = sl_skip_caller_id(record_stamp(p, end, &r), end);
-	/* A record cut before its message, another dump's first record
-	 * after it: counted as cut, the other's text no message of it. */
-	if (q && !further && joined_record(p, end)) {
+	/* A record cut in its head, another dump's first record after it:
+	 * counted as cut, the other's text no message of it. */
+	if ((size_t)(sl_skip_blanks(line, end) - line) <= rd->indent &&
+	    joined_line_at(rd->dmesg_form, sl_skip_blanks(line, end), end)) {
 		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
 		return 0;
 	}
+	p = sl_skip_caller_id(record_stamp(p, end, &r), end);
 	if (!r.facility_known)
 		r.rec.facility = 0; /* plain text cannot tell; see slctl(8) */
 	if (further) {

@@ -146,6 +146,46 @@ static const char *stamp(const char *p, const char *end, struct sl_log_record *r
 }
 
 /* "-- Boot 0123... --", "-- Journal begins at ... --", "-- No entries --" */
+static const char *any_stamp(const char *p, const char *end, int64_t *t)
+{
+	struct sl_log_record r = SL_RECORD_INIT;
+
+	const char *q = stamp(p, end, &r);
+
+	*t = r.wall_usec != SPLITLOCK_TIME_UNKNOWN ? r.wall_usec : r.mono_usec;
+	return q;
+}
+
+/*
+ * A log that ends after a line's stamp, HOST and tag, before its message
+ * ("[  102.000000] h kernel: "): cut, as in every short form. (The text
+ * forms' rule takes short-monotonic's "] h" for a message begun.)
+ */
+static bool journal_text_line_cut(const char *line, const char *end)
+{
+	struct sl_log_record r = SL_RECORD_INIT;
+	const char *p = sl_skip_blanks(line, end), *q = stamp(p, end, &r), *colon;
+
+	if (q) {
+		colon = memmem(q, (size_t)(end - q), ": ", 2);
+		if (!colon || colon + 2 >= end)
+			return true;
+	}
+	return sl_text_line_cut(line, end);
+}
+
+static void journal_text_passed(struct sl_reader *rd, const char *p, const char *end)
+{
+	while (p < end) {
+		const char *le = memchr(p, '\n', (size_t)(end - p));
+
+		if (!le)
+			le = end;
+		sl_text_passed_joined(rd, p, le, any_stamp);
+		p = le + 1;
+	}
+}
+
 static bool marker(const char *p, size_t len)
 {
 	return len >= 6 && memcmp(p, "-- ", 3) == 0 && memcmp(p + len - 3, " --", 3) == 0;
@@ -180,6 +220,11 @@ static int journal_text_line(struct sl_reader *rd, const char *line, size_t len)
 			rd->boot = sl_boot_hash((const char *)&rd->line, sizeof(rd->line));
 		return 0;
 	}
+	/* A record cut in its head, another dump's first after it. */
+	if ((size_t)(p - line) <= rd->indent && sl_text_joined(p, end, any_stamp)) {
+		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
+		return 0;
+	}
 	q = stamp(p, end, &r);
 	if (!q) {
 		sl_reader_unrecognized(rd, line, len);
@@ -197,6 +242,8 @@ static int journal_text_line(struct sl_reader *rd, const char *line, size_t len)
 static int journal_text_start(struct sl_reader *rd, const char *p, const char *end)
 {
 	rd->indent = sl_first_line_indent(p, end);
+	/* Its lines' heads show a record joined to another. */
+	rd->passed = journal_text_passed;
 	return 0;
 }
 
@@ -224,4 +271,5 @@ const struct sl_log_format sl_log_format_journal_text = {
 	.n_needles = ARRAY_SIZE(needles),
 	.start = journal_text_start,
 	.line = journal_text_line,
+	.line_cut = journal_text_line_cut,
 };

@@ -56,7 +56,59 @@ static bool joined_record(const char *line, const char *end)
 	if (nl)
 		end = nl;
 	semi = memchr(line, ';', (size_t)(end - line) < 64 ? (size_t)(end - line) : 64);
-	return semi && record_at(semi + 1, end);
+	if (!semi)
+		return false;
+	return record_at(semi + 1, end);
+}
+
+/*
+ * A record cut inside its header or in the start of a detector line, the
+ * next dump's first record's header after it ("4,3,50206,0,0,-;",
+ * "4,3,502000000,-;x86/split lock dete6,0,0,-;"). Such a record ends a
+ * run of numbers (the next record is the other dump's second): only a
+ * record before a break, or the last of a stretch, is looked at so.
+ */
+static bool joined_cut_record(const char *line, const char *end)
+{
+	const char *semi = memchr(line, ';', (size_t)(end - line) < 64 ? (size_t)(end - line) : 64);
+	const char *p = line;
+	int commas = 0;
+
+	if (!semi)
+		return false;
+	/*
+	 * Cut inside the header ("4,3,50200" then "6,0,0,-;"): the kernel
+	 * writes PRI,SEQ,USEC,FLAG with FLAG one byte that is no digit
+	 * ('-', 'c', '+'), and only "key=value" fields after it. A digit
+	 * after the third comma, or a longer FLAG, is another header run on.
+	 */
+	for (; commas < 3; commas++) {
+		while (p < semi && *p >= '0' && *p <= '9')
+			p++;
+		if (p >= semi || *p++ != ',')
+			break;
+	}
+	if (commas == 3 && p < semi &&
+	    ((*p >= '0' && *p <= '9') || (p + 1 < semi && p[1] != ',') ||
+	     (p + 2 < semi && p[2] >= '0' && p[2] <= '9')))
+		return true;
+	/*
+	 * Cut inside the message, in the start of a detector line ("x86/split
+	 * lock dete" then "6,0,0,-;"): that start, then another header. The
+	 * starts begin with one of "x#tsh". (The start is shorter than 32
+	 * bytes; a record's message ends at its line's end.)
+	 */
+	p = semi + 1;
+	if (end - p > 64)
+		end = p + 64;
+	if (p >= end || (*p != 'x' && *p != '#' && *p != 't' && *p != 's' && *p != 'h') ||
+	    !memchr(p, ';', (size_t)(end - p) < 48 ? (size_t)(end - p) : 48))
+		return false;
+	for (size_t k = 1; p + k < end && k < 32 && p[k] != '\n'; k++)
+		if (p[k] >= '0' && p[k] <= '9' && (p[k - 1] < '0' || p[k - 1] > '9') &&
+		    record_at(p + k, end) && sl_detector_start_prefix(p, k))
+			return true;
+	return false;
 }
 
 /* The line number of @p, a line passed by: counted only until the first
@@ -101,7 +153,7 @@ static int kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 	if ((!rd->stand_in && sl_kmsg_seq_lost(&rd->kmsg_seq, r.rec.seq)) || rd->kmsg_lost)
 		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_LOST);
 	rd->kmsg_lost = false;
-	if (!rd->stand_in && joined_record(line, line + len)) {
+	if (!rd->stand_in && (joined_record(line, line + len) || joined_cut_record(line, line + len))) {
 		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
 		return 0;
 	}
@@ -137,7 +189,8 @@ static bool record_seq(const char *line, const char *end, uint64_t *seq)
 /* Each record of [@p, @end), one by one. */
 static void passed_each(struct sl_reader *rd, const char *p, const char *end)
 {
-	uint64_t seq;
+	const char *prev = NULL, *prev_end = NULL;
+	uint64_t seq, prev_seq = 0;
 
 	while (p < end) {
 		const char *le = memchr(p, rd->sep, (size_t)(end - p));
@@ -146,10 +199,21 @@ static void passed_each(struct sl_reader *rd, const char *p, const char *end)
 			le = end;
 		if (record_seq(p, le, &seq) && sl_kmsg_seq_lost(&rd->kmsg_seq, seq))
 			rd->kmsg_lost = true;
-		if (record_seq(p, le, &seq) && joined_record(p, le))
-			sl_unread_note_why(rd->unread, passed_line(rd, p), SPLITLOCK_UNREAD_CUT);
+		if (record_seq(p, le, &seq)) {
+			if (joined_record(p, le))
+				sl_unread_note_why(rd->unread, passed_line(rd, p), SPLITLOCK_UNREAD_CUT);
+			/* The record before a break in the numbers. */
+			else if (prev && seq != prev_seq + 1 && joined_cut_record(prev, prev_end))
+				sl_unread_note_why(rd->unread, passed_line(rd, prev), SPLITLOCK_UNREAD_CUT);
+			prev = p;
+			prev_end = le;
+			prev_seq = seq;
+		}
 		p = le + 1;
 	}
+	/* The last one: the record after it was not passed by. */
+	if (prev && joined_cut_record(prev, prev_end))
+		sl_unread_note_why(rd->unread, passed_line(rd, prev), SPLITLOCK_UNREAD_CUT);
 }
 
 /*
@@ -187,7 +251,7 @@ static void kmsg_passed(struct sl_reader *rd, const char *p, const char *end)
 		 * inside would hide a record numbered as it is, another
 		 * dump's of the same boot from where it was cut.)
 		 */
-		if (joined_record(last, end))
+		if (joined_record(last, end) || joined_cut_record(last, end))
 			sl_unread_note_why(rd->unread, passed_line(rd, last), SPLITLOCK_UNREAD_CUT);
 		return;
 	}

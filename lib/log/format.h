@@ -166,6 +166,8 @@ struct sl_reader {
 	 * {"dmesg": [ ... ]}, jq -s's [ ... ]): a log that ends there was cut,
 	 * whichever record's "}" it ends at. */
 	bool json_open, json_array_closed;
+	/* dmesg --json: a document's "{" read, its "dmesg": [ not yet */
+	bool json_head;
 	/* jq's layout with the entries inside another value ({"entries":
 	 * [...]}): no form slctl reads; its lines are counted unread. */
 	bool json_nested;
@@ -373,6 +375,16 @@ const char *sl_journal_full_stamp(const char *p, const char *end, int64_t *wall)
 const char *sl_syslog_stamp(const char *p, const char *end, int64_t *wall);
 /* The same with the year of an RFC 3164 stamp given (0: guessed alone). */
 const char *sl_syslog_stamp_in(const char *p, const char *end, int year, int64_t *wall);
+typedef const char *(*sl_text_stamp_fn)(const char *p, const char *end, int64_t *t);
+/*
+ * A syslog or journalctl short line [@line, @end) whose head (its stamp,
+ * HOST, the kernel's tag, the start of a detector line) was cut short and
+ * another record's start, read by @stamp, follows where it should have
+ * gone on: a dump cut there and another appended ("cat cut whole").
+ */
+bool sl_text_joined(const char *line, const char *end, sl_text_stamp_fn stamp);
+/* The same, for the line [@p, @le) the scan passed by: noted cut. */
+void sl_text_passed_joined(struct sl_reader *rd, const char *p, const char *le, sl_text_stamp_fn stamp);
 /* Does the line at @p start with an RFC 3164 stamp? Its month and day. */
 bool sl_syslog_yearless(const char *p, const char *end, int *month, int *mday);
 /* log/format-syslog.c: keep a line of a yearless file; read them all at the end. */

@@ -1489,4 +1489,131 @@ test_dmesg_json_run_on_further_lines_count_once() {
 	expect_json '[.events, .complete, .forged_by.further_line, .forged_by.user_space] | @csv' '3,true,1,0'
 }
 
+
+# A dump cut inside a record's head (its prefix, its stamp, the start of
+# the detector's line: "x86/split lock dete"), another dump appended: the
+# next dump's first record runs on into the cut line. Counted as cut in
+# every text form, the line read by the scan or passed by (rev47 H1).
+test_a_record_cut_in_its_head_joined_to_another_dump_is_cut() {
+	local ev='x86/split lock detection: #DB: %s took a bus_lock trap at address: 0x401001'
+	local f cut b1
+	for cut in 'x86/split lock dete' 'x86/spl' 'x' '#D'; do
+		{ printf '6,0,0,-;Linux version 6.1.0\n'
+		  printf "4,1,501000000,-;$ev\n" a1/81
+		  printf '4,2,502000000,-;%s6,0,0,-;Linux version 6.1.0\n' "$cut"
+		  printf "4,1,101000000,-;$ev\n" b1/71; } >"$T/k"
+		{ printf 'kern  :info  : [    0.000000] Linux version 6.1.0\n'
+		  printf "kern  :warn  : [  501.000000] $ev\n" a1/81
+		  printf 'kern  :warn  : [  502.000000] %skern  :info  : [    0.000000] Linux version 6.1.0\n' "$cut"
+		  printf "kern  :warn  : [  101.000000] $ev\n" b1/71; } >"$T/x"
+		{ printf '<6>[    0.000000] Linux version 6.1.0\n'
+		  printf "<4>[  501.000000] $ev\n" a1/81
+		  printf '<4>[  502.000000] %s<6>[    0.000000] Linux version 6.1.0\n' "$cut"
+		  printf "<4>[  101.000000] $ev\n" b1/71; } >"$T/r"
+		{ printf '[    0.000000] Linux version 6.1.0\n'
+		  printf "[  501.000000] $ev\n" a1/81
+		  printf '[  502.000000] %s[    0.000000] Linux version 6.1.0\n' "$cut"
+		  printf "[  101.000000] $ev\n" b1/71; } >"$T/plain"
+		{ printf '2026-11-30T00:50:00+0000 h kernel: Linux version 6.1.0\n'
+		  printf "2026-11-30T00:51:00+0000 h kernel: $ev\n" a1/81
+		  printf '2026-11-30T00:52:00+0000 h kernel: %s2026-11-30T00:40:00+0000 h kernel: Linux version 6.1.0\n' "$cut"
+		  printf "2026-11-30T00:41:00+0000 h kernel: $ev\n" b1/71; } >"$T/iso"
+		{ printf 'Mon 2026-11-30 00:50:00 UTC h kernel: Linux version 6.1.0\n'
+		  printf "Mon 2026-11-30 00:51:00 UTC h kernel: $ev\n" a1/81
+		  printf 'Mon 2026-11-30 00:52:00 UTC h kernel: %sMon 2026-11-30 00:40:00 UTC h kernel: Linux version 6.1.0\n' "$cut"
+		  printf "Mon 2026-11-30 00:41:00 UTC h kernel: $ev\n" b1/71; } >"$T/full"
+		for f in k x r plain iso full; do
+			run "$SLCTL" offenders --input "$T/$f" --json
+			expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+			expect_json '[.offenders[].comm] | sort | join(" ")' 'a1 b1'
+		done
+	done
+	# Cut inside the record's prefix or stamp, or the syslog line's HOST.
+	# shellcheck disable=SC2059
+	b1=$(printf "$ev" b1/71)
+	printf '6,0,0,-;Linux version 6.1.0\n4,2,50206,0,0,-;Linux version 6.1.0\n4,1,101000000,-;%s\n' "$b1" >"$T/k2"
+	printf 'kern  :info  : [    0.000000] Linux version 6.1.0\nkern  :wakern  :info  : [    0.000000] Linux version 6.1.0\nkern  :warn  : [  101.000000] %s\n' "$b1" >"$T/x2"
+	printf 'kern  :info  : [    0.000000] Linux version 6.1.0\nkern  :warn  : [  50kern  :info  : [    0.000000] Linux version 6.1.0\nkern  :warn  : [  101.000000] %s\n' "$b1" >"$T/x3"
+	printf '[    0.000000] Linux version 6.1.0\n[  50[    0.000000] Linux version 6.1.0\n[  101.000000] %s\n' "$b1" >"$T/plain2"
+	printf '2026-11-30T00:50:00+0000 h kernel: Linux version 6.1.0\n2026-11-30T00:52026-11-30T00:40:00+0000 h kernel: Linux version 6.1.0\n2026-11-30T00:41:00+0000 h kernel: %s\n' "$b1" >"$T/iso2"
+	printf '2026-11-30T00:50:00+0000 h kernel: Linux version 6.1.0\n2026-11-30T00:52:00+0000 h kern2026-11-30T00:40:00+0000 h kernel: Linux version 6.1.0\n2026-11-30T00:41:00+0000 h kernel: %s\n' "$b1" >"$T/iso3"
+	for f in k2 x2 x3 plain2 iso2 iso3; do
+		run "$SLCTL" offenders --input "$T/$f" --json
+		expect_json '[.complete, .unrecognized_by.cut, .offenders[0].comm] | @csv' 'false,1,"b1"'
+	done
+	# Messages of their own that begin so are none.
+	{ printf '[    1.000000] [drm] Initialized\n[    2.000000] x[drm] y\n'
+	  printf "[  501.000000] $ev\n" a1/81; } >"$T/own"
+	run "$SLCTL" offenders --input "$T/own" --json
+	expect_json '[.events, .complete] | @csv' '1,true'
+}
+
+# dmesg -x with any stamp (-T, -t, --time-format delta, iso, ctime, -e):
+# a record cut before its message, another dump appended: its message is
+# the next dump's record prefix. Cut (rev47 H2).
+test_a_dmesg_x_record_joined_with_any_stamp_is_cut() {
+	local ev='x86/split lock detection: #DB: %s took a bus_lock trap at address: 0x401001'
+	local s1 s2
+	while IFS='|' read -r s1 s2; do
+		# "_": the blank after a stamp.
+		s1=${s1/%_/ } s2=${s2/%_/ }
+		{ printf 'kern  :info  : %sLinux version 6.1.0\n' "$s2"
+		  printf "kern  :warn  : %s$ev\n" "$s1" a1/81
+		  printf 'kern  :warn  : %skern  :info  : %sLinux version 6.1.0\n' "$s1" "$s2"
+		  printf "kern  :warn  : %s$ev\n" "$s2" b1/71; } >"$T/x"
+		run "$SLCTL" offenders --input "$T/x" --json
+		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+		expect_json '[.offenders[].comm] | sort | join(" ")' 'a1 b1'
+	done <<'STAMPS'
+[Sun Dec  6 13:43:39 2026]_|[Sun Dec  6 13:35:17 2026]_
+|
+[<    1.000000>]_|[<    0.000000>]_
+[  +1.000000]_|[Dec 6 13:35]_
+[Dec 6 13:43]_|[  +0.000000]_
+2026-12-06T13:43:39,000000+00:00_|2026-12-06T13:35:17,000000+00:00_
+[Sun Dec  6 13:43:39 2026 <    1.000000>]_|[Sun Dec  6 13:35:17 2026 <    0.000000>]_
+STAMPS
+}
+
+# journalctl -o short-monotonic and short-delta: a log that ends after a
+# line's tag, before its message, is cut, as short's and short-iso's are
+# (rev47 M1).
+test_short_monotonic_cut_before_the_message_is_cut() {
+	local ev='x86/split lock detection: #AC: %s took a split_lock trap at address: 0x401000'
+	local end
+	for end in 'h kernel: ' 'h kernel:'; do
+		printf "[  101.000000] h kernel: $ev\n[  102.000000] %s" a0/1000 "$end" >"$T/mono"
+		run "$SLCTL" offenders --input "$T/mono" --json
+		expect_json '[.events, .complete, .unrecognized_by.cut] | @csv' '1,false,1'
+		printf "[  101.000000 <    1.000000>] h kernel: $ev\n[  102.000000 <    1.000000>] %s" a0/1000 "$end" >"$T/delta"
+		run "$SLCTL" offenders --input "$T/delta" --json
+		expect_json '[.events, .complete, .unrecognized_by.cut] | @csv' '1,false,1'
+	done
+}
+
+# dmesg --json: a document cut inside its head ("{\n   \"dmesg\": ["),
+# another appended: cut, the next read whole (rev47 L1).
+test_a_dmesg_json_document_cut_in_its_head_is_cut() {
+	local n
+	printf '{\n   "dmesg": [\n      {\n         "pri": 4,\n         "time":   101.000000,\n         "msg": "x86/split lock detection: #AC: b1/71 took a split_lock trap at address: 0x1"\n      }\n   ]\n}\n' >"$T/b.json"
+	for n in 12 13 14 15; do
+		head -c "$n" "$T/b.json" | cat - "$T/b.json" >"$T/joined.json"
+		run "$SLCTL" offenders --input "$T/joined.json" --json
+		expect_json .input_format dmesg-json
+		expect_json '[.events, .complete, .unrecognized_by.cut] | @csv' '1,false,1'
+	done
+	run "$SLCTL" offenders --input "$T/b.json" --json
+	expect_json '[.events, .complete] | @csv' '1,true'
+}
+
+# -o with more names than columns fit: said so, not "unknown column"
+# (rev47 L4).
+test_too_many_output_columns_are_said_so() {
+	run "$SLCTL" offenders --input "$F/events.kmsg" -o "$(printf 'COMM,%.0s' $(seq 32))COMM"
+	expect_rc 2
+	expect_err "too many columns in --output (at most 32)"
+	run "$SLCTL" offenders --input "$F/events.kmsg" -o "$(printf 'COMM,%.0s' $(seq 31))COMM"
+	expect_rc 0
+}
+
 run_tests
