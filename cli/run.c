@@ -460,11 +460,27 @@ static int exit_for_setup(int r)
 	return r == -EPERM ? EXIT_FAIL : slctl_exit_for(r);
 }
 
+/* CMD's child, set up: counted (run --check), let go, waited for. */
+static int release_and_wait(struct child *c, char **cmd)
+{
+	int r, e;
+
+	r = attach_count(c, cmd[0]);
+	if (r)
+		return r;
+	e = release_child(c);
+	if (e) {
+		wait_for(c->pid);
+		return exec_failed(cmd[0], e);
+	}
+	return wait_counted(c->pid);
+}
+
 static int run_exempt(struct splitlock_ctx *ctx, const struct slctl_globals *g, char **cmd,
 		      bool privileged)
 {
 	struct child c;
-	int r, e;
+	int r;
 
 	r = start_child(cmd, &c);
 	if (r < 0) {
@@ -498,22 +514,14 @@ static int run_exempt(struct splitlock_ctx *ctx, const struct slctl_globals *g, 
 			return helper_failed(status, cmd[0]);
 		}
 	}
-	r = attach_count(&c, cmd[0]);
-	if (r)
-		return r;
-	e = release_child(&c);
-	if (e) {
-		wait_for(c.pid);
-		return exec_failed(cmd[0], e);
-	}
-	return wait_counted(c.pid);
+	return release_and_wait(&c, cmd);
 }
 
 /* run --check without lifting anything: CMD as a counted child. */
 static int run_counted(char **cmd)
 {
 	struct child c;
-	int r, e;
+	int r;
 
 	save_dispositions();
 	r = start_child(cmd, &c);
@@ -521,15 +529,7 @@ static int run_counted(char **cmd)
 		slctl_error("cannot start %s: %s.", cmd[0], errno_text(r));
 		return EXIT_FAIL;
 	}
-	r = attach_count(&c, cmd[0]);
-	if (r)
-		return r;
-	e = release_child(&c);
-	if (e) {
-		wait_for(c.pid);
-		return exec_failed(cmd[0], e);
-	}
-	return wait_counted(c.pid);
+	return release_and_wait(&c, cmd);
 }
 
 /* Read the helper's "ready" line: the lease is in place. */
