@@ -330,7 +330,7 @@ static const struct sl_needle needles[] = {
 	{ ":[", 2, 1 },
 	{ ": [", 3, 2 },
 	/* journald's "Missed N kernel messages" */
-	{ "kernel messages", 15, 0 },
+	{ "kernel messages", 15, 10 },
 };
 _Static_assert(ARRAY_SIZE(needles) <= SL_NEEDLES_VECTOR_MAX, "searched in one vector pass");
 

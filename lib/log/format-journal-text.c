@@ -259,7 +259,7 @@ static const struct sl_needle needles[] = {
 	{ " blob data]", 11, 10 },
 	{ "\xe2\x80\xa6", 3, 0 }, /* "…"; "..." where the locale is not UTF-8 is
 				   * not looked for: a tenth needle doubles the scan */
-	{ "kernel messages", 15, 0 },
+	{ "kernel messages", 15, 10 },
 };
 _Static_assert(ARRAY_SIZE(needles) <= SL_NEEDLES_VECTOR_MAX, "searched in one vector pass");
 

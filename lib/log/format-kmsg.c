@@ -226,7 +226,6 @@ static void passed_each(struct sl_reader *rd, const char *p, const char *end)
  */
 static void kmsg_passed(struct sl_reader *rd, const char *p, const char *end)
 {
-	static const struct sl_needle continuation = { "\n ", 2, 0 };
 	const char *last = end;
 	uint64_t first_seq, last_seq, records;
 
@@ -234,11 +233,15 @@ static void kmsg_passed(struct sl_reader *rd, const char *p, const char *end)
 		last--;
 	while (last > p && last[-1] != rd->sep)
 		last--;
-	records = sl_count_byte(p, end, rd->sep) + (end[-1] != rd->sep);
 	/* Continuation lines (" KEY=VALUE") are no records. */
-	if (rd->sep == '\n')
-		for (const char *c = p; (c = sl_needle_find(c, end, &continuation, 1)); c += 2)
-			records--;
+	if (rd->sep == '\n') {
+		uint64_t continued;
+
+		records = sl_count_byte_pairs(p, end, '\n', ' ', &continued) - continued;
+	} else {
+		records = sl_count_byte(p, end, rd->sep);
+	}
+	records += end[-1] != rd->sep;
 	if (p[0] != ' ' && record_seq(p, end, &first_seq) && record_seq(last, end, &last_seq) &&
 	    last_seq >= first_seq && last_seq - first_seq + 1 == records &&
 	    (rd->kmsg_seq.any ? first_seq == rd->kmsg_seq.last + 1 :

@@ -428,15 +428,15 @@ bool sl_klog_line_parse(const char *line, size_t len,
  * suppressed": fatal mode's kill lines share one with others). A line holding one that no parser reads makes the report
  * incomplete (sl_detector_text_unread()). Needles whose first and last
  * bytes seldom stand at that distance keep the candidates few; the third
- * number is where a byte rare in logs stands in each ('#', the 'k' of
- * "lock" and "check", '[' below), which most blocks lack (needle-scan.h).
+ * number is where a pair of bytes rare in logs begins in each ("ct",
+ * "_l", "nm", "lb"; '#' alone), which most blocks lack (needle-scan.h).
  */
 #define SL_DETECTOR_NEEDLES \
 	{ "#", 1, 0 }, \
-	{ "lock detection", 14, 3 }, \
-	{ "_lock", 5, 4 }, \
-	{ "alignment check", 15, 14 }, \
-	{ "callbacks suppressed", 20, 7 }
+	{ "lock detection", 14, 9 }, \
+	{ "_lock", 5, 0 }, \
+	{ "alignment check", 15, 4 }, \
+	{ "callbacks suppressed", 20, 3 }
 
 /* ---- log/detect.c -------------------------------------------------------- */
 

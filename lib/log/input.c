@@ -33,7 +33,7 @@
  * "Missed N kernel messages" (journalctl -o cat is read as dmesg text). */
 static const struct sl_needle needles[] = {
 	SL_DETECTOR_NEEDLES,
-	{ "kernel messages", 15, 0 },
+	{ "kernel messages", 15, 10 },
 };
 #define N_NEEDLES (sizeof(needles) / sizeof(needles[0]))
 

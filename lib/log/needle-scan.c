@@ -43,7 +43,9 @@ vector_find(const char **pp, const char *end, const struct sl_needle *set,
 	    size_t n, size_t longest)
 {
 	__m128i first[MAX_VECTOR_NEEDLES], last[MAX_VECTOR_NEEDLES], rare[MAX_VECTOR_NEEDLES];
+	__m128i rare_next[MAX_VECTOR_NEEDLES];
 	size_t shift[MAX_VECTOR_NEEDLES], at_rare[MAX_VECTOR_NEEDLES];
+	bool pair[MAX_VECTOR_NEEDLES];
 	const char *p = *pp;
 
 #pragma GCC unroll 8
@@ -53,17 +55,25 @@ vector_find(const char **pp, const char *end, const struct sl_needle *set,
 		shift[k] = set[k].len - 1;
 		at_rare[k] = set[k].anchor < set[k].len ? set[k].anchor : 0;
 		rare[k] = _mm_set1_epi8(set[k].text[at_rare[k]]);
+		pair[k] = at_rare[k] + 1 < set[k].len;
+		rare_next[k] = _mm_set1_epi8(pair[k] ? set[k].text[at_rare[k] + 1] : 0);
 	}
 	/* Every load, the shifted ones included, stays inside the buffer. */
 	while ((size_t)(end - p) >= 16 + longest - 1) {
 		__m128i block, seen = _mm_setzero_si128(), any = _mm_setzero_si128();
 		unsigned mask;
 
-		/* First each needle's rare byte at its place: most blocks stop here. */
+		/* First each needle's rare pair of bytes at its place: most
+		 * blocks stop here. */
 #pragma GCC unroll 8
-		for (size_t k = 0; k < n; k++)
-			seen = _mm_or_si128(seen, _mm_cmpeq_epi8(
-				_mm_loadu_si128((const __m128i *)(p + at_rare[k])), rare[k]));
+		for (size_t k = 0; k < n; k++) {
+			__m128i m = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + at_rare[k])), rare[k]);
+
+			if (pair[k])
+				m = _mm_and_si128(m, _mm_cmpeq_epi8(
+					_mm_loadu_si128((const __m128i *)(p + at_rare[k] + 1)), rare_next[k]));
+			seen = _mm_or_si128(seen, m);
+		}
 		if (!_mm_movemask_epi8(seen)) {
 			p += 16;
 			continue;
@@ -105,7 +115,9 @@ vector_find_avx2(const char **pp, const char *end, const struct sl_needle *set,
 		 size_t n, size_t longest)
 {
 	__m256i first[MAX_VECTOR_NEEDLES], last[MAX_VECTOR_NEEDLES], rare[MAX_VECTOR_NEEDLES];
+	__m256i rare_next[MAX_VECTOR_NEEDLES];
 	size_t shift[MAX_VECTOR_NEEDLES], at_rare[MAX_VECTOR_NEEDLES];
+	bool pair[MAX_VECTOR_NEEDLES];
 	const char *p = *pp;
 
 #pragma GCC unroll 8
@@ -115,15 +127,22 @@ vector_find_avx2(const char **pp, const char *end, const struct sl_needle *set,
 		shift[k] = set[k].len - 1;
 		at_rare[k] = set[k].anchor < set[k].len ? set[k].anchor : 0;
 		rare[k] = _mm256_set1_epi8(set[k].text[at_rare[k]]);
+		pair[k] = at_rare[k] + 1 < set[k].len;
+		rare_next[k] = _mm256_set1_epi8(pair[k] ? set[k].text[at_rare[k] + 1] : 0);
 	}
 	while ((size_t)(end - p) >= 32 + longest - 1) {
 		__m256i block, seen = _mm256_setzero_si256(), any = _mm256_setzero_si256();
 		unsigned mask;
 
 #pragma GCC unroll 8
-		for (size_t k = 0; k < n; k++)
-			seen = _mm256_or_si256(seen, _mm256_cmpeq_epi8(
-				_mm256_loadu_si256((const __m256i *)(p + at_rare[k])), rare[k]));
+		for (size_t k = 0; k < n; k++) {
+			__m256i m = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(p + at_rare[k])), rare[k]);
+
+			if (pair[k])
+				m = _mm256_and_si256(m, _mm256_cmpeq_epi8(
+					_mm256_loadu_si256((const __m256i *)(p + at_rare[k] + 1)), rare_next[k]));
+			seen = _mm256_or_si256(seen, m);
+		}
 		if (_mm256_testz_si256(seen, seen)) {
 			p += 32;
 			continue;
@@ -255,64 +274,111 @@ const char *sl_needle_find(const char *p, const char *end,
 }
 
 /*
- * Counting a byte (line numbers of a saved log): compares and subtracts
- * 32 or 16 bytes at a time into byte counters that are summed before they
- * can wrap. gcc's vectorized C loop took six times the instructions.
+ * Counting a byte (line numbers of a saved log), or a byte followed by
+ * another (the continuation lines of a saved /dev/kmsg, "\n "): compares
+ * and subtracts 32 or 16 bytes at a time into byte counters that are
+ * summed before they can wrap. gcc's vectorized C loop took six times
+ * the instructions; finding each "\n " with sl_needle_find() cost as much
+ * as the needle scan of the whole file, '\n' being in most blocks.
+ * Pairs are counted in the same pass as the byte; the vector loops stop
+ * a byte early then, so that the load of the following bytes stays in
+ * [p, end).
  */
 #if defined(__SSE2__) && defined(__x86_64__)
 static __attribute__((target("avx2"))) uint64_t
-count_avx2(const char **pp, const char *end, char c)
+count_avx2(const char **pp, const char *end, char a, char b, uint64_t *pairs)
 {
-	const __m256i needle = _mm256_set1_epi8(c), zero = _mm256_setzero_si256();
+	const __m256i va = _mm256_set1_epi8(a), vb = _mm256_set1_epi8(b);
+	const __m256i zero = _mm256_setzero_si256();
 	const char *p = *pp;
+	const ptrdiff_t stop = pairs ? 33 : 32;
 	uint64_t n = 0;
 
-	while (end - p >= 32) {
-		__m256i acc = zero, sums;
+	while (end - p >= stop) {
+		__m256i acc = zero, acc_pairs = zero, sums;
 		/* 255 blocks at most: a byte counter holds 255. */
-		size_t blocks = (size_t)(end - p) / 32;
+		size_t blocks = (size_t)(end - p - (stop - 32)) / 32;
 
 		if (blocks > 255)
 			blocks = 255;
 #pragma GCC unroll 4
-		for (size_t i = 0; i < blocks; i++, p += 32)
-			acc = _mm256_sub_epi8(acc, _mm256_cmpeq_epi8(
-				_mm256_loadu_si256((const __m256i *)p), needle));
+		for (size_t i = 0; i < blocks; i++, p += 32) {
+			__m256i m = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)p), va);
+
+			acc = _mm256_sub_epi8(acc, m);
+			if (pairs)
+				acc_pairs = _mm256_sub_epi8(acc_pairs, _mm256_and_si256(m, _mm256_cmpeq_epi8(
+					_mm256_loadu_si256((const __m256i *)(p + 1)), vb)));
+		}
 		sums = _mm256_sad_epu8(acc, zero);
 		n += (uint64_t)_mm256_extract_epi64(sums, 0) + (uint64_t)_mm256_extract_epi64(sums, 1) +
 		     (uint64_t)_mm256_extract_epi64(sums, 2) + (uint64_t)_mm256_extract_epi64(sums, 3);
+		if (pairs) {
+			sums = _mm256_sad_epu8(acc_pairs, zero);
+			*pairs += (uint64_t)_mm256_extract_epi64(sums, 0) +
+				  (uint64_t)_mm256_extract_epi64(sums, 1) +
+				  (uint64_t)_mm256_extract_epi64(sums, 2) +
+				  (uint64_t)_mm256_extract_epi64(sums, 3);
+		}
 	}
 	*pp = p;
 	return n;
 }
 #endif
 
-uint64_t sl_count_byte(const char *p, const char *end, char c)
+/* How many bytes are @a, and (@pairs, when given) how many of them @b follows. */
+static inline uint64_t count(const char *p, const char *end, char a, char b, uint64_t *pairs)
 {
 	uint64_t n = 0;
 
 #if defined(__SSE2__) && defined(__x86_64__)
 	if (have_avx2())
-		n += count_avx2(&p, end, c);
+		n += count_avx2(&p, end, a, b, pairs);
 	{
-		const __m128i needle = _mm_set1_epi8(c), zero = _mm_setzero_si128();
+		const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+		const __m128i zero = _mm_setzero_si128();
+		const ptrdiff_t stop = pairs ? 17 : 16;
 
-		while (end - p >= 16) {
-			__m128i acc = zero, sums;
-			size_t blocks = (size_t)(end - p) / 16;
+		while (end - p >= stop) {
+			__m128i acc = zero, acc_pairs = zero, sums;
+			size_t blocks = (size_t)(end - p - (stop - 16)) / 16;
 
 			if (blocks > 255)
 				blocks = 255;
-			for (size_t i = 0; i < blocks; i++, p += 16)
-				acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(
-					_mm_loadu_si128((const __m128i *)p), needle));
+			for (size_t i = 0; i < blocks; i++, p += 16) {
+				__m128i m = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), va);
+
+				acc = _mm_sub_epi8(acc, m);
+				if (pairs)
+					acc_pairs = _mm_sub_epi8(acc_pairs, _mm_and_si128(m, _mm_cmpeq_epi8(
+						_mm_loadu_si128((const __m128i *)(p + 1)), vb)));
+			}
 			sums = _mm_sad_epu8(acc, zero);
 			n += (uint64_t)_mm_cvtsi128_si64(sums) +
 			     (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
+			if (pairs) {
+				sums = _mm_sad_epu8(acc_pairs, zero);
+				*pairs += (uint64_t)_mm_cvtsi128_si64(sums) +
+					  (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
+			}
 		}
 	}
 #endif
-	while (p < end)
-		n += *p++ == c;
+	for (; p < end; p++) {
+		n += *p == a;
+		if (pairs)
+			*pairs += *p == a && p + 1 < end && p[1] == b;
+	}
 	return n;
+}
+
+uint64_t sl_count_byte(const char *p, const char *end, char c)
+{
+	return count(p, end, c, 0, NULL);
+}
+
+uint64_t sl_count_byte_pairs(const char *p, const char *end, char a, char b, uint64_t *pairs)
+{
+	*pairs = 0;
+	return count(p, end, a, b, pairs);
 }

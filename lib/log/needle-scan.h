@@ -9,10 +9,12 @@ struct sl_needle {
 	const char *text;
 	size_t len; /* >= 1 */
 	/*
-	 * Where in the text a byte rare in logs stands (0: the first byte):
-	 * a block of the buffer is looked at closer only where some needle's
-	 * rare byte stands at its place. Any place is correct; a rare byte
-	 * makes the scan faster.
+	 * Where in the text a pair of bytes rare in logs begins (0: the
+	 * first byte; the last byte: that byte alone): a block of the buffer
+	 * is looked at closer only where some needle's rare pair stands at
+	 * its place. Any place is correct; a rare pair makes the scan faster.
+	 * A single byte flagged a third of the blocks of a kernel log ('k'
+	 * of "lock" is in 1 % of its bytes), a pair of them a tenth.
 	 */
 	size_t anchor;
 };
@@ -30,5 +32,9 @@ const char *sl_needle_find(const char *p, const char *end,
 
 /* How many bytes of [p, end) are @c (vectorized). */
 uint64_t sl_count_byte(const char *p, const char *end, char c);
+
+/* How many bytes of [p, end) are @a, and into *@pairs how many of them
+ * have @b after it, in one pass (vectorized). */
+uint64_t sl_count_byte_pairs(const char *p, const char *end, char a, char b, uint64_t *pairs);
 
 #endif

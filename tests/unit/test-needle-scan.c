@@ -97,13 +97,14 @@ TEST(empty_buffer_and_no_needles)
 	CHECK(sl_needle_find(text, text + 1, set, 1) == text);
 }
 
-/* Each count of needles has its own unrolled scan: all of them, 1 to 9, with their rare bytes. */
+/* Each count of needles has its own unrolled scan: all of them, 1 to 9, with their rare pairs. */
 TEST(every_count_of_needles_agrees_with_memmem)
 {
 	static const struct sl_needle many[] = {
-		/* Rare bytes anywhere in the text, as log/input.c has them. */
-		{ "#", 1, 0 }, { "lock detection", 14, 3 }, { "_lock", 5, 4 },
-		{ "alignment check", 15, 14 }, { "\":[", 3, 2 }, { "\" : [", 5, 4 },
+		/* Rare pairs anywhere in the text, as log/format.h has them,
+		 * and a needle's last byte alone. */
+		{ "#", 1, 0 }, { "lock detection", 14, 9 }, { "_lock", 5, 0 },
+		{ "alignment check", 15, 4 }, { "\":[", 3, 2 }, { "\" : [", 5, 4 },
 		{ "-- Boot ", 8, 3 }, { "xy", 2, 1 }, { "zzz", 3, 1 },
 	};
 	static char buf[600];
@@ -152,4 +153,35 @@ TEST(counts_a_byte_over_any_length_and_alignment)
 	CHECK(sl_count_byte(buf, buf + sizeof(buf), '\n') == sizeof(buf));
 	CHECK(sl_count_byte(buf + 1, buf + sizeof(buf), '\0') == 0);
 	CHECK(sl_count_byte(buf, buf, '\n') == 0);
+}
+
+/* The continuation lines of a saved /dev/kmsg ("\n "): a pair that spans
+ * the vector blocks' edges, or ends the buffer, counts as the bytes do. */
+TEST(counts_a_byte_and_the_pairs_it_begins_in_one_pass)
+{
+	static char buf[40000];
+	unsigned seed = 7;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = "\n a"[(seed >> 16) % 3];
+	}
+	for (size_t len = 0; len < sizeof(buf); len = len * 2 + 1)
+		for (size_t start = 0; start < 40 && start <= len; start += 7) {
+			uint64_t want = 0, want_pairs = 0, pairs = 99;
+
+			for (size_t i = start; i < len; i++) {
+				want += buf[i] == '\n';
+				want_pairs += buf[i] == '\n' && i + 1 < len && buf[i + 1] == ' ';
+			}
+			CHECK(sl_count_byte_pairs(buf + start, buf + len, '\n', ' ', &pairs) == want);
+			CHECK(pairs == want_pairs);
+		}
+	/* A pair's first byte last: no pair, whatever follows the end. */
+	memcpy(buf, "\n \n", 3);
+	{
+		uint64_t pairs = 99;
+
+		CHECK(sl_count_byte_pairs(buf, buf + 3, '\n', ' ', &pairs) == 2 && pairs == 1);
+	}
 }
