@@ -242,6 +242,16 @@ static int parse_trap(struct span s, bool db, struct splitlock_event *ev)
 		return SPLITLOCK_LINE_MALFORMED;
 	if (s.end - s.p > COMM_MAX)
 		return SPLITLOCK_LINE_MALFORMED;
+	/*
+	 * A name that holds another trap line's marker is a line cut inside
+	 * its name with another dump's trap line run on into it ("cat cut
+	 * whole": "#AC: fo" then "4,0,5000000,-;x86/split lock detection:
+	 * #AC: foo/12 took ..."), in every form: the cut record's event and
+	 * the other's are one line, and neither name is the name.
+	 */
+	if (memmem(s.p, (size_t)(s.end - s.p), "#AC: ", 5) ||
+	    memmem(s.p, (size_t)(s.end - s.p), "#DB: ", 5))
+		return SPLITLOCK_LINE_MALFORMED;
 	ev->comm = s.p;
 	ev->comm_len = (size_t)(s.end - s.p);
 	return SPLITLOCK_LINE_EVENT;

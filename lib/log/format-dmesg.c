@@ -320,93 +320,48 @@ static const char *record_stamp(const char *p, const char *end, struct sl_log_re
 }
 
 /*
- * Another record's start at @p: in -x output its prefix ("kern  :info  :
- * "), whatever follows it (a stamp of any format, or none under -t: the
- * kernel never begins a message with one); in -r output its "<6>", with
- * a stamp, or the line's end, after it where @strict (a message may begin
- * "<4>x"); in plain output a whole stamp.
+ * A record's head at @p in dmesg's form *@ctx (log/join.c): in -x output
+ * its prefix ("kern  :info  : ") and whatever follows it (a stamp of any
+ * format, or none under -t); in -r output its "<6>", with a stamp, or the
+ * line's end, after it where @strict (a message may begin "<4>x"); in
+ * plain output a whole stamp. Where the message begins, past a printk
+ * caller id; or NULL.
  */
-static bool second_start(enum sl_dmesg_form form, const char *p, const char *end, bool strict)
+static const char *dmesg_head(const char *p, const char *end, bool strict, const void *ctx)
 {
+	enum sl_dmesg_form form = *(const enum sl_dmesg_form *)ctx;
 	struct sl_log_record r = SL_RECORD_INIT;
 	int facility, level;
+	const char *q = p, *s;
 
-	const char *q;
+	if (form == SL_DMESG_DECODED) {
+		size_t used = decoded_prefix(p, end, &facility, &level);
 
-	if (form == SL_DMESG_DECODED)
-		return *p >= 'a' && *p <= 'z' && decoded_prefix(p, end, &facility, &level);
-	if (form == SL_DMESG_RAW)
-		return *p == '<' && (q = sl_syslog_pri(p, end, &facility)) &&
-		       (!strict || q == end || *q == '[' || (*q >= '0' && *q <= '9'));
-	return *p == '[' && record_stamp(p, end, &r) != p;
-}
-
-/*
- * [@p, @q): a record's stamp cut short ("[  50", "[Sun Dec  6 13:4",
- * "[<    1.0", "[  +1.0"), or nothing.
- */
-static bool stamp_start(const char *p, const char *q)
-{
-	return p == q || (*p == '[' && q - p < 40 && !memchr(p, ']', (size_t)(q - p)));
-}
-
-/*
- * [@line, @at): a record's head cut short, before @at where another
- * record's start follows: the start of its prefix ("kern  :wa", "<"), or
- * the prefix and the start of a stamp ("kern  :warn  : [  50"), or both
- * and the start of a detector line ("x86/split lock dete"), or nothing
- * after them. Such a line is a dump cut there and another appended
- * ("cat cut whole"): the record may have been the detector's, and its
- * message never came.
- */
-static int cut_head(enum sl_dmesg_form form, const char *line, const char *at)
-{
-	struct sl_log_record r = SL_RECORD_INIT;
-	const char *p = line, *s;
-	int facility, level;
-
-	if (form != SL_DMESG_PLAIN) {
-		const char *q = record_prefix(p, at, &facility, &level);
-
-		if (!q) {
-			/* The prefix itself cut: "<4", "kern  :wa" */
-			if (*p == '<') {
-				for (s = p + 1; s < at; s++)
-					if (*s < '0' || *s > '9')
-						return false;
-				return at - p < 8;
-			}
-			for (s = p; s < at; s++)
-				if (!(*s >= 'a' && *s <= 'z') && *s != ' ' && *s != ':')
-					return false;
-			return at - p < 20;
-		}
-		p = q;
+		if (!used)
+			return NULL;
+		q = p + used;
+	} else if (form == SL_DMESG_RAW) {
+		q = sl_syslog_pri(p, end, &facility);
+		if (!q || (strict && q < end && *q != '[' && !(*q >= '0' && *q <= '9')))
+			return NULL;
 	}
-	s = record_stamp(p, at, &r);
-	if (s == p)
-		return p == at ? 2 : stamp_start(p, at) || sl_detector_start_prefix(p, (size_t)(at - p));
-	s = sl_skip_caller_id(s, at);
-	return s == at ? 2 : sl_detector_start_prefix(s, (size_t)(at - s));
+	s = sl_skip_caller_id(record_stamp(q, end, &r), end);
+	/* Plain: a stamp, or under -t a caller id alone. */
+	if (form == SL_DMESG_PLAIN && s == q)
+		return NULL;
+	return s;
 }
 
-/*
- * A line (of a record's first line, not indented) that holds another
- * record's start where its own head, cut short, should have gone on:
- * only the first 96 bytes are looked at (a prefix, a stamp and a
- * detector line's start), and only a byte that can begin a record.
- */
-static bool joined_line_at(enum sl_dmesg_form form, const char *line, const char *end)
+/* A record cut in its head joined to another dump's first (log/join.c). */
+static bool joined_line_at(const struct sl_reader *rd, const char *line, const char *end)
 {
-	const char *stop = end - line > 96 ? line + 96 : end;
-	int r;
+	const struct sl_head_form head = {
+		.head = dmesg_head,
+		.ctx = &rd->dmesg_form,
+		.indent = rd->indent,
+	};
 
-	for (const char *p = line + 1; p < stop; p++)
-		if ((*p == '[' || *p == '<' || (*p >= 'a' && *p <= 'z')) &&
-		    second_start(form, p, end, false) && (r = cut_head(form, line, p)) &&
-		    (r == 1 || second_start(form, p, end, true)))
-			return true;
-	return false;
+	return sl_joined_line(line, end, &head);
 }
 
 /* A line of -r, -x or plain dmesg (colours left out into @buf, when it
@@ -416,15 +371,27 @@ static bool joined_line(const struct sl_reader *rd, const char *line, size_t len
 	const char *end, *p;
 
 	if (memchr(line, '\x1b', len)) {
+		/* Cut inside a colour, the next dump's head may be read as
+		 * its end ("\e[" then "kern  :info  : ": "\e[k"): the line
+		 * as it is is looked at too. */
+		p = sl_skip_blanks(line, line + len);
+		if ((size_t)(p - line) <= rd->indent && joined_line_at(rd, p, line + len))
+			return true;
 		len = strip_dmesg_colours(line, len, buf);
 		line = buf;
 	}
 	end = line + len;
 	p = sl_skip_blanks(line, end);
-	/* An indented line continues a record (a further line). */
-	if ((size_t)(p - line) > rd->indent || p == end)
+	if (p == end)
 		return false;
-	return joined_line_at(rd->dmesg_form, p, end);
+	/*
+	 * An indented line continues a record (a further line), unless it
+	 * begins with a whole head: a pasted log's record cut in its indent,
+	 * the next dump's first record after it.
+	 */
+	if ((size_t)(p - line) > rd->indent)
+		return rd->indent && dmesg_head(p, end, true, &rd->dmesg_form);
+	return joined_line_at(rd, p, end);
 }
 
 /*
@@ -479,9 +446,10 @@ static int dmesg_start(struct sl_reader *rd, const char *p, const char *end)
 	}
 	rd->dmesg_form = SL_DMESG_PLAIN;
 	rd->indent = indent;
-	if (lines && raw * 2 > lines)
+	/* Half of the lines decide: a short log's first line may be cut. */
+	if (lines && raw * 2 >= lines)
 		rd->dmesg_form = SL_DMESG_RAW;
-	else if (lines && decoded * 2 > lines)
+	else if (lines && decoded * 2 >= lines)
 		rd->dmesg_form = SL_DMESG_DECODED;
 	/* Their records' heads show a record joined to another. */
 	rd->passed = dmesg_passed;
@@ -496,6 +464,13 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 	bool further;
 
 	if (memchr(line, '\x1b', len)) {
+		/* Cut inside a colour: see joined_line(). */
+		p = sl_skip_blanks(line, line + len);
+		if ((size_t)(p - line) <= rd->indent &&
+		    joined_line_at(rd, p, line + len)) {
+			sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
+			return 0;
+		}
 		len = strip_dmesg_colours(line, len, rd->scratch);
 		line = rd->scratch;
 	}
@@ -514,10 +489,15 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 		r.rec.level = level;
 		p = q;
 	}
-	/* A record cut in its head, another dump's first record after it:
-	 * counted as cut, the other's text no message of it. */
-	if ((size_t)(sl_skip_blanks(line, end) - line) <= rd->indent &&
-	    joined_line_at(rd->dmesg_form, sl_skip_blanks(line, end), end)) {
+	/*
+	 * A record cut in its head, another dump's first record after it:
+	 * counted as cut, the other's text no message of it. In a pasted
+	 * log, a line indented past the log's own that begins with a whole
+	 * head is a record cut in its indent (twenty-third review, H2).
+	 */
+	if ((size_t)(sl_skip_blanks(line, end) - line) <= rd->indent ?
+		    joined_line_at(rd, sl_skip_blanks(line, end), end) :
+		    rd->indent && dmesg_head(sl_skip_blanks(line, end), end, true, &rd->dmesg_form)) {
 		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
 		return 0;
 	}

@@ -14,6 +14,7 @@
 
 #include "core/json.h"
 #include "log/format.h"
+#include "log/needle-scan.h"
 
 struct jfield {
 	char buf[64];
@@ -270,6 +271,37 @@ static int journal_json_line(struct sl_reader *rd, const char *line, size_t len)
 	return journal_object(rd, p, (size_t)(end - p));
 }
 
+/*
+ * -o json lines the scan passes by: an entry cut short (before its
+ * MESSAGE, or inside it) with the next dump's first entry run on into it
+ * ("cat cut whole"). '{"' stands only where an entry opens (a quote in a
+ * string is escaped), so one past the line's own is such a seam. Most
+ * stretches hold no '{' but those that begin their lines, which one
+ * vectorized count says; only the others are read line by line.
+ */
+static void journal_json_passed(struct sl_reader *rd, const char *p, const char *end)
+{
+	struct sl_byte_counts n;
+
+	sl_count_bytes(p, end, '\n', '{', &n);
+	if (n.b == n.pairs + (p < end && *p == '{'))
+		return;
+	while (p < end) {
+		const char *le = memchr(p, '\n', (size_t)(end - p));
+		const char *open;
+
+		if (!le)
+			le = end;
+		open = memchr(p, '{', (size_t)(le - p));
+		if (open && memmem(open + 1, (size_t)(le - open - 1), "{\"", 2))
+			sl_unread_note_why(rd->unread,
+					   rd->unread->lines ? 0 :
+					   rd->lines + sl_count_byte(rd->counted, p, '\n') + 1,
+					   SPLITLOCK_UNREAD_CUT);
+		p = le + 1;
+	}
+}
+
 /* journalctl -o json-pretty: the first object's brace stands on its own line. */
 static bool pretty(const char *p, const char *end)
 {
@@ -288,8 +320,10 @@ static bool pretty(const char *p, const char *end)
 /* json-pretty: an object is gathered over its lines in a buffer of its own. */
 static int journal_json_start(struct sl_reader *rd, const char *p, const char *end)
 {
-	if (!pretty(p, end))
+	if (!pretty(p, end)) {
+		rd->passed = journal_json_passed;
 		return 0;
+	}
 	rd->object = malloc(SL_INPUT_BUF);
 	return rd->object ? 0 : -ENOMEM;
 }

@@ -221,7 +221,7 @@ static int journal_text_line(struct sl_reader *rd, const char *line, size_t len)
 		return 0;
 	}
 	/* A record cut in its head, another dump's first after it. */
-	if ((size_t)(p - line) <= rd->indent && sl_text_joined(p, end, any_stamp)) {
+	if ((size_t)(p - line) <= rd->indent && sl_text_joined(rd, p, end, any_stamp)) {
 		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
 		return 0;
 	}

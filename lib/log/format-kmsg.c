@@ -61,54 +61,54 @@ static bool joined_record(const char *line, const char *end)
 	return record_at(semi + 1, end);
 }
 
+/* A record's header at @p (log/join.c): where its message begins. */
+static const char *kmsg_head(const char *p, const char *end, bool strict, const void *ctx)
+{
+	const char *semi;
+
+	(void)strict;
+	(void)ctx;
+	if (!record_at(p, end))
+		return NULL;
+	semi = memchr(p, ';', (size_t)(end - p) < 64 ? (size_t)(end - p) : 64);
+	return semi ? semi + 1 : NULL;
+}
+
 /*
  * A record cut inside its header or in the start of a detector line, the
  * next dump's first record's header after it ("4,3,50206,0,0,-;",
- * "4,3,502000000,-;x86/split lock dete6,0,0,-;"). Such a record ends a
- * run of numbers (the next record is the other dump's second): only a
- * record before a break, or the last of a stretch, is looked at so.
+ * "4,3,502000000,-;x86/split lock dete6,0,0,-;", "4,1,5000000,-,c6,0,0,-,
+ * caller=T0;"): log/join.c. Such a record ends a run of numbers (the next
+ * record is the other dump's second): only a record before a break, or
+ * the last of a stretch, is looked at so.
  */
 static bool joined_cut_record(const char *line, const char *end)
 {
-	const char *semi = memchr(line, ';', (size_t)(end - line) < 64 ? (size_t)(end - line) : 64);
-	const char *p = line;
-	int commas = 0;
+	const char *nl = memchr(line, '\n', (size_t)(end - line));
+	const char *semi;
+	struct sl_head_form head = { .head = kmsg_head };
 
-	if (!semi)
-		return false;
+	if (nl)
+		end = nl;
+	/* The seam is in the header, or in the detector's first words
+	 * (shorter than 32 bytes) after its ';': no further. */
+	semi = memchr(line, ';', (size_t)(end - line) < 64 ? (size_t)(end - line) : 64);
+	head.reach = semi ? (size_t)(semi - line) + 32 : 64;
 	/*
-	 * Cut inside the header ("4,3,50200" then "6,0,0,-;"): the kernel
-	 * writes PRI,SEQ,USEC,FLAG with FLAG one byte that is no digit
-	 * ('-', 'c', '+'), and only "key=value" fields after it. A digit
-	 * after the third comma, or a longer FLAG, is another header run on.
+	 * What every such line has, cheaply first (it is asked at each
+	 * stretch's end): no ';', another ';' within reach, or more commas
+	 * than PRI,SEQ,USEC,FLAG and one field ("caller=T8") before it.
 	 */
-	for (; commas < 3; commas++) {
-		while (p < semi && *p >= '0' && *p <= '9')
-			p++;
-		if (p >= semi || *p++ != ',')
-			break;
+	if (semi) {
+		size_t reach = (size_t)(end - semi - 1) < 32 ? (size_t)(end - semi - 1) : 32;
+		int commas = 0;
+
+		for (const char *c = line; c < semi; c++)
+			commas += *c == ',';
+		if (commas < 4 && !memchr(semi + 1, ';', reach))
+			return false;
 	}
-	if (commas == 3 && p < semi &&
-	    ((*p >= '0' && *p <= '9') || (p + 1 < semi && p[1] != ',') ||
-	     (p + 2 < semi && p[2] >= '0' && p[2] <= '9')))
-		return true;
-	/*
-	 * Cut inside the message, in the start of a detector line ("x86/split
-	 * lock dete" then "6,0,0,-;"): that start, then another header. The
-	 * starts begin with one of "x#tsh". (The start is shorter than 32
-	 * bytes; a record's message ends at its line's end.)
-	 */
-	p = semi + 1;
-	if (end - p > 64)
-		end = p + 64;
-	if (p >= end || (*p != 'x' && *p != '#' && *p != 't' && *p != 's' && *p != 'h') ||
-	    !memchr(p, ';', (size_t)(end - p) < 48 ? (size_t)(end - p) : 48))
-		return false;
-	for (size_t k = 1; p + k < end && k < 32 && p[k] != '\n'; k++)
-		if (p[k] >= '0' && p[k] <= '9' && (p[k - 1] < '0' || p[k - 1] > '9') &&
-		    record_at(p + k, end) && sl_detector_start_prefix(p, k))
-			return true;
-	return false;
+	return sl_joined_line(line, end, &head);
 }
 
 /* The line number of @p, a line passed by: counted only until the first
@@ -235,9 +235,10 @@ static void kmsg_passed(struct sl_reader *rd, const char *p, const char *end)
 		last--;
 	/* Continuation lines (" KEY=VALUE") are no records. */
 	if (rd->sep == '\n') {
-		uint64_t continued;
+		struct sl_byte_counts n;
 
-		records = sl_count_byte_pairs(p, end, '\n', ' ', &continued) - continued;
+		sl_count_bytes(p, end, '\n', ' ', &n);
+		records = n.a - n.pairs;
 	} else {
 		records = sl_count_byte(p, end, rd->sep);
 	}

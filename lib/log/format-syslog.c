@@ -317,81 +317,38 @@ bool sl_syslog_line_matches(const char *line, size_t len)
 	return sp && repeat_count(sp + 1, end, &inner, &inner_end) && !inner;
 }
 
-/* Another record's start at @p: a stamp, a HOST and a tag after it. */
-static bool text_record_at(const char *p, const char *end, sl_text_stamp_fn stamp)
+/*
+ * A record's head at @p (log/join.c): a stamp, a HOST and a tag, or the
+ * tag alone (a stamp of the forms that print no HOST), ending in ": ",
+ * or in ':' at the line's end; where the message begins, or NULL. Where
+ * @strict, only with a stamp whose time reads.
+ */
+static const char *text_head(const char *p, const char *end, bool strict, const void *ctx)
 {
+	sl_text_stamp_fn stamp = *(const sl_text_stamp_fn *)ctx;
+	const char *q, *colon;
 	int64_t t;
-	const char *q = stamp(p, end, &t);
 	size_t n;
 
-	if (!q)
-		return false;
+	t = SPLITLOCK_TIME_UNKNOWN;
+	q = stamp(p, end, &t);
+	/* Strictly: a stamp whose time reads (a month of a known name). */
+	if (!q || (strict && t == SPLITLOCK_TIME_UNKNOWN))
+		return NULL;
 	n = (size_t)(end - q) < 72 ? (size_t)(end - q) : 72;
-	return memmem(q, n, ": ", 2) || (n && q[n - 1] == ':');
-}
-
-static bool could_start(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || c == '[';
+	colon = memmem(q, n, ": ", 2);
+	if (colon)
+		return colon + 2;
+	return q + n == end && n && q[n - 1] == ':' ? end : NULL;
 }
 
 /* (log/format.h) */
-bool sl_text_joined(const char *line, const char *end, sl_text_stamp_fn stamp)
+bool sl_text_joined(const struct sl_reader *rd, const char *line, const char *end,
+		    sl_text_stamp_fn stamp)
 {
-	const char *q, *colon, *stop, *m;
-	int64_t t;
-	size_t n;
+	const struct sl_head_form head = { .head = text_head, .ctx = &stamp, .indent = rd->indent };
 
-	if (end - line < 2)
-		return false;
-	t = SPLITLOCK_TIME_UNKNOWN;
-	q = stamp(line, end, &t);
-	/* A stamp whose zone or time did not read ("00:53:20 UMon"): cut
-	 * inside it, the next record's stamp read as part of it. */
-	if (q && t == SPLITLOCK_TIME_UNKNOWN)
-		for (const char *p = line + 1; p < q; p++)
-			if (could_start(*p) && (p[-1] < '0' || p[-1] > '9') &&
-			    text_record_at(p, end, stamp))
-				return true;
-	if (!q) {
-		/* Cut inside its own stamp ("2026-11-30T00:5"). */
-		stop = end - line > 40 ? line + 40 : end;
-		for (const char *p = line + 1; p < stop; p++) {
-			if (p[-1] == ' ' && p - line > 1 && p[-2] == ':')
-				return false;
-			if (could_start(*p) && text_record_at(p, end, stamp))
-				return true;
-		}
-		return false;
-	}
-	n = (size_t)(end - q) < 72 ? (size_t)(end - q) : 72;
-	colon = memmem(q, n, ": ", 2);
-	/* Cut inside HOST or the tag ("h kern", "h kernel:"): a HOST and
-	 * the start of "kernel:", or the start of a HOST. */
-	for (const char *p = q; p < (colon ? colon : q + n); p++) {
-		const char *sp, *tag;
-
-		if (!could_start(*p))
-			continue;
-		sp = memchr(q, ' ', (size_t)(p - q));
-		tag = sp ? sp + 1 : q;
-		if (sp && memchr(tag, ' ', (size_t)(p - tag)))
-			break;
-		if (sp && ((size_t)(p - tag) > 7 || memcmp(tag, "kernel:", (size_t)(p - tag)) != 0))
-			continue;
-		if (text_record_at(p, end, stamp))
-			return true;
-	}
-	/* The kernel's tag whole, the message cut in a detector line's start
-	 * ("x86/split lock dete") or before it began. */
-	if (!colon || colon - q < 6 || memcmp(colon - 6, "kernel", 6) != 0 ||
-	    (colon - q > 6 && colon[-7] != ' '))
-		return false;
-	m = colon + 2;
-	for (size_t k = 0; m + k < end && k < 32 && (!k || sl_detector_start_prefix(m, k)); k++)
-		if (could_start(m[k]) && text_record_at(m + k, end, stamp))
-			return true;
-	return false;
+	return sl_joined_line(line, end, &head);
 }
 
 /* The line number of @p, a line passed by: counted only until the first
@@ -406,7 +363,7 @@ void sl_text_passed_joined(struct sl_reader *rd, const char *p, const char *le, 
 {
 	const char *s = sl_skip_blanks(p, le);
 
-	if ((size_t)(s - p) <= rd->indent && sl_text_joined(s, le, stamp))
+	if ((size_t)(s - p) <= rd->indent && sl_text_joined(rd, s, le, stamp))
 		sl_unread_note_why(rd->unread, passed_line(rd, p), SPLITLOCK_UNREAD_CUT);
 }
 
@@ -446,7 +403,7 @@ static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len,
 	}
 	r.boot = rd->boot;
 	/* A record cut in its head, another dump's first after it. */
-	if ((size_t)(p - line) <= rd->indent && sl_text_joined(p, end, syslog_stamp_any)) {
+	if ((size_t)(p - line) <= rd->indent && sl_text_joined(rd, p, end, syslog_stamp_any)) {
 		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
 		return 0;
 	}

@@ -375,6 +375,31 @@ const char *sl_journal_full_stamp(const char *p, const char *end, int64_t *wall)
 const char *sl_syslog_stamp(const char *p, const char *end, int64_t *wall);
 /* The same with the year of an RFC 3164 stamp given (0: guessed alone). */
 const char *sl_syslog_stamp_in(const char *p, const char *end, int year, int64_t *wall);
+/* ---- log/join.c ---------------------------------------------------------- */
+
+/*
+ * A form's record head, for the seam of a dump cut and another appended
+ * (log/join.c): @head gives where the message of a record whose head
+ * begins at @p starts, or NULL where none begins there; where @strict,
+ * only a head that no message of a record's own could begin with (dmesg
+ * -r's "<4>" with a stamp after it). No @head: the form has none (dmesg -t, journalctl -o cat).
+ * @indent: the blanks the log's records begin with (a pasted log).
+ */
+struct sl_head_form {
+	const char *(*head)(const char *p, const char *end, bool strict, const void *ctx);
+	const void *ctx;
+	size_t indent; /* blanks a record's first line begins with */
+	size_t reach;  /* how far into a line a seam may be; 0: 160 bytes */
+};
+
+/*
+ * A line (a record's first) that is a record cut in its head or in a
+ * detector line's first words, with the next dump's first record run
+ * on into it: another head of the form on the line, and before it the
+ * shape of a head cut short, or of a whole head and such words.
+ */
+bool sl_joined_line(const char *line, const char *end, const struct sl_head_form *form);
+
 typedef const char *(*sl_text_stamp_fn)(const char *p, const char *end, int64_t *t);
 /*
  * A syslog or journalctl short line [@line, @end) whose head (its stamp,
@@ -382,7 +407,8 @@ typedef const char *(*sl_text_stamp_fn)(const char *p, const char *end, int64_t 
  * another record's start, read by @stamp, follows where it should have
  * gone on: a dump cut there and another appended ("cat cut whole").
  */
-bool sl_text_joined(const char *line, const char *end, sl_text_stamp_fn stamp);
+bool sl_text_joined(const struct sl_reader *rd, const char *line, const char *end,
+		    sl_text_stamp_fn stamp);
 /* The same, for the line [@p, @le) the scan passed by: noted cut. */
 void sl_text_passed_joined(struct sl_reader *rd, const char *p, const char *le, sl_text_stamp_fn stamp);
 /* Does the line at @p start with an RFC 3164 stamp? Its month and day. */

@@ -285,17 +285,25 @@ const char *sl_needle_find(const char *p, const char *end,
  * [p, end).
  */
 #if defined(__SSE2__) && defined(__x86_64__)
-static __attribute__((target("avx2"))) uint64_t
-count_avx2(const char **pp, const char *end, char a, char b, uint64_t *pairs)
+static inline __attribute__((always_inline, target("avx2"))) void
+sum256(uint64_t *n, __m256i acc)
+{
+	__m256i sums = _mm256_sad_epu8(acc, _mm256_setzero_si256());
+
+	*n += (uint64_t)_mm256_extract_epi64(sums, 0) + (uint64_t)_mm256_extract_epi64(sums, 1) +
+	      (uint64_t)_mm256_extract_epi64(sums, 2) + (uint64_t)_mm256_extract_epi64(sums, 3);
+}
+
+static __attribute__((target("avx2"))) void
+count_avx2(const char **pp, const char *end, char a, char b, struct sl_byte_counts *n, bool pairs)
 {
 	const __m256i va = _mm256_set1_epi8(a), vb = _mm256_set1_epi8(b);
 	const __m256i zero = _mm256_setzero_si256();
 	const char *p = *pp;
 	const ptrdiff_t stop = pairs ? 33 : 32;
-	uint64_t n = 0;
 
 	while (end - p >= stop) {
-		__m256i acc = zero, acc_pairs = zero, sums;
+		__m256i acc_a = zero, acc_b = zero, acc_pairs = zero;
 		/* 255 blocks at most: a byte counter holds 255. */
 		size_t blocks = (size_t)(end - p - (stop - 32)) / 32;
 
@@ -305,80 +313,90 @@ count_avx2(const char **pp, const char *end, char a, char b, uint64_t *pairs)
 		for (size_t i = 0; i < blocks; i++, p += 32) {
 			__m256i m = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)p), va);
 
-			acc = _mm256_sub_epi8(acc, m);
-			if (pairs)
-				acc_pairs = _mm256_sub_epi8(acc_pairs, _mm256_and_si256(m, _mm256_cmpeq_epi8(
-					_mm256_loadu_si256((const __m256i *)(p + 1)), vb)));
+			acc_a = _mm256_sub_epi8(acc_a, m);
+			if (pairs) {
+				__m256i next = _mm256_cmpeq_epi8(
+					_mm256_loadu_si256((const __m256i *)(p + 1)), vb);
+
+				acc_b = _mm256_sub_epi8(acc_b, _mm256_cmpeq_epi8(
+					_mm256_loadu_si256((const __m256i *)p), vb));
+				acc_pairs = _mm256_sub_epi8(acc_pairs, _mm256_and_si256(m, next));
+			}
 		}
-		sums = _mm256_sad_epu8(acc, zero);
-		n += (uint64_t)_mm256_extract_epi64(sums, 0) + (uint64_t)_mm256_extract_epi64(sums, 1) +
-		     (uint64_t)_mm256_extract_epi64(sums, 2) + (uint64_t)_mm256_extract_epi64(sums, 3);
+		sum256(&n->a, acc_a);
 		if (pairs) {
-			sums = _mm256_sad_epu8(acc_pairs, zero);
-			*pairs += (uint64_t)_mm256_extract_epi64(sums, 0) +
-				  (uint64_t)_mm256_extract_epi64(sums, 1) +
-				  (uint64_t)_mm256_extract_epi64(sums, 2) +
-				  (uint64_t)_mm256_extract_epi64(sums, 3);
+			sum256(&n->b, acc_b);
+			sum256(&n->pairs, acc_pairs);
 		}
 	}
 	*pp = p;
-	return n;
+}
+
+static inline void sum128(uint64_t *n, __m128i acc)
+{
+	__m128i sums = _mm_sad_epu8(acc, _mm_setzero_si128());
+
+	*n += (uint64_t)_mm_cvtsi128_si64(sums) +
+	      (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
 }
 #endif
 
-/* How many bytes are @a, and (@pairs, when given) how many of them @b follows. */
-static inline uint64_t count(const char *p, const char *end, char a, char b, uint64_t *pairs)
+/* @a's, and where @pairs @b's and @a's with @b after them, into @n. */
+static inline void count(const char *p, const char *end, char a, char b,
+			 struct sl_byte_counts *n, bool pairs)
 {
-	uint64_t n = 0;
-
+	*n = (struct sl_byte_counts){ 0 };
 #if defined(__SSE2__) && defined(__x86_64__)
 	if (have_avx2())
-		n += count_avx2(&p, end, a, b, pairs);
+		count_avx2(&p, end, a, b, n, pairs);
 	{
 		const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
 		const __m128i zero = _mm_setzero_si128();
 		const ptrdiff_t stop = pairs ? 17 : 16;
 
 		while (end - p >= stop) {
-			__m128i acc = zero, acc_pairs = zero, sums;
+			__m128i acc_a = zero, acc_b = zero, acc_pairs = zero;
 			size_t blocks = (size_t)(end - p - (stop - 16)) / 16;
 
 			if (blocks > 255)
 				blocks = 255;
 			for (size_t i = 0; i < blocks; i++, p += 16) {
-				__m128i m = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), va);
+				__m128i block = _mm_loadu_si128((const __m128i *)p);
+				__m128i m = _mm_cmpeq_epi8(block, va);
 
-				acc = _mm_sub_epi8(acc, m);
-				if (pairs)
+				acc_a = _mm_sub_epi8(acc_a, m);
+				if (pairs) {
+					acc_b = _mm_sub_epi8(acc_b, _mm_cmpeq_epi8(block, vb));
 					acc_pairs = _mm_sub_epi8(acc_pairs, _mm_and_si128(m, _mm_cmpeq_epi8(
 						_mm_loadu_si128((const __m128i *)(p + 1)), vb)));
+				}
 			}
-			sums = _mm_sad_epu8(acc, zero);
-			n += (uint64_t)_mm_cvtsi128_si64(sums) +
-			     (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
+			sum128(&n->a, acc_a);
 			if (pairs) {
-				sums = _mm_sad_epu8(acc_pairs, zero);
-				*pairs += (uint64_t)_mm_cvtsi128_si64(sums) +
-					  (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
+				sum128(&n->b, acc_b);
+				sum128(&n->pairs, acc_pairs);
 			}
 		}
 	}
 #endif
 	for (; p < end; p++) {
-		n += *p == a;
-		if (pairs)
-			*pairs += *p == a && p + 1 < end && p[1] == b;
+		n->a += *p == a;
+		if (pairs) {
+			n->b += *p == b;
+			n->pairs += *p == a && p + 1 < end && p[1] == b;
+		}
 	}
-	return n;
 }
 
 uint64_t sl_count_byte(const char *p, const char *end, char c)
 {
-	return count(p, end, c, 0, NULL);
+	struct sl_byte_counts n;
+
+	count(p, end, c, 0, &n, false);
+	return n.a;
 }
 
-uint64_t sl_count_byte_pairs(const char *p, const char *end, char a, char b, uint64_t *pairs)
+void sl_count_bytes(const char *p, const char *end, char a, char b, struct sl_byte_counts *n)
 {
-	*pairs = 0;
-	return count(p, end, a, b, pairs);
+	count(p, end, a, b, n, true);
 }

@@ -33,8 +33,11 @@ const char *sl_needle_find(const char *p, const char *end,
 /* How many bytes of [p, end) are @c (vectorized). */
 uint64_t sl_count_byte(const char *p, const char *end, char c);
 
-/* How many bytes of [p, end) are @a, and into *@pairs how many of them
- * have @b after it, in one pass (vectorized). */
-uint64_t sl_count_byte_pairs(const char *p, const char *end, char a, char b, uint64_t *pairs);
+/* How many bytes of [p, end) are @a, how many @b, and how many are @a
+ * with @b after it, in one pass (vectorized). */
+struct sl_byte_counts {
+	uint64_t a, b, pairs;
+};
+void sl_count_bytes(const char *p, const char *end, char a, char b, struct sl_byte_counts *n);
 
 #endif

@@ -1606,6 +1606,80 @@ test_a_dmesg_json_document_cut_in_its_head_is_cut() {
 	expect_json '[.events, .complete] | @csv' '1,true'
 }
 
+# A dump cut inside a record's head (any stamp: ISO, -H's deltas, a printk
+# caller id, rsyslog's kernel stamp, journalctl's short-delta; colours, a
+# pasted log's indent) or in the detector's first words, and the next
+# dump appended, its first line the kernel's banner in the same head: the
+# seam is read in every form by one rule (the head's shape, log/join.c),
+# never the cut record's words (twenty-second review: H1-H5, M1).
+test_a_record_cut_anywhere_in_its_head_before_the_next_dumps_banner_is_cut() {
+	local f first banner ln off line c n cuts
+	for f in events.dmesg events.dmesg-iso events.dmesg-x events.dmesg-x-color \
+		 events.dmesg-H events.dmesg-T-d events.dmesg-indented events.dmesg-notime \
+		 events.dmesg-r events.kmsg events.kern.log events.kern.log-rfc3339 \
+		 events.journal-short-delta events.journal-short-iso events.journal-short-monotonic; do
+		first=$(grep -a -m1 'x86/split lock detection: ' "$F/$f")
+		banner="${first%%x86/split lock detection: *}Linux version 6.1.0"
+		ln=$(grep -a -n -m1 'took a' "$F/$f" | cut -d: -f1)
+		off=$(head -n $((ln - 1)) "$F/$f" | wc -c)
+		line=$(sed -n "${ln}p" "$F/$f")
+		# Cuts from the line's second byte to the detector's "#AC: ".
+		cuts=0
+		n=${line%%#AC: *}
+		for ((c = 2; c < ${#n}; c += 3)); do
+			{ head -c $((off + c)) "$F/$f"; printf '%s\n' "$banner"; } >"$T/joined"
+			run "$SLCTL" offenders --input "$T/joined" --json
+			[ "$(jq -r '.complete' <<<"$out")" = false ] &&
+				[ "$(jq -r '.unrecognized_by.cut + .unrecognized_by.unparsed' <<<"$out")" -ge 1 ] ||
+				fail "$f cut after ${line:0:c}: $(jq -c '[.events, .complete, .unrecognized_by]' <<<"$out")"
+			cuts=$((cuts + 1))
+		done
+		[ "$cuts" -ge 5 ] || fail "$f: only $cuts cuts"
+	done
+	# dmesg -t: the detector's first words, then the banner.
+	printf 'x86/split lock detection: #AC: crashing\nx86/split lock deteLinux version 6.1.0\n' >"$T/t"
+	run "$SLCTL" offenders --input "$T/t" --input-format dmesg --json
+	expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+	# A pasted log cut in its indent, the next dump's detector line after
+	# it (twenty-third review, H2).
+	{ printf '    [    5.000000] x86/split lock detection: #AC: a/1 took a split_lock trap at address: 0x1\n'
+	  printf '      [    0.000000] x86/split lock detection: #AC: b/2 took a split_lock trap at address: 0x2\n'; } >"$T/indent"
+	run "$SLCTL" offenders --input "$T/indent" --json
+	expect_json '[.events, .complete, .unrecognized_by.cut] | @csv' '1,false,1'
+	# journalctl -o verbose cut between an entry's fields, before its
+	# MESSAGE, the next dump's entry after it (twenty-third review, H1).
+	{ printf 'Tue 2026-12-01 00:00:05.000000 UTC [s=a;i=2;b=0123456789abcdef0123456789abcdef;m=1;t=1;x=1]\n'
+	  printf '    _TRANSPORT=kernel\n    PRIORITY=4\n'
+	  printf 'Tue 2026-12-01 00:00:00.120000 UTC [s=a;i=1;b=0123456789abcdef0123456789abcdef;m=1;t=1;x=1]\n'
+	  printf '    _TRANSPORT=kernel\n    MESSAGE=Linux version 6.8\n'; } >"$T/verbose"
+	run "$SLCTL" offenders --input "$T/verbose" --json
+	expect_json '[.events, .complete, .unrecognized_by.cut] | @csv' '0,false,1'
+	# A name that holds the next dump's trap line: no name, unread.
+	{ printf '4,0,5000000,-;x86/split lock detection: #AC: fo'
+	  printf '4,0,5000000,-;x86/split lock detection: #AC: foo/12 took a split_lock trap at address: 0x1\n'; } >"$T/comm"
+	run "$SLCTL" offenders --input "$T/comm" --json
+	expect_json '[.events, .complete, .unrecognized_by.unparsed] | @csv' '0,false,1'
+}
+
+# journalctl -o json: an entry cut before its MESSAGE (no detector words
+# on its line), the next dump's first entry run on into it, is cut
+# (twenty-second review, H5).
+test_a_json_entry_cut_before_its_message_joined_to_another_is_cut() {
+	local l2 banner c
+	l2=$(sed -n 2p "$F/events.json")
+	banner=$(sed -n 1p "$F/events.json" | sed 's/"MESSAGE":"[^"]*"/"MESSAGE":"Linux version 6.1.0"/; s/i=1;/i=99;/')
+	for c in 1 20 100 200; do
+		{ sed -n 1p "$F/events.json"; printf '%s' "${l2:0:c}"; printf '%s\n' "$banner"; } >"$T/joined.json"
+		run "$SLCTL" offenders --input "$T/joined.json" --json
+		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+	done
+	# A brace in a message is no entry's.
+	sed -n 1p "$F/events.json" | sed 's/"MESSAGE":"[^"]*"/"MESSAGE":"struct { int x; }"/' >"$T/brace.json"
+	sed -n 2p "$F/events.json" >>"$T/brace.json"
+	run "$SLCTL" offenders --input "$T/brace.json" --json
+	expect_json '[.events, .complete] | @csv' '1,true'
+}
+
 # -o with more names than columns fit: said so, not "unknown column"
 # (rev47 L4).
 test_too_many_output_columns_are_said_so() {

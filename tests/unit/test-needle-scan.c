@@ -155,33 +155,37 @@ TEST(counts_a_byte_over_any_length_and_alignment)
 	CHECK(sl_count_byte(buf, buf, '\n') == 0);
 }
 
-/* The continuation lines of a saved /dev/kmsg ("\n "): a pair that spans
- * the vector blocks' edges, or ends the buffer, counts as the bytes do. */
-TEST(counts_a_byte_and_the_pairs_it_begins_in_one_pass)
+/* The continuation lines of a saved /dev/kmsg ("\n "), the entries of
+ * journal JSON ("\n{"): two bytes and the pairs of them, in one pass;
+ * a pair that spans the vector blocks' edges, or ends the buffer,
+ * counts as the bytes do. */
+TEST(counts_two_bytes_and_their_pairs_in_one_pass)
 {
 	static char buf[40000];
 	unsigned seed = 7;
 
 	for (size_t i = 0; i < sizeof(buf); i++) {
 		seed = seed * 1103515245u + 12345u;
-		buf[i] = "\n a"[(seed >> 16) % 3];
+		buf[i] = "\n {a"[(seed >> 16) % 4];
 	}
 	for (size_t len = 0; len < sizeof(buf); len = len * 2 + 1)
 		for (size_t start = 0; start < 40 && start <= len; start += 7) {
-			uint64_t want = 0, want_pairs = 0, pairs = 99;
+			struct sl_byte_counts want = { 0 }, n;
 
 			for (size_t i = start; i < len; i++) {
-				want += buf[i] == '\n';
-				want_pairs += buf[i] == '\n' && i + 1 < len && buf[i + 1] == ' ';
+				want.a += buf[i] == '\n';
+				want.b += buf[i] == '{';
+				want.pairs += buf[i] == '\n' && i + 1 < len && buf[i + 1] == '{';
 			}
-			CHECK(sl_count_byte_pairs(buf + start, buf + len, '\n', ' ', &pairs) == want);
-			CHECK(pairs == want_pairs);
+			sl_count_bytes(buf + start, buf + len, '\n', '{', &n);
+			CHECK(n.a == want.a && n.b == want.b && n.pairs == want.pairs);
 		}
 	/* A pair's first byte last: no pair, whatever follows the end. */
-	memcpy(buf, "\n \n", 3);
+	memcpy(buf, "\n \n ", 4);
 	{
-		uint64_t pairs = 99;
+		struct sl_byte_counts n;
 
-		CHECK(sl_count_byte_pairs(buf, buf + 3, '\n', ' ', &pairs) == 2 && pairs == 1);
+		sl_count_bytes(buf, buf + 3, '\n', ' ', &n);
+		CHECK(n.a == 2 && n.b == 1 && n.pairs == 1);
 	}
 }
