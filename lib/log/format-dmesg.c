@@ -387,7 +387,7 @@ static bool joined_line(const struct sl_reader *rd, const char *line, size_t len
 	/*
 	 * An indented line continues a record (a further line), unless it
 	 * begins with a whole head: a pasted log's record cut in its indent,
-	 * the next dump's first record after it.
+	 * the next dump's first record after it (twenty-third review, H2).
 	 */
 	if ((size_t)(p - line) > rd->indent)
 		return rd->indent && dmesg_head(p, end, true, &rd->dmesg_form);
@@ -407,10 +407,7 @@ static void dmesg_passed(struct sl_reader *rd, const char *p, const char *end)
 		if (!le)
 			le = end;
 		if (joined_line(rd, p, (size_t)(le - p), rd->scratch))
-			sl_unread_note_why(rd->unread,
-					   rd->unread->lines ? 0 :
-					   rd->lines + sl_count_byte(rd->counted, p, rd->sep) + 1,
-					   SPLITLOCK_UNREAD_CUT);
+			sl_unread_note_why(rd->unread, sl_passed_line(rd, p), SPLITLOCK_UNREAD_CUT);
 		p = le + 1;
 	}
 }
@@ -463,14 +460,16 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 	int facility, level;
 	bool further;
 
+	/*
+	 * A record cut in its head, another dump's first record after it:
+	 * counted as cut, the other's text no message of it (joined_line(),
+	 * which the lines passed by are held to too).
+	 */
+	if (joined_line(rd, line, len, rd->scratch)) {
+		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
+		return 0;
+	}
 	if (memchr(line, '\x1b', len)) {
-		/* Cut inside a colour: see joined_line(). */
-		p = sl_skip_blanks(line, line + len);
-		if ((size_t)(p - line) <= rd->indent &&
-		    joined_line_at(rd, p, line + len)) {
-			sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
-			return 0;
-		}
 		len = strip_dmesg_colours(line, len, rd->scratch);
 		line = rd->scratch;
 	}
@@ -488,18 +487,6 @@ int sl_dmesg_line(struct sl_reader *rd, const char *line, size_t len)
 		r.rec.facility = facility;
 		r.rec.level = level;
 		p = q;
-	}
-	/*
-	 * A record cut in its head, another dump's first record after it:
-	 * counted as cut, the other's text no message of it. In a pasted
-	 * log, a line indented past the log's own that begins with a whole
-	 * head is a record cut in its indent (twenty-third review, H2).
-	 */
-	if ((size_t)(sl_skip_blanks(line, end) - line) <= rd->indent ?
-		    joined_line_at(rd, sl_skip_blanks(line, end), end) :
-		    rd->indent && dmesg_head(sl_skip_blanks(line, end), end, true, &rd->dmesg_form)) {
-		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
-		return 0;
 	}
 	p = sl_skip_caller_id(record_stamp(p, end, &r), end);
 	if (!r.facility_known)

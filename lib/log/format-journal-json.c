@@ -295,8 +295,7 @@ static void journal_json_passed(struct sl_reader *rd, const char *p, const char 
 		open = memchr(p, '{', (size_t)(le - p));
 		if (open && memmem(open + 1, (size_t)(le - open - 1), "{\"", 2))
 			sl_unread_note_why(rd->unread,
-					   rd->unread->lines ? 0 :
-					   rd->lines + sl_count_byte(rd->counted, p, '\n') + 1,
+					   sl_passed_line(rd, p),
 					   SPLITLOCK_UNREAD_CUT);
 		p = le + 1;
 	}

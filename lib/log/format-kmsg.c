@@ -111,13 +111,6 @@ static bool joined_cut_record(const char *line, const char *end)
 	return sl_joined_line(line, end, &head);
 }
 
-/* The line number of @p, a line passed by: counted only until the first
- * unread line, as log/input.c does. */
-static uint64_t passed_line(const struct sl_reader *rd, const char *p)
-{
-	return rd->unread->lines ? 0 : rd->lines + sl_count_byte(rd->counted, p, rd->sep) + 1;
-}
-
 static int kmsg_line(struct sl_reader *rd, const char *line, size_t len)
 {
 	/* The record shows its level: held to the detector's, as in every
@@ -201,10 +194,10 @@ static void passed_each(struct sl_reader *rd, const char *p, const char *end)
 			rd->kmsg_lost = true;
 		if (record_seq(p, le, &seq)) {
 			if (joined_record(p, le))
-				sl_unread_note_why(rd->unread, passed_line(rd, p), SPLITLOCK_UNREAD_CUT);
+				sl_unread_note_why(rd->unread, sl_passed_line(rd, p), SPLITLOCK_UNREAD_CUT);
 			/* The record before a break in the numbers. */
 			else if (prev && seq != prev_seq + 1 && joined_cut_record(prev, prev_end))
-				sl_unread_note_why(rd->unread, passed_line(rd, prev), SPLITLOCK_UNREAD_CUT);
+				sl_unread_note_why(rd->unread, sl_passed_line(rd, prev), SPLITLOCK_UNREAD_CUT);
 			prev = p;
 			prev_end = le;
 			prev_seq = seq;
@@ -213,7 +206,7 @@ static void passed_each(struct sl_reader *rd, const char *p, const char *end)
 	}
 	/* The last one: the record after it was not passed by. */
 	if (prev && joined_cut_record(prev, prev_end))
-		sl_unread_note_why(rd->unread, passed_line(rd, prev), SPLITLOCK_UNREAD_CUT);
+		sl_unread_note_why(rd->unread, sl_passed_line(rd, prev), SPLITLOCK_UNREAD_CUT);
 }
 
 /*
@@ -256,7 +249,7 @@ static void kmsg_passed(struct sl_reader *rd, const char *p, const char *end)
 		 * dump's of the same boot from where it was cut.)
 		 */
 		if (joined_record(last, end) || joined_cut_record(last, end))
-			sl_unread_note_why(rd->unread, passed_line(rd, last), SPLITLOCK_UNREAD_CUT);
+			sl_unread_note_why(rd->unread, sl_passed_line(rd, last), SPLITLOCK_UNREAD_CUT);
 		return;
 	}
 	passed_each(rd, p, end);

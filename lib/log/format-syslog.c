@@ -351,20 +351,13 @@ bool sl_text_joined(const struct sl_reader *rd, const char *line, const char *en
 	return sl_joined_line(line, end, &head);
 }
 
-/* The line number of @p, a line passed by: counted only until the first
- * unread line, as log/input.c does. */
-static uint64_t passed_line(const struct sl_reader *rd, const char *p)
-{
-	return rd->unread->lines ? 0 : rd->lines + sl_count_byte(rd->counted, p, rd->sep) + 1;
-}
-
 /* (log/format.h) */
 void sl_text_passed_joined(struct sl_reader *rd, const char *p, const char *le, sl_text_stamp_fn stamp)
 {
 	const char *s = sl_skip_blanks(p, le);
 
 	if ((size_t)(s - p) <= rd->indent && sl_text_joined(rd, s, le, stamp))
-		sl_unread_note_why(rd->unread, passed_line(rd, p), SPLITLOCK_UNREAD_CUT);
+		sl_unread_note_why(rd->unread, sl_passed_line(rd, p), SPLITLOCK_UNREAD_CUT);
 }
 
 static const char *syslog_stamp_any(const char *p, const char *end, int64_t *t)

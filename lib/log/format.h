@@ -205,6 +205,9 @@ int sl_text_repeat(struct sl_reader *rd, struct sl_log_record *r);
 int sl_reader_repeat(struct sl_reader *rd, struct sl_log_record *r);
 /* A line holding detector text that no parser read. */
 void sl_reader_unrecognized(struct sl_reader *rd, const char *line, size_t len);
+/* The line number of @p, a line the scan passed by: counted only until
+ * the first unread line, as log/input.c does (0 after it). */
+uint64_t sl_passed_line(const struct sl_reader *rd, const char *p);
 /* Decode \xNN of @msg into rd->decoded, fill @r's message and pass it on. */
 int sl_reader_emit(struct sl_reader *rd, struct sl_log_record *r,
 		   const char *msg, size_t len);

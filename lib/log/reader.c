@@ -22,6 +22,11 @@ bool sl_maybe_detector(const char *s, size_t len)
 	return false;
 }
 
+uint64_t sl_passed_line(const struct sl_reader *rd, const char *p)
+{
+	return rd->unread->lines ? 0 : rd->lines + sl_count_byte(rd->counted, p, rd->sep) + 1;
+}
+
 void sl_reader_unrecognized(struct sl_reader *rd, const char *line, size_t len)
 {
 	if (sl_maybe_detector(line, len))
