@@ -106,9 +106,74 @@ vector_find(const char **pp, const char *end, const struct sl_needle *set,
 #include <immintrin.h>
 
 /*
+ * The rare pairs of all needles at once, 32 places at a time: each byte's
+ * two halves look up, in a 16-byte table each (one shuffle), the needles
+ * whose rare byte has that half; a needle is a bit, and a place keeps the
+ * bits that both halves of both bytes share (the "Teddy" filter of
+ * Hyperscan, also in ripgrep's aho-corasick). Twelve vector operations a
+ * block whatever the needles are, where the pairs compared one needle at a
+ * time took four a needle. A bit shared by two needles (more than eight)
+ * lets through more places, never fewer.
+ */
+struct teddy {
+	__m256i lo0, hi0, lo1, hi1;
+};
+
+static inline __attribute__((always_inline, target("avx2"))) void
+teddy_init(struct teddy *t, const struct sl_needle *set, size_t n)
+{
+	uint8_t lo0[16] = { 0 }, hi0[16] = { 0 }, lo1[16] = { 0 }, hi1[16] = { 0 };
+
+	for (size_t k = 0; k < n; k++) {
+		size_t at = set[k].anchor < set[k].len ? set[k].anchor : 0;
+		uint8_t bit = (uint8_t)(1u << (k % 8));
+		uint8_t c0 = (uint8_t)set[k].text[at];
+
+		lo0[c0 & 15] |= bit;
+		hi0[c0 >> 4] |= bit;
+		if (at + 1 < set[k].len) {
+			uint8_t c1 = (uint8_t)set[k].text[at + 1];
+
+			lo1[c1 & 15] |= bit;
+			hi1[c1 >> 4] |= bit;
+		} else {
+			/* A needle's last byte alone: any byte may follow. */
+			for (int i = 0; i < 16; i++) {
+				lo1[i] |= bit;
+				hi1[i] |= bit;
+			}
+		}
+	}
+	t->lo0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)lo0));
+	t->hi0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)hi0));
+	t->lo1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)lo1));
+	t->hi1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)hi1));
+}
+
+/* Whether some needle's rare pair begins in [q, q + 32); reads q[32]. */
+static inline __attribute__((always_inline, target("avx2"))) bool
+teddy_any(const struct teddy *t, const char *q)
+{
+	const __m256i nibble = _mm256_set1_epi8(0x0f);
+	__m256i b0 = _mm256_loadu_si256((const __m256i *)q);
+	__m256i b1 = _mm256_loadu_si256((const __m256i *)(q + 1));
+	__m256i m0 = _mm256_and_si256(
+		_mm256_shuffle_epi8(t->lo0, _mm256_and_si256(b0, nibble)),
+		_mm256_shuffle_epi8(t->hi0, _mm256_and_si256(_mm256_srli_epi16(b0, 4), nibble)));
+	__m256i m1 = _mm256_and_si256(
+		_mm256_shuffle_epi8(t->lo1, _mm256_and_si256(b1, nibble)),
+		_mm256_shuffle_epi8(t->hi1, _mm256_and_si256(_mm256_srli_epi16(b1, 4), nibble)));
+
+	return !_mm256_testz_si256(m0, m1);
+}
+
+/*
  * The same on 32-byte blocks where the CPU has AVX2 (chosen at run time:
  * the build targets baseline x86-64): half the blocks, the scan's main
- * cost once the needles are five.
+ * cost once the needles are five. The places where a needle may start in
+ * a block have their rare pairs in it or in the next one (anchors are
+ * below 32): a block is looked at closer only where the Teddy filter
+ * flags one of the two.
  */
 static inline __attribute__((always_inline, target("avx2"))) const char *
 vector_find_avx2(const char **pp, const char *end, const struct sl_needle *set,
@@ -119,6 +184,10 @@ vector_find_avx2(const char **pp, const char *end, const struct sl_needle *set,
 	size_t shift[MAX_VECTOR_NEEDLES], at_rare[MAX_VECTOR_NEEDLES];
 	bool pair[MAX_VECTOR_NEEDLES];
 	const char *p = *pp;
+	struct teddy t;
+	bool flagged, flagged_next;
+	/* The filter of the next block reads up to 65 bytes on. */
+	size_t room = 32 + longest - 1 > 65 ? 32 + longest - 1 : 65;
 
 #pragma GCC unroll 8
 	for (size_t k = 0; k < n; k++) {
@@ -129,10 +198,24 @@ vector_find_avx2(const char **pp, const char *end, const struct sl_needle *set,
 		rare[k] = _mm256_set1_epi8(set[k].text[at_rare[k]]);
 		pair[k] = at_rare[k] + 1 < set[k].len;
 		rare_next[k] = _mm256_set1_epi8(pair[k] ? set[k].text[at_rare[k] + 1] : 0);
+		/* The filter's next block holds no pair further on. */
+		if (at_rare[k] >= 32)
+			return NULL;
 	}
-	while ((size_t)(end - p) >= 32 + longest - 1) {
+	if ((size_t)(end - p) < room)
+		return NULL;
+	teddy_init(&t, set, n);
+	flagged = teddy_any(&t, p);
+	while ((size_t)(end - p) >= room) {
 		__m256i block, seen = _mm256_setzero_si256(), any = _mm256_setzero_si256();
 		unsigned mask;
+
+		flagged_next = teddy_any(&t, p + 32);
+		if (!flagged && !flagged_next) {
+			p += 32;
+			continue;
+		}
+		flagged = flagged_next;
 
 #pragma GCC unroll 8
 		for (size_t k = 0; k < n; k++) {
@@ -294,6 +377,15 @@ sum256(uint64_t *n, __m256i acc)
 	      (uint64_t)_mm256_extract_epi64(sums, 2) + (uint64_t)_mm256_extract_epi64(sums, 3);
 }
 
+/* Bytes of @x in [lo, lo + span] (unsigned): 0xff where they are. */
+static inline __attribute__((always_inline, target("avx2"))) __m256i
+in_range256(__m256i x, __m256i lo, __m256i span)
+{
+	__m256i t = _mm256_sub_epi8(x, lo);
+
+	return _mm256_cmpeq_epi8(_mm256_min_epu8(t, span), t);
+}
+
 static __attribute__((target("avx2"))) void
 count_avx2(const char **pp, const char *end, char a, char b, struct sl_byte_counts *n, bool pairs)
 {
@@ -311,15 +403,15 @@ count_avx2(const char **pp, const char *end, char a, char b, struct sl_byte_coun
 			blocks = 255;
 #pragma GCC unroll 4
 		for (size_t i = 0; i < blocks; i++, p += 32) {
-			__m256i m = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)p), va);
+			__m256i block = _mm256_loadu_si256((const __m256i *)p);
+			__m256i m = _mm256_cmpeq_epi8(block, va);
 
 			acc_a = _mm256_sub_epi8(acc_a, m);
 			if (pairs) {
 				__m256i next = _mm256_cmpeq_epi8(
 					_mm256_loadu_si256((const __m256i *)(p + 1)), vb);
 
-				acc_b = _mm256_sub_epi8(acc_b, _mm256_cmpeq_epi8(
-					_mm256_loadu_si256((const __m256i *)p), vb));
+				acc_b = _mm256_sub_epi8(acc_b, _mm256_cmpeq_epi8(block, vb));
 				acc_pairs = _mm256_sub_epi8(acc_pairs, _mm256_and_si256(m, next));
 			}
 		}
@@ -399,4 +491,67 @@ uint64_t sl_count_byte(const char *p, const char *end, char c)
 void sl_count_bytes(const char *p, const char *end, char a, char b, struct sl_byte_counts *n)
 {
 	count(p, end, a, b, n, true);
+}
+
+/*
+ * A line that begins as a saved /dev/kmsg record does: "PRI," with a PRI
+ * of one to three digits. (A PRI is at most 191; a line of other text that
+ * begins with a digit, an ISO stamp or a number, has no comma there.)
+ * dK: the line's K-th byte is a digit, cK: a comma.
+ */
+#define RECORD_START(d1, d2, d3, c2, c3, c4) ((d1) & ((c2) | ((d2) & ((c3) | ((d3) & (c4))))))
+
+#if defined(__SSE2__) && defined(__x86_64__)
+static __attribute__((target("avx2"))) uint64_t
+count_record_starts_avx2(const char **pp, const char *end, char sep)
+{
+	const __m256i vsep = _mm256_set1_epi8(sep), comma = _mm256_set1_epi8(',');
+	const __m256i zero_digit = _mm256_set1_epi8('0'), nine = _mm256_set1_epi8(9);
+	const char *p = *pp;
+	uint64_t n = 0;
+
+	while (end - p >= 36) {
+		__m256i acc = _mm256_setzero_si256();
+		size_t blocks = (size_t)(end - p - 4) / 32;
+
+		if (blocks > 255)
+			blocks = 255;
+		for (size_t i = 0; i < blocks; i++, p += 32) {
+#define LOAD(k) _mm256_loadu_si256((const __m256i *)(p + (k)))
+			__m256i s = _mm256_cmpeq_epi8(LOAD(0), vsep);
+			__m256i b2 = LOAD(2), b3 = LOAD(3);
+			__m256i d1 = in_range256(LOAD(1), zero_digit, nine);
+			__m256i d2 = in_range256(b2, zero_digit, nine);
+			__m256i d3 = in_range256(b3, zero_digit, nine);
+			__m256i c2 = _mm256_cmpeq_epi8(b2, comma);
+			__m256i c3 = _mm256_cmpeq_epi8(b3, comma);
+			__m256i c4 = _mm256_cmpeq_epi8(LOAD(4), comma);
+#undef LOAD
+			__m256i r = _mm256_and_si256(s, RECORD_START(d1, d2, d3, c2, c3, c4));
+
+			acc = _mm256_sub_epi8(acc, r);
+		}
+		sum256(&n, acc);
+	}
+	*pp = p;
+	return n;
+}
+#endif
+
+uint64_t sl_count_record_starts(const char *p, const char *end, char sep)
+{
+	uint64_t n = 0;
+
+#if defined(__SSE2__) && defined(__x86_64__)
+	if (have_avx2())
+		n = count_record_starts_avx2(&p, end, sep);
+#endif
+	for (; p < end; p++) {
+		if (*p != sep || end - p < 3 || p[1] < '0' || p[1] > '9')
+			continue;
+		n += RECORD_START(1, p[2] >= '0' && p[2] <= '9',
+				  end - p > 3 && p[3] >= '0' && p[3] <= '9', p[2] == ',',
+				  end - p > 3 && p[3] == ',', end - p > 4 && p[4] == ',');
+	}
+	return n;
 }

@@ -39,5 +39,8 @@ struct sl_byte_counts {
 	uint64_t a, b, pairs;
 };
 void sl_count_bytes(const char *p, const char *end, char a, char b, struct sl_byte_counts *n);
+/* How many @sep bytes of [p, end) a line follows that begins as a saved
+ * /dev/kmsg record does: one to three digits (its PRI) and a comma. */
+uint64_t sl_count_record_starts(const char *p, const char *end, char sep);
 
 #endif

@@ -131,6 +131,62 @@ TEST(every_count_of_needles_agrees_with_memmem)
 		}
 }
 
+/*
+ * The pair filter looks 32 places ahead of a block: needles whose rare
+ * pair stands far into them (31: the last place it reaches; 40: past it,
+ * the plain scan), at every offset of a buffer long enough for several
+ * blocks, found where they start and never before.
+ */
+TEST(needles_whose_rare_pair_stands_far_in_are_found_at_every_offset)
+{
+	static const struct sl_needle far[] = {
+		{ "0123456789abcdefghijklmnopqrstuvwxyz", 36, 31 },
+		{ "zyxwvutsrqponmlkjihgfedcba9876543210ABCDEFGH", 44, 40 },
+		{ "#", 1, 0 },
+	};
+	char buf[300];
+
+	for (size_t set_n = 1; set_n <= 3; set_n++)
+		for (size_t k = 0; k < set_n && k < 2; k++)
+			for (size_t at = 0; at + far[k].len <= sizeof(buf); at++) {
+				memset(buf, '.', sizeof(buf));
+				memcpy(buf + at, far[k].text, far[k].len);
+				for (size_t start = 0; start <= at; start += 13) {
+					CHECK(sl_needle_find(buf + start, buf + sizeof(buf), far, set_n) ==
+					      buf + at);
+				}
+				/* Its rare pair alone is no match. */
+				memset(buf + at, '.', far[k].anchor);
+				CHECK(sl_needle_find(buf, buf + sizeof(buf), far, set_n) == NULL);
+			}
+}
+
+/* Ten needles share the filter's eight bits: more places flagged, none missed. */
+TEST(ten_needles_sharing_the_filter_bits_agree_with_memmem)
+{
+	static const struct sl_needle ten[] = {
+		{ "ab", 2, 0 }, { "cd", 2, 0 }, { "ef", 2, 1 }, { "gh", 2, 0 }, { "ij", 2, 0 },
+		{ "kl", 2, 0 }, { "mn", 2, 0 }, { "op", 2, 0 }, { "qr", 2, 0 }, { "st", 2, 0 },
+	};
+	static char buf[2000];
+	static const char alphabet[] = "abcdefghijklmnopqrst.";
+	unsigned seed = 4242;
+
+	for (int round = 0; round < 400; round++) {
+		size_t len = (size_t)(seed % sizeof(buf));
+
+		for (size_t i = 0; i < len; i++) {
+			seed = seed * 1103515245u + 12345u;
+			/* Mostly noise, so that a first match lies far in. */
+			buf[i] = (seed >> 16) % 8 ? '.' : alphabet[(seed >> 20) % (sizeof(alphabet) - 1)];
+		}
+		for (size_t start = 0; start < len; start += 1 + len / 9)
+			CHECK(sl_needle_find(buf + start, buf + len, ten, 10) ==
+			      naive(buf + start, buf + len, ten, 10));
+		seed = seed * 1103515245u + 12345u;
+	}
+}
+
 /* Line numbers: byte counters summed before they wrap (255 blocks). */
 TEST(counts_a_byte_over_any_length_and_alignment)
 {
@@ -188,4 +244,38 @@ TEST(counts_two_bytes_and_their_pairs_in_one_pass)
 		sl_count_bytes(buf, buf + 3, '\n', ' ', &n);
 		CHECK(n.a == 2 && n.b == 1 && n.pairs == 1);
 	}
+}
+
+/* A saved /dev/kmsg's record lines: a separator, one to three digits and
+ * a comma (a line "1" before a record is none); every alignment, the end
+ * anywhere. */
+TEST(counts_the_lines_that_begin_as_kmsg_records)
+{
+	static char buf[20000];
+	static const char alphabet[] = "\n\n,,0059a -\0";
+	unsigned seed = 3;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+	}
+	for (size_t len = 0; len < sizeof(buf); len = len * 2 + 1)
+		for (size_t start = 0; start < 40 && start <= len; start += 3)
+			for (int nul = 0; nul < 2; nul++) {
+				char sep = nul ? '\0' : '\n';
+				uint64_t want = 0;
+
+				/* "D,", "DD," or "DDD,": the comma in the line. */
+				for (size_t i = start; i + 2 < len; i++) {
+					const char *q = buf + i + 1;
+					size_t room = len - i - 1, d = 0;
+
+					if (buf[i] != sep)
+						continue;
+					while (d < room && d < 3 && q[d] >= '0' && q[d] <= '9')
+						d++;
+					want += d >= 1 && d < room && q[d] == ',';
+				}
+				CHECK(sl_count_record_starts(buf + start, buf + len, sep) == want);
+			}
 }
