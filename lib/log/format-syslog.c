@@ -342,13 +342,125 @@ static const char *text_head(const char *p, const char *end, bool strict, const 
 	return q + n == end && n && q[n - 1] == ':' ? end : NULL;
 }
 
+/* After a stamp at @q: "HOST TAG: " or "TAG: " (no HOST); past it, or NULL. */
+static const char *host_and_tag(const char *q, const char *end, bool *kernel)
+{
+	const char *t = tag(q, end, kernel), *sp;
+
+	if (!t) {
+		sp = memchr(q, ' ', (size_t)(end - q));
+		t = sp ? tag(sp + 1, end, kernel) : NULL;
+	}
+	return t;
+}
+
+/*
+ * A head at [@p, @end) whose tag is whole and not the kernel's: its
+ * record was no detector line. One cut before its tag ends may have been.
+ */
+static bool text_maybe_kernel(const char *p, const char *end, const void *ctx)
+{
+	sl_text_stamp_fn stamp = *(const sl_text_stamp_fn *)ctx;
+	bool kernel = false;
+	int64_t when;
+	const char *q = stamp(p, end, &when);
+
+	return !q || !host_and_tag(q, end, &kernel) || kernel;
+}
+
 /* (log/format.h) */
 bool sl_text_joined(const struct sl_reader *rd, const char *line, const char *end,
 		    sl_text_stamp_fn stamp)
 {
-	const struct sl_head_form head = { .head = text_head, .ctx = &stamp, .indent = rd->indent };
+	const struct sl_head_form head = {
+		.head = text_head, .ctx = &stamp, .indent = rd->indent,
+		.maybe_kernel = text_maybe_kernel,
+	};
 
 	return sl_joined_line(line, end, &head);
+}
+
+static bool letter(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * A head at @p with the kernel's tag: a kernel record. Where @read_time,
+ * only one whose time reads: a word's tail may read as a month or weekday
+ * of some locale ("ec" of a relay's "Dec"), not as a known one. Else the
+ * time need not read (a zone or a month of another machine's: "CET",
+ * "gruod.").
+ */
+static bool kernel_head(const char *p, const char *end, sl_text_stamp_fn stamp, bool read_time)
+{
+	bool kernel = false;
+	int64_t when = SPLITLOCK_TIME_UNKNOWN;
+	const char *q = stamp(p, end, &when);
+
+	if (!q || (read_time && when == SPLITLOCK_TIME_UNKNOWN))
+		return false;
+	return host_and_tag(q, end, &kernel) && kernel;
+}
+
+/*
+ * Digits begin a stamp only as an ISO date's year ("...port 22"
+ * "2026-12-05T..."), a month written as a number ("12月 01 ...") or a Unix
+ * time's ten digits before its point: not
+ * inside another stamp's time ("05.000000" of "00:00:05.000000") or a
+ * number ("22" of "port 22").
+ */
+static bool stamp_in_digits(const char *p, const char *end)
+{
+	const char *q = p;
+
+	if (end - p > 4 && digit(p[1]) && digit(p[2]) && digit(p[3]) && p[4] == '-')
+		return true;
+	while (q < end && digit(*q))
+		q++;
+	/* A month written as a number, "12月" (CJK) or "12월" (Hangul), as
+	 * journalctl's short form writes it in ja_JP and ko_KR: after other
+	 * digits only a two-digit one ("...port 22" "12月"; "2月" of a
+	 * relay's "12月" is none). */
+	if ((digit(p[-1]) ? q - p == 2 : q - p <= 2) && end - q >= 3 &&
+	    (memcmp(q, "\xe6\x9c\x88", 3) == 0 || memcmp(q, "\xec\x9b\x94", 3) == 0))
+		return true;
+	return q - p == 10 && q < end && *q == '.';
+}
+
+/* How far before the kernel's tag a head may begin: a stamp and a host
+ * (a DNS name: 253 bytes). */
+#define INNER_REACH 320
+
+/* (log/format.h) */
+bool sl_text_inner_head(const char *line, const char *end, sl_text_stamp_fn stamp)
+{
+	const char *msg = text_head(line, end, false, &stamp), *from = msg, *k;
+
+	/* Past the line's own head; where it does not read, its first word
+	 * (inside which a stamp may be its own: "733390000.000000"). */
+	if (!from)
+		for (from = line; from < end && *from != ' '; from++)
+			;
+	for (k = from; (k = memmem(k, (size_t)(end - k), "kernel:", 7)); k += 7) {
+		for (const char *p = k - from > INNER_REACH ? k - INNER_REACH : from; p < k; p++) {
+			if (p == line || !(letter(*p) || digit(*p) || *p == '['))
+				continue;
+			if (digit(*p) && !stamp_in_digits(p, end))
+				continue;
+			/* A relay's copy begins its message, right after its tag. */
+			if (p == msg)
+				continue;
+			if (kernel_head(p, end, stamp, letter(p[-1]) && letter(*p)))
+				return true;
+		}
+	}
+	return false;
 }
 
 /* (log/format.h) */
@@ -363,6 +475,15 @@ void sl_text_passed_joined(struct sl_reader *rd, const char *p, const char *le, 
 static const char *syslog_stamp_any(const char *p, const char *end, int64_t *t)
 {
 	return sl_syslog_stamp_in(p, end, 0, t);
+}
+
+/* A stamp of any text form: the next dump may be another's (short
+ * appended to short-unix or short-monotonic). */
+static const char *text_stamp_any(const char *p, const char *end, int64_t *t)
+{
+	const char *q = syslog_stamp_any(p, end, t);
+
+	return q ? q : sl_journal_text_stamp(p, end, t);
 }
 
 /* A century: the years that a gap in a yearless file leaves unknown. */
@@ -395,8 +516,10 @@ static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len,
 		return 0;
 	}
 	r.boot = rd->boot;
-	/* A record cut in its head, another dump's first after it. */
-	if ((size_t)(p - line) <= rd->indent && sl_text_joined(rd, p, end, syslog_stamp_any)) {
+	/* A record cut in its head, another dump's first after it; or cut
+	 * anywhere, the next dump's kernel line after it. */
+	if (((size_t)(p - line) <= rd->indent && sl_text_joined(rd, p, end, syslog_stamp_any)) ||
+	    sl_text_inner_head(p, end, text_stamp_any)) {
 		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
 		return 0;
 	}

@@ -393,6 +393,13 @@ struct sl_head_form {
 	const void *ctx;
 	size_t indent; /* blanks a record's first line begins with */
 	size_t reach;  /* how far into a line a seam may be; 0: 160 bytes */
+	/*
+	 * Optional: false where the line's own head, at [line, hend), is
+	 * whole enough to say its record was not the kernel's (a syslog tag
+	 * other than "kernel"): no detector line was lost there, whatever
+	 * follows (a relay's double head, "HOST TAG: Dec  5 ... kernel:").
+	 */
+	bool (*maybe_kernel)(const char *line, const char *hend, const void *ctx);
 };
 
 /*
@@ -412,6 +419,22 @@ typedef const char *(*sl_text_stamp_fn)(const char *p, const char *end, int64_t 
  */
 bool sl_text_joined(const struct sl_reader *rd, const char *line, const char *end,
 		    sl_text_stamp_fn stamp);
+/*
+ * A line [@line, @end) that holds, past its own head and not at its
+ * message's start, a kernel record's head (a stamp read by @stamp with its
+ * time known, the tag "kernel"): a record cut anywhere, the next dump's
+ * kernel line after it ("...for roDec  5 10:00:02 host kernel: ...",
+ * "...password for Dec  5 ...", "...port 222026-12-05T10:00:02..."; digits
+ * run on into a stamp only as an ISO year or a Unix time's ten digits).
+ * At the message's start it is a relay's copy of the line under its own
+ * tag; elsewhere a quote of a whole kernel line is taken for a cut.
+ */
+bool sl_text_inner_head(const char *line, const char *end, sl_text_stamp_fn stamp);
+/* log/journal-stamp.c: a stamp of journalctl's short forms at @p
+ * (short-full, -unix, -monotonic, -delta...); where it ends, or NULL. */
+const char *sl_journal_text_stamp(const char *p, const char *end, int64_t *t);
+/* log/journal-stamp.c: the same, into @r (wall clock or monotonic time). */
+const char *sl_journal_record_stamp(const char *p, const char *end, struct sl_log_record *r);
 /* The same, for the line [@p, @le) the scan passed by: noted cut. */
 void sl_text_passed_joined(struct sl_reader *rd, const char *p, const char *le, sl_text_stamp_fn stamp);
 /* Does the line at @p start with an RFC 3164 stamp? Its month and day. */

@@ -234,7 +234,8 @@ bool sl_joined_line(const char *line, const char *end, const struct sl_head_form
 		if (p < token && (own_strict || !form->head(p, end, true, form->ctx)))
 			continue;
 		r = cut_head(line, hend, p, msg);
-		if (r == 1 || (r == 2 && form->head(p, end, true, form->ctx)))
+		if ((r == 1 || (r == 2 && form->head(p, end, true, form->ctx))) &&
+		    (!form->maybe_kernel || form->maybe_kernel(line, hend, form->ctx)))
 			return true;
 	}
 	return false;

@@ -252,14 +252,18 @@ static int add_log_record(struct splitlock_offenders *r,
 	if (type == SPLITLOCK_LINE_OTHER) {
 		if (lr->facility_known && rec->facility != 0) {
 			/*
-			 * A record's further line with the detector's words
-			 * inside: text a record carried, or another form's
-			 * line (a kern.log cat'ed after dmesg -r output). It
-			 * never counts, and is said.
+			 * The detector's words inside user space's text, or
+			 * inside a record's further line: text a record
+			 * carried, another form's line (a kern.log cat'ed
+			 * after dmesg -r output), a relay's copy of a kernel
+			 * line under its own tag ("relay kernlog: Dec  5 ...
+			 * host kernel: x86/split lock ..."). It never counts,
+			 * and is said.
 			 */
-			if (lr->further && sl_detector_text_unread(rec->message, rec->message_len)) {
+			if (sl_detector_text_unread(rec->message, rec->message_len)) {
 				r->forged++;
-				r->forged_by[SPLITLOCK_FORGED_FURTHER_LINE]++;
+				r->forged_by[lr->further ? SPLITLOCK_FORGED_FURTHER_LINE
+							 : SPLITLOCK_FORGED_USER_SPACE]++;
 			}
 			return 0;
 		}

@@ -1661,6 +1661,92 @@ test_a_record_cut_anywhere_in_its_head_before_the_next_dumps_banner_is_cut() {
 	expect_json '[.events, .complete, .unrecognized_by.unparsed] | @csv' '0,false,1'
 }
 
+# A record cut anywhere (here a user space one, which may be longer than
+# the 160 bytes where a seam is looked for at a line's start), the next
+# dump's kernel line after it: cut, in every syslog and journalctl short
+# form; it was read as sshd's line and the event lost with complete: true
+# (twenty-fourth review, H3; twenty-fifth, H2, H3; twenty-sixth, H1, H2).
+test_a_record_cut_anywhere_with_the_next_dumps_kernel_line_after_it_is_cut() {
+	local f L U glue
+	for f in events.kern.log events.kern.log-rfc3339 events.journal-short events.journal-short-iso \
+		 events.journal-short-iso-precise events.journal-short-precise events.journal-short-full \
+		 events.journal-short-unix events.journal-short-monotonic events.journal-short-nohostname \
+		 events.journal-short-delta events.journal-with-unit events.journal-short.ja \
+		 events.journal-short.de; do
+		L=$(grep -a -m1 'took a' "$F/$f")
+		# Glued to a letter, a number, a sign (a line that lost only
+		# its newline); twenty-fifth review, H2, H3.
+		for glue in 'Accepted publickey for ro' 'Connection from 10.0.0.1 port 22' \
+			    'Started foo.service.' 'exited (status=1)' 'Accepted password for ' \
+			    'error: ' 'St'; do
+			U="${L%%kernel: *}sshd[812]: $glue"
+			{ grep -a -m1 -v 'took a' "$F/$f"; printf '%s%s\n' "$U" "$L"; } >"$T/glued"
+			run "$SLCTL" offenders --input "$T/glued" --json
+			[ "$(jq -c '[.events, .complete, .unrecognized_by.cut]' <<<"$out")" = '[0,false,1]' ] ||
+				fail "$f after '$glue': $(jq -c '[.input_format, .events, .complete, .unrecognized_by]' <<<"$out")"
+		done
+		# A relay's copy after its tag is no cut (short-full reads any
+		# word as a weekday: a head inside its first word is taken for
+		# a cut there, a stated limit; twenty-fifth review, M1).
+		U="${L%%kernel: *}kernlog[5]: "
+		{ grep -a -m1 -v 'took a' "$F/$f"; printf '%s%s\n' "$U" "$L"; } >"$T/relayed"
+		run "$SLCTL" offenders --input "$T/relayed" --json
+		case $f in events.journal-short-full | events.journal-with-unit) continue ;; esac
+		[ "$(jq -c '[.events, .unrecognized_by.cut, .forged_by.user_space]' <<<"$out")" = '[0,0,1]' ] ||
+			fail "$f relayed: $(jq -c '[.input_format, .events, .complete, .unrecognized_by, .forged_by]' <<<"$out")"
+	done
+	# The next dump's head whose time does not read here (another zone's
+	# name, a month of another locale), behind a long host, or of another
+	# short form: cut all the same (twenty-seventh review, H1-H3).
+	local D='x86/split lock detection: #AC: LOST/2 took a split_lock trap at address: 0x2'
+	local H; H=$(printf 'h%.0s' $(seq 200)).example.org
+	for U in "Tue 2026-12-01 00:00:03 CET host sshd[9]: Accepted for Tue 2026-12-01 00:00:05 CET host kernel: $D" \
+		 "gruod. 01 00:00:03 host sshd[9]: Accepted for gruod. 01 00:00:05 host kernel: $D" \
+		 "gruod. 01 00:00:03 host sshd[9]: port 22gruod. 01 00:00:05 host kernel: $D" \
+		 "2026-12-01T00:00:03+00:00 $H sshd[9]: Accepted for ro2026-12-01T00:00:05+00:00 $H kernel: $D" \
+		 "Dec 01 00:00:03 host sshd[9]: Accepted for ro1796083205.120000 host kernel: $D" \
+		 "Dec 01 00:00:03 host sshd[9]: Accepted for ro[    5.120000] host kernel: $D" \
+		 "12월 01 00:00:03 host sshd[9]: port 2212월 01 00:00:05 host kernel: $D"; do
+		{ printf '%s\n' "${U%%sshd*}kernel: usb 1-1: new device"; printf '%s\n' "$U"; } >"$T/inner"
+		TZ=UTC run "$SLCTL" offenders --input "$T/inner" --json
+		[ "$(jq -c '[.events, .complete, .unrecognized_by.cut]' <<<"$out")" = '[0,false,1]' ] ||
+			fail "${U:0:40}: $(jq -c '[.input_format, .events, .complete, .unrecognized_by]' <<<"$out")"
+	done
+	# A task name that reads as a stamp is no inner head (twenty-fifth
+	# review, M2).
+	printf '[    5.000000] host kernel: x86/split lock detection: #AC: UE4.27 Worker/4300 took a split_lock trap at address: 0x1403c2d1\n' >"$T/comm"
+	run "$SLCTL" offenders --input "$T/comm" --input-format journal-text --json
+	expect_json '[.events, .complete] | @csv' '1,true'
+	# A message that quotes a whole kernel line cannot be told from a
+	# cut after a blank (twenty-sixth review, H1): cut, not complete.
+	printf 'Dec  5 10:00:01 host sshd[812]: replay of Dec  5 10:00:00 host kernel: x86/split lock detection: #AC: a/1 took a split_lock trap at address: 0x1\n' >"$T/quoted"
+	run "$SLCTL" offenders --input "$T/quoted" --input-format syslog --json
+	expect_json '[.events, .complete, .unrecognized_by.cut] | @csv' '0,false,1'
+}
+
+# A relay that logs what it forwards with a head of its own (rsyslog's
+# imfile or a template with %rawmsg%: "HOST TAG: Dec  5 ... kernel: ...")
+# writes two heads on each line: no cut, as the first head's tag is whole
+# and not the kernel's. A record of the kernel's cut right before its
+# message, the next dump's after it, stays cut (twenty-third review, M6).
+test_a_relays_double_head_is_no_cut_but_the_kernels_record_cut_before_its_message_is() {
+	local P="x86/split lock detection: #AC: a/1 took a split_lock trap at address: 0x1"
+	{ printf 'Dec  5 10:00:01 relay kernlog: Dec  5 10:00:00 host kernel: usb 1-1: new device\n'
+	  printf 'Dec  5 10:00:03 relay kernlog: Dec  5 10:00:02 host kernel: %s\n' "$P"
+	  printf 'Dec  5 10:00:04 relay sshd[81]: Dec  5 10:00:04 host sshd[80]: Accepted publickey\n'; } >"$T/relay"
+	run "$SLCTL" offenders --input "$T/relay" --json
+	expect_rc 0
+	# Not the kernel's by its tag: said, as any user space line is.
+	expect_json '[.events, .unrecognized_by.cut, .forged_by.user_space] | @csv' '0,0,1'
+	for h in 'Dec  5 10:00:01 host kernel: ' 'Dec  5 10:00:01 host ' 'Dec  5 10:00:01 host ker'; do
+		{ printf 'Dec  5 10:00:00 host kernel: usb 1-1: new device\n'
+		  printf '%sDec  5 10:00:02 host kernel: Linux version 6.1.0\n' "$h"
+		  printf 'Dec  5 10:00:03 host kernel: %s\n' "$P"; } >"$T/cut"
+		run "$SLCTL" offenders --input "$T/cut" --json
+		expect_json '[.events, .complete, .unrecognized_by.cut, .input_format] | @csv' '1,false,1,"syslog"'
+	done
+}
+
 # journalctl -o json: an entry cut before its MESSAGE (no detector words
 # on its line), the next dump's first entry run on into it, is cut
 # (twenty-second review, H5).

@@ -459,6 +459,50 @@ test_records_the_kernel_numbered_but_the_log_lacks_are_lost() {
 	{ cat "$T/whole"; sed -n 2,4p "$T/whole"; cat "$T/gap" | sed -n 3,4p; } >"$T/overlap"
 	run "$SLCTL" offenders --input "$T/overlap" --json
 	expect_json '[.complete, .unrecognized_by.lost] | @csv' 'false,1'
+	# A device's records end in continuation lines (" SUBSYSTEM=", no
+	# records): a stretch of records that starts or ends with them is
+	# held to its numbers as any other, one record lost inside it too.
+	{
+		printf '6,0,100000,-;Linux version 6.12.0\n'
+		printf '6,1,200000,-;usb 1-1: new device\n SUBSYSTEM=usb\n DEVICE=c189:1\n'
+		printf '4,2,5000000,-;%s a/1 took a split_lock trap at address: 0x1\n DEVICE=+cpu:1\n' "$P"
+		printf '6,3,5100000,-;usb 1-2: new device\n SUBSYSTEM=usb\n'
+		printf '6,4,5200000,-;usb 1-3: new device\n DEVICE=c189:3\n'
+		printf '6,5,5300000,-;usb 1-4: new device\n DEVICE=c189:4\n'
+		printf '4,6,6000000,-;%s b/2 took a split_lock trap at address: 0x2\n' "$P"
+	} >"$T/devices"
+	run "$SLCTL" offenders --input "$T/devices" --json
+	expect_json '[.events, .complete, .unrecognized_by.lost] | @csv' '2,true,0'
+	sed '/^6,4,/,+1d' "$T/devices" >"$T/devices-gap"
+	run "$SLCTL" offenders --input "$T/devices-gap" --json
+	expect_json '[.events, .complete, .unrecognized_by.lost] | @csv' '2,false,1'
+	# An empty line, other text or an empty record where a record was
+	# lost makes up for none: records are the lines that begin with a
+	# PRI (twenty-fourth review, H1).
+	for f in '' 'junk' '1' ' SUBSYSTEM=usb' '2026-12-05T10:00:00+00:00 host systemd[1]: Started foo.' \
+		 '1733390000.000000 host foo: bar' 'x,4,5200000,-;not a PRI'; do
+		sed "/^6,4,/{N;s/.*/$f/}" "$T/devices" >"$T/devices-filled"
+		run "$SLCTL" offenders --input "$T/devices-filled" --json
+		expect_json '[.events, .complete, .unrecognized_by.lost] | @csv' '2,false,1'
+	done
+	# Three dumps of 300 records and more appended: the second overlaps
+	# the first by ten, the third follows a gap of ten (the buffer
+	# wrapped): the repeats make up for none of the lost (twenty-fourth
+	# review, H2; a dump under 16 KiB is a stated limit).
+	{
+		printf '4,0,100000,-;%s a/1 took a split_lock trap at address: 0x1\n' "$P"
+		for i in $(seq 1 300) $(seq 291 900) $(seq 911 1199); do
+			printf '6,%d,%d,-;usb 1-1: message %d\n' "$i" $((i * 1000 + 200000)) "$i"
+		done
+		printf '4,1200,9000000,-;%s b/2 took a split_lock trap at address: 0x2\n' "$P"
+	} >"$T/three"
+	run "$SLCTL" offenders --input "$T/three" --json
+	expect_json '[.events, .complete, .unrecognized_by.lost] | @csv' '2,false,1'
+	# A number written with leading zeros is the number (twenty-fifth
+	# review, L1).
+	sed 's/^6,1,/6,00000000000000000001,/' "$T/devices" >"$T/zeros"
+	run "$SLCTL" offenders --input "$T/zeros" --json
+	expect_json '[.events, .complete, .unrecognized_by.lost] | @csv' '2,true,0'
 	# A second boot after the first: complete.
 	cat "$T/whole" "$T/whole" >"$T/boots"
 	run "$SLCTL" offenders --input "$T/boots" --json
