@@ -341,6 +341,19 @@ _public_ int splitlock_detector_line_parse(const char *message, size_t len,
 }
 
 /*
+ * A message that is the detector's prefix cut short ("x86/split lo"): a
+ * record cut before the detector's words, then a newline (a dump cut there
+ * and another appended). Four bytes at least: "x86/" begins the kernel's
+ * other x86 lines, never a whole one.
+ */
+bool sl_detector_prefix_cut(const char *s, size_t len)
+{
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\r'))
+		len--;
+	return len >= 4 && len < strlen(PR_FMT) - 1 && memcmp(s, PR_FMT, len) == 0;
+}
+
+/*
  * What only the detector writes: its prefix, the trap markers and the
  * names of its rate limits. Of its lines that are no event, only those
  * known are read (the boot lines, a patched kernel's notes); any other
@@ -367,6 +380,8 @@ bool sl_detector_text_unread(const char *s, size_t len)
 	bool found = false;
 	char buf[512];
 
+	if (sl_detector_prefix_cut(s, len))
+		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(words) && !found; i++)
 		if (memmem(s, len, words[i], strlen(words[i])))
 			found = true;

@@ -477,18 +477,27 @@ bool sl_klog_line_parse(const char *line, size_t len,
  * detection: "), the rate limits' names (split_lock_warn,
  * handle_user_split_lock, handle_bus_lock: "_lock" in each), fatal
  * mode's "alignment check" and what a rate limit dropped ("N callbacks
- * suppressed": fatal mode's kill lines share one with others). A line holding one that no parser reads makes the report
- * incomplete (sl_detector_text_unread()). Needles whose first and last
- * bytes seldom stand at that distance keep the candidates few; the third
- * number is where a pair of bytes rare in logs begins in each ("ct",
- * "_l", "nm", "lb"; '#' alone), which most blocks lack (needle-scan.h).
+ * suppressed": fatal mode's kill lines share one with others), and
+ * "x86/", with which a detector line cut before its words begins
+ * ("x86/split lo", then a newline: a dump cut there and another appended).
+ * A line holding one that no parser reads makes the report incomplete
+ * (sl_detector_text_unread()). Needles whose first and last bytes seldom
+ * stand at that distance keep the candidates few; the third number is
+ * where a pair of bytes rare in logs begins in each ("ct", "_l", "nm",
+ * "lb", "6/"; '#' alone), which most blocks lack (needle-scan.h). The
+ * kernel's own "x86/" lines (x86/fpu, x86/mm) are a few a boot; a
+ * message holding "x86/" is the detector's only as its prefix cut short
+ * (sl_maybe_detector() looks for SL_DETECTOR_WORDS and such a prefix).
  */
-#define SL_DETECTOR_NEEDLES \
+#define SL_DETECTOR_WORDS \
 	{ "#", 1, 0 }, \
 	{ "lock detection", 14, 9 }, \
 	{ "_lock", 5, 0 }, \
 	{ "alignment check", 15, 4 }, \
 	{ "callbacks suppressed", 20, 3 }
+#define SL_DETECTOR_NEEDLES \
+	SL_DETECTOR_WORDS, \
+	{ "x86/", 4, 2 }
 
 /* ---- log/detect.c -------------------------------------------------------- */
 

@@ -22,7 +22,7 @@
 
 /* More needles than this take the plain path; every caller has fewer. */
 #define MAX_VECTOR_NEEDLES SL_NEEDLES_VECTOR_MAX
-_Static_assert(MAX_VECTOR_NEEDLES == 10, "vector_find_any() has a case for each count");
+_Static_assert(MAX_VECTOR_NEEDLES == 11, "vector_find_any() has a case for each count");
 
 static const char *first_match(const char *at, const char *end,
 			       const struct sl_needle *set, size_t n)
@@ -113,20 +113,92 @@ vector_find(const char **pp, const char *end, const struct sl_needle *set,
  * Hyperscan, also in ripgrep's aho-corasick). Twelve vector operations a
  * block whatever the needles are, where the pairs compared one needle at a
  * time took four a needle. A bit shared by two needles (more than eight)
- * lets through more places, never fewer.
+ * lets through more places, never fewer (teddy_buckets()).
  */
 struct teddy {
 	__m256i lo0, hi0, lo1, hi1;
 };
 
+/*
+ * The nibbles a needle's rare pair has, one bit each: its first byte's low
+ * and high halves, its second's (all sixteen where it has none).
+ */
+struct pair_nibbles {
+	uint16_t lo0, hi0, lo1, hi1;
+};
+
+static struct pair_nibbles pair_nibbles_of(const struct sl_needle *nd)
+{
+	size_t at = nd->anchor < nd->len ? nd->anchor : 0;
+	uint8_t c0 = (uint8_t)nd->text[at];
+	struct pair_nibbles pn = { (uint16_t)(1u << (c0 & 15)), (uint16_t)(1u << (c0 >> 4)),
+				   0xffff, 0xffff };
+
+	if (at + 1 < nd->len) {
+		uint8_t c1 = (uint8_t)nd->text[at + 1];
+
+		pn.lo1 = (uint16_t)(1u << (c1 & 15));
+		pn.hi1 = (uint16_t)(1u << (c1 >> 4));
+	}
+	return pn;
+}
+
+/* How many pairs of bytes a bucket with these nibbles lets through. */
+static unsigned pairs_let_through(struct pair_nibbles b)
+{
+	return (unsigned)(__builtin_popcount(b.lo0) * __builtin_popcount(b.hi0) *
+			  __builtin_popcount(b.lo1) * __builtin_popcount(b.hi1));
+}
+
+/*
+ * Which of the eight buckets (bits) each needle is: its own for the first
+ * eight; a ninth and later shares the bucket that lets through the fewest
+ * pairs more with it. A bucket lets through every pair its needles' halves
+ * make up: '#' (any byte after it) shared with "- " of "-- " flagged every
+ * ISO date's '-'.
+ */
+static void teddy_buckets(const struct sl_needle *set, size_t n, uint8_t *bucket)
+{
+	struct pair_nibbles b[8] = { { 0, 0, 0, 0 } };
+
+	for (size_t k = 0; k < n; k++) {
+		struct pair_nibbles pn = pair_nibbles_of(&set[k]);
+		unsigned best_cost = ~0u;
+		size_t best = 0;
+
+		if (k < 8) {
+			bucket[k] = (uint8_t)k;
+			b[k] = pn;
+			continue;
+		}
+		for (size_t i = 0; i < 8; i++) {
+			struct pair_nibbles u = { b[i].lo0 | pn.lo0, b[i].hi0 | pn.hi0,
+						  b[i].lo1 | pn.lo1, b[i].hi1 | pn.hi1 };
+			unsigned cost = pairs_let_through(u) - pairs_let_through(b[i]);
+
+			if (cost < best_cost) {
+				best_cost = cost;
+				best = i;
+			}
+		}
+		bucket[k] = (uint8_t)best;
+		b[best].lo0 |= pn.lo0;
+		b[best].hi0 |= pn.hi0;
+		b[best].lo1 |= pn.lo1;
+		b[best].hi1 |= pn.hi1;
+	}
+}
+
 static inline __attribute__((always_inline, target("avx2"))) void
 teddy_init(struct teddy *t, const struct sl_needle *set, size_t n)
 {
 	uint8_t lo0[16] = { 0 }, hi0[16] = { 0 }, lo1[16] = { 0 }, hi1[16] = { 0 };
+	uint8_t bucket[MAX_VECTOR_NEEDLES];
 
+	teddy_buckets(set, n, bucket);
 	for (size_t k = 0; k < n; k++) {
 		size_t at = set[k].anchor < set[k].len ? set[k].anchor : 0;
-		uint8_t bit = (uint8_t)(1u << (k % 8));
+		uint8_t bit = (uint8_t)(1u << bucket[k]);
 		uint8_t c0 = (uint8_t)set[k].text[at];
 
 		lo0[c0 & 15] |= bit;
@@ -268,6 +340,7 @@ avx2_find_any(const char **pp, const char *end, const struct sl_needle *set,
 	case 7: return vector_find_avx2(pp, end, set, 7, longest);
 	case 8: return vector_find_avx2(pp, end, set, 8, longest);
 	case 9: return vector_find_avx2(pp, end, set, 9, longest);
+	case 10: return vector_find_avx2(pp, end, set, 10, longest);
 	default: return vector_find_avx2(pp, end, set, MAX_VECTOR_NEEDLES, longest);
 	}
 }
@@ -311,6 +384,7 @@ static const char *vector_find_any(const char **pp, const char *end,
 	case 7: return vector_find(pp, end, set, 7, longest);
 	case 8: return vector_find(pp, end, set, 8, longest);
 	case 9: return vector_find(pp, end, set, 9, longest);
+	case 10: return vector_find(pp, end, set, 10, longest);
 	default: return vector_find(pp, end, set, MAX_VECTOR_NEEDLES, longest);
 	}
 }

@@ -21,7 +21,7 @@ struct sl_needle {
 
 /* Sets of more needles than this are searched one needle at a time,
  * several times slower: each set of the readers' is held to it. */
-#define SL_NEEDLES_VECTOR_MAX 10
+#define SL_NEEDLES_VECTOR_MAX 11
 
 /*
  * The earliest place in [p, end) where any of the n needles starts, or NULL.

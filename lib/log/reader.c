@@ -10,7 +10,7 @@
 #include "log/needle-scan.h"
 
 static const struct sl_needle needles[] = {
-	SL_DETECTOR_NEEDLES,
+	SL_DETECTOR_WORDS,
 };
 #define N_NEEDLES (sizeof(needles) / sizeof(needles[0]))
 
@@ -19,7 +19,7 @@ bool sl_maybe_detector(const char *s, size_t len)
 	for (size_t i = 0; i < N_NEEDLES; i++)
 		if (memmem(s, len, needles[i].text, needles[i].len))
 			return true;
-	return false;
+	return sl_detector_prefix_cut(s, len);
 }
 
 uint64_t sl_passed_line(const struct sl_reader *rd, const char *p)

@@ -219,6 +219,9 @@ bool sl_maybe_detector(const char *s, size_t len);
  * lines)? Then it is detector text that went unread.
  */
 bool sl_detector_text_unread(const char *s, size_t len);
+/* Is the message [@s, @s + @len) the detector's prefix cut short ("x86/split
+ * lo")? sl_detector_text_unread() says so too. */
+bool sl_detector_prefix_cut(const char *s, size_t len);
 /* Is [@s, @s + @len) the start of a detector line, or of a kill line,
  * cut short ("x86/spl", "traps: ")? */
 bool sl_detector_start_prefix(const char *s, size_t len);

@@ -280,8 +280,11 @@ static int add_log_record(struct splitlock_offenders *r,
 						   SPLITLOCK_UNREAD_KILLS_SUPPRESSED);
 			return 0;
 		}
+		/* A record cut inside the detector's prefix, more after it. */
+		if (sl_detector_prefix_cut(rec->message, rec->message_len))
+			sl_unread_note_why(&r->unread, lr->line, SPLITLOCK_UNREAD_CUT);
 		/* The detector's words in a form the parser does not know: say so. */
-		if (sl_detector_text_unread(rec->message, rec->message_len))
+		else if (sl_detector_text_unread(rec->message, rec->message_len))
 			sl_unread_note(&r->unread, lr->line);
 		return 0;
 	}

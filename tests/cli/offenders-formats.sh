@@ -175,6 +175,35 @@ test_lines_cut_before_the_trap_are_unread() {
 	expect_json .unrecognized 0
 }
 
+# A record cut before the detector's words, then a newline, then more
+# (a dump cut there and another appended, a line cut by hand): the
+# message is the detector's prefix cut short, and unread in every form
+# (twenty-ninth review, H1). The kernel's own x86 lines are read.
+test_a_record_cut_inside_the_detectors_prefix_mid_log_is_unread() {
+	local cut head tail
+	for cut in "x86/" "x86/s" "x86/split lo" "x86/split lock detectio"; do
+		for head in '[    5.100000] ' 'Dec  5 10:00:01 host kernel: ' '4,2,5100000,-;' \
+			'kern  :warn  : [    5.100000] ' '2026-12-05T10:00:01+0000 host kernel: '; do
+			case $head in
+			4,*) tail='6,3,5200000,-;usb 1-1: new device' head=4,${head#4,} ;;
+			'['*) tail='[    5.200000] usb 1-1: new device' ;;
+			kern*) tail='kern  :info  : [    5.200000] usb 1-1: new device' ;;
+			Dec*) tail='Dec  5 10:00:02 host kernel: usb 1-1: new device' ;;
+			*) tail='2026-12-05T10:00:02+0000 host kernel: usb 1-1: new device' ;;
+			esac
+			printf '%s\n%s%s\n%s\n' "${tail/new device/old device}" "$head" "$cut" "$tail" |
+				sed '1s/,3,5200000/,1,5000000/;1s/5.200000/5.000000/;1s/10:00:02/10:00:00/' >"$T/log"
+			[ "${head%%,*}" != 4 ] || sed -i '1s/^6,1,/6,0,/;2s/^4,2,/4,1,/;3s/^6,3,/6,2,/' "$T/log"
+			run "$SLCTL" offenders --input "$T/log" --json
+			expect_json '[.complete, .unrecognized, .unrecognized_by.cut] | @csv' 'false,1,1'
+		done
+	done
+	# The kernel's other x86 lines, and x86/ in a message's middle.
+	printf '[    0.000000] x86/fpu: Supporting XSAVE feature 0x001\n[    0.000000] x86/split lock detection: #DB: warning on user-space bus_locks\n[    0.100000] x86/mm: Memory block size: 128MB\n[    1.000000] pci 0000:00:00.0: x86/PAT\n' >"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --json
+	expect_json '[.complete, .unrecognized] | @csv' 'true,0'
+}
+
 # A log saved on Windows ends its lines with \r\n: every text form reads
 # it as it reads the original (the fatal-mode boot line, which decides
 # whether alignment-check kills count, ends in "...split_locks\r").
