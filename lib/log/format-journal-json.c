@@ -274,26 +274,35 @@ static int journal_json_line(struct sl_reader *rd, const char *line, size_t len)
 /*
  * -o json lines the scan passes by: an entry cut short (before its
  * MESSAGE, or inside it) with the next dump's first entry run on into it
- * ("cat cut whole"). '{"' stands only where an entry opens (a quote in a
- * string is escaped), so one past the line's own is such a seam. Most
- * stretches hold no '{' but those that begin their lines, which one
- * vectorized count says; only the others are read line by line.
+ * ("cat cut whole"), or ended by a newline ("awk 1 cut whole", an editor).
+ * '{"' stands only where an entry opens (a quote in a string is escaped),
+ * so one past the line's own is such a seam; an entry's line ends in its
+ * '}'. Most stretches hold no '{' but those that begin their lines and
+ * end every line in "}\n", which one vectorized count says; only the
+ * others are read line by line. A last line without its newline is the
+ * log's end, which log/input.c sees cut.
  */
 static void journal_json_passed(struct sl_reader *rd, const char *p, const char *end)
 {
 	struct sl_byte_counts n;
 
-	sl_count_bytes(p, end, '\n', '{', &n);
-	if (n.b == n.pairs + (p < end && *p == '{'))
+	sl_count_framed(p, end, '\n', '{', '}', &n);
+	if (n.b == n.pairs + (p < end && *p == '{') && n.closing == n.a)
 		return;
 	while (p < end) {
 		const char *le = memchr(p, '\n', (size_t)(end - p));
-		const char *open;
+		const char *open, *last;
 
 		if (!le)
 			le = end;
 		open = memchr(p, '{', (size_t)(le - p));
-		if (open && memmem(open + 1, (size_t)(le - open - 1), "{\"", 2))
+		last = le;
+		while (last > p && (last[-1] == '\r' || last[-1] == ' ' || last[-1] == '\t'))
+			last--;
+		/* "{...": an entry cut short, then a newline (a dump cut
+		 * there, another appended by a tool that ends every line). */
+		if (open && (memmem(open + 1, (size_t)(le - open - 1), "{\"", 2) ||
+			     (open < last && last[-1] != '}' && le < end)))
 			sl_unread_note_why(rd->unread,
 					   sl_passed_line(rd, p),
 					   SPLITLOCK_UNREAD_CUT);

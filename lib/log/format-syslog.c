@@ -317,6 +317,14 @@ bool sl_syslog_line_matches(const char *line, size_t len)
 	return sp && repeat_count(sp + 1, end, &inner, &inner_end) && !inner;
 }
 
+/* How far past a stamp a head's ": " may be: a host (a DNS name, 253
+ * bytes) and a tag. */
+#define HOST_AND_TAG_MAX 300
+
+/* How far into a line a seam may be: a head with the longest host, and a
+ * kernel stamp, a caller id and a detector line's first words. */
+#define TEXT_SEAM_REACH 420
+
 /*
  * A record's head at @p (log/join.c): a stamp, a HOST and a tag, or the
  * tag alone (a stamp of the forms that print no HOST), ending in ": ",
@@ -335,7 +343,7 @@ static const char *text_head(const char *p, const char *end, bool strict, const 
 	/* Strictly: a stamp whose time reads (a month of a known name). */
 	if (!q || (strict && t == SPLITLOCK_TIME_UNKNOWN))
 		return NULL;
-	n = (size_t)(end - q) < 72 ? (size_t)(end - q) : 72;
+	n = (size_t)(end - q) < HOST_AND_TAG_MAX ? (size_t)(end - q) : HOST_AND_TAG_MAX;
 	colon = memmem(q, n, ": ", 2);
 	if (colon)
 		return colon + 2;
@@ -374,7 +382,8 @@ bool sl_text_joined(const struct sl_reader *rd, const char *line, const char *en
 {
 	const struct sl_head_form head = {
 		.head = text_head, .ctx = &stamp, .indent = rd->indent,
-		.maybe_kernel = text_maybe_kernel,
+		.reach = TEXT_SEAM_REACH, .maybe_kernel = text_maybe_kernel,
+		.any_next_head = true,
 	};
 
 	return sl_joined_line(line, end, &head);

@@ -400,6 +400,13 @@ struct sl_head_form {
 	 * follows (a relay's double head, "HOST TAG: Dec  5 ... kernel:").
 	 */
 	bool (*maybe_kernel)(const char *line, const char *hend, const void *ctx);
+	/*
+	 * A whole head of the line's own with nothing or a detector line's
+	 * first words after it is a seam before any head of the form, of
+	 * whatever shape: tags differ ("kernel:", "systemd[1]:"). Not where
+	 * a head's parts vary within one record (dmesg's caller id).
+	 */
+	bool any_next_head;
 };
 
 /*

@@ -179,6 +179,20 @@ static int cut_head(const char *line, const char *hend, const char *at, const ch
 }
 
 
+/*
+ * [@line, @hend): a whole head of the form (its own parser reads it) and
+ * after it nothing or the start of a detector line, as cut_message_start()
+ * says, whatever the next record's head looks like: a cut kernel line
+ * with the next dump's first line, a program's ("host systemd[1]: "),
+ * after it, whose tag has another shape than "kernel:".
+ */
+static int whole_head_cut(const char *line, const char *hend, const struct sl_head_form *form)
+{
+	const char *own = form->head(line, hend, false, form->ctx);
+
+	return own && own <= hend ? cut_message_start(own, hend) : 0;
+}
+
 /* The kernel's first line of a boot, where the next dump begins with it. */
 static const char banner[] = "Linux version ";
 
@@ -234,6 +248,8 @@ bool sl_joined_line(const char *line, const char *end, const struct sl_head_form
 		if (p < token && (own_strict || !form->head(p, end, true, form->ctx)))
 			continue;
 		r = cut_head(line, hend, p, msg);
+		if (!r && form->any_next_head)
+			r = whole_head_cut(line, hend, form);
 		if ((r == 1 || (r == 2 && form->head(p, end, true, form->ctx))) &&
 		    (!form->maybe_kernel || form->maybe_kernel(line, hend, form->ctx)))
 			return true;

@@ -460,16 +460,17 @@ in_range256(__m256i x, __m256i lo, __m256i span)
 	return _mm256_cmpeq_epi8(_mm256_min_epu8(t, span), t);
 }
 
-static __attribute__((target("avx2"))) void
-count_avx2(const char **pp, const char *end, char a, char b, struct sl_byte_counts *n, bool pairs)
+static inline __attribute__((always_inline, target("avx2"))) void
+count_avx2(const char **pp, const char *end, char a, char b, char c, struct sl_byte_counts *n,
+	   bool pairs, bool closing)
 {
-	const __m256i va = _mm256_set1_epi8(a), vb = _mm256_set1_epi8(b);
+	const __m256i va = _mm256_set1_epi8(a), vb = _mm256_set1_epi8(b), vc = _mm256_set1_epi8(c);
 	const __m256i zero = _mm256_setzero_si256();
 	const char *p = *pp;
 	const ptrdiff_t stop = pairs ? 33 : 32;
 
 	while (end - p >= stop) {
-		__m256i acc_a = zero, acc_b = zero, acc_pairs = zero;
+		__m256i acc_a = zero, acc_b = zero, acc_pairs = zero, acc_closing = zero;
 		/* 255 blocks at most: a byte counter holds 255. */
 		size_t blocks = (size_t)(end - p - (stop - 32)) / 32;
 
@@ -482,11 +483,14 @@ count_avx2(const char **pp, const char *end, char a, char b, struct sl_byte_coun
 
 			acc_a = _mm256_sub_epi8(acc_a, m);
 			if (pairs) {
-				__m256i next = _mm256_cmpeq_epi8(
-					_mm256_loadu_si256((const __m256i *)(p + 1)), vb);
+				__m256i after = _mm256_loadu_si256((const __m256i *)(p + 1));
+				__m256i next = _mm256_cmpeq_epi8(after, vb);
 
 				acc_b = _mm256_sub_epi8(acc_b, _mm256_cmpeq_epi8(block, vb));
 				acc_pairs = _mm256_sub_epi8(acc_pairs, _mm256_and_si256(m, next));
+				if (closing)
+					acc_closing = _mm256_sub_epi8(acc_closing, _mm256_and_si256(
+						_mm256_cmpeq_epi8(block, vc), _mm256_cmpeq_epi8(after, va)));
 			}
 		}
 		sum256(&n->a, acc_a);
@@ -494,8 +498,22 @@ count_avx2(const char **pp, const char *end, char a, char b, struct sl_byte_coun
 			sum256(&n->b, acc_b);
 			sum256(&n->pairs, acc_pairs);
 		}
+		if (closing)
+			sum256(&n->closing, acc_closing);
 	}
 	*pp = p;
+}
+
+static __attribute__((target("avx2"))) void
+count_avx2_pairs(const char **pp, const char *end, char a, char b, struct sl_byte_counts *n, bool pairs)
+{
+	count_avx2(pp, end, a, b, 0, n, pairs, false);
+}
+
+static __attribute__((target("avx2"))) void
+count_avx2_closing(const char **pp, const char *end, char a, char b, char c, struct sl_byte_counts *n)
+{
+	count_avx2(pp, end, a, b, c, n, true, true);
 }
 
 static inline void sum128(uint64_t *n, __m128i acc)
@@ -507,21 +525,27 @@ static inline void sum128(uint64_t *n, __m128i acc)
 }
 #endif
 
-/* @a's, and where @pairs @b's and @a's with @b after them, into @n. */
-static inline void count(const char *p, const char *end, char a, char b,
-			 struct sl_byte_counts *n, bool pairs)
+/* @a's, and where @pairs @b's and @a's with @b after them, and where
+ * @closing @c's with @a after them, into @n. */
+static inline __attribute__((always_inline)) void
+count(const char *p, const char *end, char a, char b, char c,
+      struct sl_byte_counts *n, bool pairs, bool closing)
 {
 	*n = (struct sl_byte_counts){ 0 };
 #if defined(__SSE2__) && defined(__x86_64__)
-	if (have_avx2())
-		count_avx2(&p, end, a, b, n, pairs);
+	if (have_avx2()) {
+		if (closing)
+			count_avx2_closing(&p, end, a, b, c, n);
+		else
+			count_avx2_pairs(&p, end, a, b, n, pairs);
+	}
 	{
-		const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+		const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b), vc = _mm_set1_epi8(c);
 		const __m128i zero = _mm_setzero_si128();
 		const ptrdiff_t stop = pairs ? 17 : 16;
 
 		while (end - p >= stop) {
-			__m128i acc_a = zero, acc_b = zero, acc_pairs = zero;
+			__m128i acc_a = zero, acc_b = zero, acc_pairs = zero, acc_closing = zero;
 			size_t blocks = (size_t)(end - p - (stop - 16)) / 16;
 
 			if (blocks > 255)
@@ -532,9 +556,13 @@ static inline void count(const char *p, const char *end, char a, char b,
 
 				acc_a = _mm_sub_epi8(acc_a, m);
 				if (pairs) {
+					__m128i after = _mm_loadu_si128((const __m128i *)(p + 1));
+
 					acc_b = _mm_sub_epi8(acc_b, _mm_cmpeq_epi8(block, vb));
-					acc_pairs = _mm_sub_epi8(acc_pairs, _mm_and_si128(m, _mm_cmpeq_epi8(
-						_mm_loadu_si128((const __m128i *)(p + 1)), vb)));
+					acc_pairs = _mm_sub_epi8(acc_pairs, _mm_and_si128(m, _mm_cmpeq_epi8(after, vb)));
+					if (closing)
+						acc_closing = _mm_sub_epi8(acc_closing, _mm_and_si128(
+							_mm_cmpeq_epi8(block, vc), _mm_cmpeq_epi8(after, va)));
 				}
 			}
 			sum128(&n->a, acc_a);
@@ -542,6 +570,8 @@ static inline void count(const char *p, const char *end, char a, char b,
 				sum128(&n->b, acc_b);
 				sum128(&n->pairs, acc_pairs);
 			}
+			if (closing)
+				sum128(&n->closing, acc_closing);
 		}
 	}
 #endif
@@ -551,6 +581,8 @@ static inline void count(const char *p, const char *end, char a, char b,
 			n->b += *p == b;
 			n->pairs += *p == a && p + 1 < end && p[1] == b;
 		}
+		if (closing)
+			n->closing += *p == c && p + 1 < end && p[1] == a;
 	}
 }
 
@@ -558,13 +590,18 @@ uint64_t sl_count_byte(const char *p, const char *end, char c)
 {
 	struct sl_byte_counts n;
 
-	count(p, end, c, 0, &n, false);
+	count(p, end, c, 0, 0, &n, false, false);
 	return n.a;
 }
 
 void sl_count_bytes(const char *p, const char *end, char a, char b, struct sl_byte_counts *n)
 {
-	count(p, end, a, b, n, true);
+	count(p, end, a, b, 0, n, true, false);
+}
+
+void sl_count_framed(const char *p, const char *end, char a, char b, char c, struct sl_byte_counts *n)
+{
+	count(p, end, a, b, c, n, true, true);
 }
 
 /*

@@ -37,8 +37,12 @@ uint64_t sl_count_byte(const char *p, const char *end, char c);
  * with @b after it, in one pass (vectorized). */
 struct sl_byte_counts {
 	uint64_t a, b, pairs;
+	uint64_t closing; /* sl_count_framed(): @c with @a after it */
 };
 void sl_count_bytes(const char *p, const char *end, char a, char b, struct sl_byte_counts *n);
+/* The same, and how many are @c with @a after it (lines that begin with
+ * @b and end with @c, @a ending lines: '\n', '{', '}'), in the same pass. */
+void sl_count_framed(const char *p, const char *end, char a, char b, char c, struct sl_byte_counts *n);
 /* How many @sep bytes of [p, end) a line follows that begins as a saved
  * /dev/kmsg record does: one to three digits (its PRI) and a comma. */
 uint64_t sl_count_record_starts(const char *p, const char *end, char sep);

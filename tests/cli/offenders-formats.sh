@@ -204,6 +204,37 @@ test_a_record_cut_inside_the_detectors_prefix_mid_log_is_unread() {
 	expect_json '[.complete, .unrecognized] | @csv' 'true,0'
 }
 
+# A kernel line cut in or right after its head, or in the detector's first
+# words, with the next dump's first line a program's ("systemd[1]:", whose
+# tag has another shape than "kernel:") run on into it; hosts of up to 253
+# bytes (thirtieth review, H1, M1).
+test_a_cut_kernel_line_with_a_programs_line_run_on_into_it_is_cut() {
+	local cut next host
+	for cut in '' '[    6.000000] ' '[    6.0' 'x86/' '[    6.000000] x86/split lock d'; do
+		for next in 'host systemd[1]: Started apt.' 'host sshd[812]: Accepted key' 'host CRON[812]: (root) CMD'; do
+			printf 'Dec  5 10:00:00 host kernel: [    1.000000] Linux version 6.12\nDec  5 10:00:02 host kernel: %sDec  5 10:00:03 %s\nDec  5 10:00:04 host kernel: [    8.000000] usb 1-1: new device\n' \
+				"$cut" "$next" >"$T/log"
+			run "$SLCTL" offenders --input "$T/log" --json
+			expect_json '[.input_format, .complete, .unrecognized_by.cut] | @csv' '"syslog",false,1'
+		done
+		printf '[    1.000000] host kernel: Linux version 6.12\n[    6.000000] host kernel: %s[    7.000000] host systemd[1]: Started apt.\n' \
+			"${cut#\[    6.0*\] }" >"$T/mono"
+		run "$SLCTL" offenders --input "$T/mono" --input-format journal-text --json
+		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+	done
+	# A whole program's line before another program's: no cut.
+	printf 'Dec  5 10:00:00 host kernel: usb 1-1: x\nDec  5 10:00:02 host app[9]: Dec  5 10:00:03 host systemd[1]: Started apt.\n' >"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --json
+	expect_json '[.complete, .unrecognized_by.cut] | @csv' 'true,0'
+	for host in 80 253; do
+		host=$(printf 'n%.0s' $(seq $host))
+		printf '2026-12-05T10:00:00.000000+01:00 %s kernel: [    1.000000] Linux version\n2026-12-05T10:00:02.000000+01:00 %s kernel: [    6.000000] x86/split lock detection: #2026-12-05T10:00:03.000000+01:00 %s kernel: [    7.000000] eth0: up\n' \
+			"$host" "$host" "$host" >"$T/log"
+		run "$SLCTL" offenders --input "$T/log" --json
+		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+	done
+}
+
 # A log saved on Windows ends its lines with \r\n: every text form reads
 # it as it reads the original (the fatal-mode boot line, which decides
 # whether alignment-check kills count, ends in "...split_locks\r").
@@ -1787,7 +1818,21 @@ test_a_json_entry_cut_before_its_message_joined_to_another_is_cut() {
 		{ sed -n 1p "$F/events.json"; printf '%s' "${l2:0:c}"; printf '%s\n' "$banner"; } >"$T/joined.json"
 		run "$SLCTL" offenders --input "$T/joined.json" --json
 		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+		# Ended by a newline (awk 1, an editor), the next dump after it
+		# (thirtieth review, H2); in CRLF too.
+		{ sed -n 1p "$F/events.json"; printf '%s\n' "${l2:0:c}" "$banner"; } >"$T/newline.json"
+		run "$SLCTL" offenders --input "$T/newline.json" --json
+		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+		sed 's/$/\r/' "$T/newline.json" >"$T/crlf.json"
+		run "$SLCTL" offenders --input "$T/crlf.json" --json
+		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
 	done
+	# Whole entries, CRLF or not: nothing cut.
+	run "$SLCTL" offenders --input "$F/events.json" --json
+	expect_json '[.events, .unrecognized_by.cut] | @csv' '7,0'
+	sed 's/$/\r/' "$F/events.json" >"$T/crlf.json"
+	run "$SLCTL" offenders --input "$T/crlf.json" --json
+	expect_json '[.events, .unrecognized_by.cut] | @csv' '7,0'
 	# A brace in a message is no entry's.
 	sed -n 1p "$F/events.json" | sed 's/"MESSAGE":"[^"]*"/"MESSAGE":"struct { int x; }"/' >"$T/brace.json"
 	sed -n 2p "$F/events.json" >>"$T/brace.json"

@@ -224,7 +224,7 @@ TEST(counts_two_bytes_and_their_pairs_in_one_pass)
 
 	for (size_t i = 0; i < sizeof(buf); i++) {
 		seed = seed * 1103515245u + 12345u;
-		buf[i] = "\n {a"[(seed >> 16) % 4];
+		buf[i] = "\n {a}"[(seed >> 16) % 5];
 	}
 	for (size_t len = 0; len < sizeof(buf); len = len * 2 + 1)
 		for (size_t start = 0; start < 40 && start <= len; start += 7) {
@@ -234,9 +234,14 @@ TEST(counts_two_bytes_and_their_pairs_in_one_pass)
 				want.a += buf[i] == '\n';
 				want.b += buf[i] == '{';
 				want.pairs += buf[i] == '\n' && i + 1 < len && buf[i + 1] == '{';
+				want.closing += buf[i] == '}' && i + 1 < len && buf[i + 1] == '\n';
 			}
 			sl_count_bytes(buf + start, buf + len, '\n', '{', &n);
 			CHECK(n.a == want.a && n.b == want.b && n.pairs == want.pairs);
+			/* And the lines' last bytes ("}\n") in the same pass. */
+			sl_count_framed(buf + start, buf + len, '\n', '{', '}', &n);
+			CHECK(n.a == want.a && n.b == want.b && n.pairs == want.pairs &&
+			      n.closing == want.closing);
 		}
 	/* A pair's first byte last: no pair, whatever follows the end. */
 	memcpy(buf, "\n \n ", 4);
