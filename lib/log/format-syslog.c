@@ -526,8 +526,10 @@ static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len,
 	}
 	r.boot = rd->boot;
 	/* A record cut in its head, another dump's first after it; or cut
-	 * anywhere, the next dump's kernel line after it. */
+	 * anywhere, the next dump's kernel line or journalctl's first line
+	 * ("-- Logs begin at ... --") after it. */
 	if (((size_t)(p - line) <= rd->indent && sl_text_joined(rd, p, end, syslog_stamp_any)) ||
+	    sl_journal_marker_joined(p, end) ||
 	    sl_text_inner_head(p, end, text_stamp_any)) {
 		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
 		return 0;

@@ -123,6 +123,31 @@ static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 		}
 	}
 	/*
+	 * A hole of NULs inside a line: the data written before it was lost
+	 * (a crash on a file system that allocates late). What stands before
+	 * it is a line cut short, as a log's last one may be; the line
+	 * behind it is read.
+	 */
+	if (len && rd->sep == '\n' && !rd->pending.in_binary &&
+	    !(rd->form->flags & SL_FORMAT_NUL_SEPARATED)) {
+		const char *nul = memchr(line, '\0', len), *after = nul;
+
+		/* A hole is a run (SL_NUL_HOLE); a NUL or two is a line's own
+		 * broken bytes, read as they are. */
+		while (after && after < line + len && *after == '\0')
+			after++;
+		if (nul && (after - nul >= SL_NUL_HOLE || after == line + len)) {
+			if (last_line_cut(rd, line, (size_t)(nul - line)))
+				sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
+			while (nul < line + len && *nul == '\0')
+				nul++;
+			len -= (size_t)(nul - line);
+			line = nul;
+			if (!len)
+				return 0;
+		}
+	}
+	/*
 	 * journalctl colours its output on a terminal or with SYSTEMD_COLORS
 	 * (a "script" capture): the keys of json and verbose, the messages of
 	 * the short forms. Its JSON escapes a name's own ESC as \u001b and

@@ -101,6 +101,10 @@ static int cut_message_start(const char *p, const char *end)
 		return r == 2 && cut ? 1 : r;
 	}
 
+	/* A hole of NULs after a cut (a crash on a file system that
+	 * allocates late): the text before it is what was kept. */
+	while (end > p && end[-1] == '\0')
+		end--;
 	p = sl_skip_caller_id(sl_skip_kernel_stamp(p, end, &usec), end);
 	if (p == end)
 		return 2;
@@ -113,6 +117,14 @@ static int cut_message_start(const char *p, const char *end)
 		      *q == 'C' || *q == '<' || *q == '+'))
 			return 0;
 	return 1;
+}
+
+/* [@p, @end) holds only blanks. */
+static bool blanks_only(const char *p, const char *end)
+{
+	while (p < end && *p == ' ')
+		p++;
+	return p == end;
 }
 
 /* [@p, @end): a printk caller id, "[ T4242]" or "[    C0]". */
@@ -131,11 +143,11 @@ static bool caller_id(const char *p, const char *end)
  */
 static int cut_head(const char *line, const char *hend, const char *at, const char *msg)
 {
-	const char *h = line, *g = at;
+	const char *h = line, *g = at, *h0, *g0;
 	bool any = false;
 
 	while (h < hend) {
-		char c;
+		char c, d;
 
 		/* A colour, whole or cut (dmesg --color=always): the next
 		 * dump's head is read with its colours left out. */
@@ -149,8 +161,20 @@ static int cut_head(const char *line, const char *hend, const char *at, const ch
 		if (g == msg)
 			return cut_message_start(h, hend);
 		any = true;
+		h0 = h;
+		g0 = g;
 		c = next_shape(&h, hend);
-		if (c != next_shape(&g, msg))
+		d = next_shape(&g, msg);
+		/*
+		 * Padding on one side only ("warn  :" against "notice:", as
+		 * dmesg -x pads its levels): a run of blanks alone is no part
+		 * of the shape.
+		 */
+		if (c != d && c == '0' && blanks_only(h0, h) && h < hend)
+			c = next_shape(&h, hend);
+		else if (c != d && d == '0' && blanks_only(g0, g) && g < msg)
+			d = next_shape(&g, msg);
+		if (c != d)
 			return 0;
 		/*
 		 * A stamp or caller id in brackets matches one of any kind: a
@@ -191,6 +215,28 @@ static int whole_head_cut(const char *line, const char *hend, const struct sl_he
 	const char *own = form->head(line, hend, false, form->ctx);
 
 	return own && own <= hend ? cut_message_start(own, hend) : 0;
+}
+
+/*
+ * Where the next record's head may be of any shape (any_next_head), its
+ * stamp may be of another style than the line's own ("Dec  3 ..." then
+ * "2024-12-04T09:00:00..." after an upgrade): a word's first digit or
+ * letter may begin it.
+ */
+static bool digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool other_stamp_start(const char *p, const char *end, const struct sl_head_form *form)
+{
+	if (!form->any_next_head)
+		return false;
+	/* A year run on into a cut stamp's digits ("[    6.02024-12-04T"). */
+	if (digit(*p))
+		return !digit(p[-1]) || (end - p > 4 && digit(p[1]) && digit(p[2]) && digit(p[3]) &&
+					  p[4] == '-');
+	return shape_class((unsigned char)*p) == 'a' && shape_class((unsigned char)p[-1]) != 'a';
 }
 
 /* The kernel's first line of a boot, where the next dump begins with it. */
@@ -237,8 +283,8 @@ bool sl_joined_line(const char *line, const char *end, const struct sl_head_form
 		 * The next dump's head begins as this line's own does (a
 		 * digit, a letter, '[', '<'); a colour's own '[' begins none.
 		 */
-		if (shape_class((unsigned char)*p) != first || (*p == '[' && p[-1] == '\x1b') ||
-		    !(msg = form->head(p, end, false, form->ctx)))
+		if ((shape_class((unsigned char)*p) != first && !other_stamp_start(p, end, form)) ||
+		    (*p == '[' && p[-1] == '\x1b') || !(msg = form->head(p, end, false, form->ctx)))
 			continue;
 		/* The next dump's lines are indented as this one's were
 		 * (a pasted log): its blanks are no part of the cut head. */

@@ -235,6 +235,47 @@ test_a_cut_kernel_line_with_a_programs_line_run_on_into_it_is_cut() {
 	done
 }
 
+# Thirty-first review: a cut kernel line with the next dump's first line
+# after it where that line is journalctl's header (F1), dmesg -x's banner
+# at notice, its level unpadded (F2), or a program's line stamped in
+# another style (F3); the text before a hole of NULs (a crash) is a line
+# cut short (F4).
+test_a_cut_line_before_a_header_banner_other_stamp_or_hole_is_cut() {
+	local d='Dec  3 10:42:34 host kernel: Linux version 6.1.0' cut head
+	for cut in 'x86/split lock det' 'x86/' '' '[    6.0'; do
+		for head in '-- Logs begin at Mon 2024-12-02 10:00:00 CET, end at Wed 2024-12-04 09:00:01 CET. --' \
+			'-- Journal begins at Mon 2024-12-02 10:00:00 CET, ends at Wed 2024-12-04 09:00:01 CET. --' \
+			'-- Boot 0123456789abcdef0123456789abcdef --' \
+			'2024-12-04T09:00:00.123456+01:00 host systemd[1]: Started x.'; do
+			printf '%s\nDec  3 10:42:36 host kernel: %s%s\nDec  4 09:00:01 host kernel: usb 1-1: new device\n' "$d" "$cut" "$head" >"$T/log"
+			run "$SLCTL" offenders --input "$T/log" --json
+			expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+		done
+	done
+	# journalctl's header after a whole line of a program's: no cut.
+	printf '%s\nDec  3 10:42:36 host app[9]: done-- Logs begin at Mon 2024-12-02 10:00:00 CET, end at Wed 2024-12-04 09:00:01 CET. --\n' "$d" >"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --json
+	expect_json '[.complete, .unrecognized_by.cut] | @csv' 'true,0'
+	for cut in 'kern  :wa' 'kern  :warn  : [    5.0' 'kern  :warn  : [    5.000000] x86/split lock det'; do
+		printf 'kern  :notice: [    0.000000] Linux version 6.1.0\n%skern  :notice: [    0.000000] Linux version 6.1.0\nkern  :info  : [    1.000000] usb 1-1: new device\n' "$cut" >"$T/log"
+		run "$SLCTL" offenders --input "$T/log" --json
+		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+	done
+	for cut in 'x86/' 'x86/split ' 'x86/split lock ' 'x86/split lock detection: #AC: a/3 took a split_lo'; do
+		{ printf '%s\nDec  3 10:42:36 host kernel: %s' "$d" "$cut"
+		  head -c 4096 /dev/zero
+		  printf 'Dec  4 09:00:00 host rsyslogd: [origin software="rsyslogd"] start\nDec  4 09:00:01 host kernel: usb 1-1: new device\n'; } >"$T/log"
+		run "$SLCTL" offenders --input "$T/log" --json
+		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+	done
+	# A hole after a whole line, or after a program's cut line: no cut;
+	# the line behind the hole is read.
+	{ printf '%s\nDec  3 10:42:36 host app[9]: cut' "$d"; head -c 4096 /dev/zero
+	  printf 'Dec  4 09:00:01 host kernel: x86/split lock detection: #AC: b/4 took a split_lock trap at address: 0x4\n'; } >"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --json
+	expect_json '[.events, .complete, .unrecognized_by.cut] | @csv' '1,true,0'
+}
+
 # A log saved on Windows ends its lines with \r\n: every text form reads
 # it as it reads the original (the fatal-mode boot line, which decides
 # whether alignment-check kills count, ends in "...split_locks\r").
