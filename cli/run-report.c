@@ -22,10 +22,13 @@ uint64_t run_check_total(const struct run_check *c)
 	return c->count[SPLITLOCK_KIND_SPLIT_LOCK] + c->count[SPLITLOCK_KIND_BUS_LOCK];
 }
 
-/* Passed: counted, CMD succeeded, and no more locks than allowed. */
+/* Passed: counted (a count read, not left at 0), CMD succeeded, and no
+ * more locks than allowed. */
 bool run_check_passed(const struct run_check *c)
 {
-	return c->source && c->cmd_status == 0 && run_check_total(c) <= c->max;
+	return c->source && c->cmd_status == 0 &&
+	       (c->counted[SPLITLOCK_KIND_SPLIT_LOCK] || c->counted[SPLITLOCK_KIND_BUS_LOCK]) &&
+	       run_check_total(c) <= c->max;
 }
 
 static void json_count(struct json *j, const struct run_check *c, const char *key,
@@ -372,6 +375,11 @@ void run_check_say(const struct run_check *c)
 	else
 		fprintf(stderr, "%s: %s: ", program_invocation_short_name,
 			run_check_passed(c) ? "passed" : "FAILED");
+	/* CMD never started (it could not be executed): no count at all. */
+	if (!c->counted[SPLITLOCK_KIND_SPLIT_LOCK] && !c->counted[SPLITLOCK_KIND_BUS_LOCK]) {
+		fputs("nothing was counted.\n", stderr);
+		return;
+	}
 	fprintf(stderr, "%s%llu split locks and bus locks (", what,
 		(unsigned long long)run_check_total(c));
 	if (c->counted[SPLITLOCK_KIND_SPLIT_LOCK])
