@@ -87,7 +87,7 @@ static int journal_text_line(struct sl_reader *rd, const char *line, size_t len)
 	 * anywhere, the next dump's kernel line or journalctl's first line
 	 * ("-- Logs begin at ... --") after it. */
 	if (((size_t)(p - line) <= rd->indent && sl_text_joined(rd, p, end, sl_journal_text_stamp)) ||
-	    sl_journal_marker_joined(p, end) ||
+	    sl_text_marker_joined(p, end, sl_journal_text_stamp) ||
 	    sl_text_inner_head(p, end, sl_journal_text_stamp)) {
 		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
 		return 0;

@@ -376,6 +376,52 @@ static bool text_maybe_kernel(const char *p, const char *end, const void *ctx)
 	return !q || !host_and_tag(q, end, &kernel) || kernel;
 }
 
+/*
+ * [@line, @hend): a head cut short (log/join.c): a stamp, then a host or a
+ * tag without its ": "; or a stamp's first bytes alone ("Dec  3 10:4",
+ * "2024-12-04T09:0").
+ */
+static bool text_head_cut(const char *line, const char *hend, const void *ctx)
+{
+	sl_text_stamp_fn stamp = *(const sl_text_stamp_fn *)ctx;
+	int64_t t;
+	const char *q;
+
+	while (hend > line && hend[-1] == '\0')
+		hend--;
+	if (hend == line)
+		return false;
+	q = stamp(line, hend, &t);
+	if (q)
+		return hend - q < HOST_AND_TAG_MAX && !memmem(q, (size_t)(hend - q), ": ", 2) &&
+		       !memchr(q, '\0', (size_t)(hend - q));
+	if (hend - line > 40 || !((*line >= 'A' && *line <= 'Z') || (*line >= '0' && *line <= '9')))
+		return false;
+	for (const char *c = line; c < hend; c++)
+		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      strchr(" :.,+-", *c)))
+			return false;
+	return true;
+}
+
+/* (log/format.h) */
+bool sl_text_marker_joined(const char *line, const char *end, sl_text_stamp_fn stamp)
+{
+	static const char *const markers[] = {
+		"-- Logs begin at ", "-- Journal begins at ", "-- Boot ", "-- No entries --",
+		"-- Reboot --",
+	};
+
+	if (end - line < 7 || memcmp(end - 3, " --", 3) != 0)
+		return false;
+	for (const char *m = line + 1; (m = memmem(m, (size_t)(end - m), "-- ", 3)); m++)
+		for (size_t k = 0; k < ARRAY_SIZE(markers); k++)
+			if ((size_t)(end - m) >= strlen(markers[k]) &&
+			    memcmp(m, markers[k], strlen(markers[k])) == 0)
+				return sl_text_line_cut(line, m) && text_maybe_kernel(line, m, &stamp);
+	return false;
+}
+
 /* (log/format.h) */
 bool sl_text_joined(const struct sl_reader *rd, const char *line, const char *end,
 		    sl_text_stamp_fn stamp)
@@ -383,7 +429,7 @@ bool sl_text_joined(const struct sl_reader *rd, const char *line, const char *en
 	const struct sl_head_form head = {
 		.head = text_head, .ctx = &stamp, .indent = rd->indent,
 		.reach = TEXT_SEAM_REACH, .maybe_kernel = text_maybe_kernel,
-		.any_next_head = true,
+		.any_next_head = true, .cut_short = text_head_cut,
 	};
 
 	return sl_joined_line(line, end, &head);
@@ -529,7 +575,7 @@ static int sl_syslog_line_in(struct sl_reader *rd, const char *line, size_t len,
 	 * anywhere, the next dump's kernel line or journalctl's first line
 	 * ("-- Logs begin at ... --") after it. */
 	if (((size_t)(p - line) <= rd->indent && sl_text_joined(rd, p, end, syslog_stamp_any)) ||
-	    sl_journal_marker_joined(p, end) ||
+	    sl_text_marker_joined(p, end, syslog_stamp_any) ||
 	    sl_text_inner_head(p, end, text_stamp_any)) {
 		sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
 		return 0;

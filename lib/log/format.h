@@ -407,6 +407,12 @@ struct sl_head_form {
 	 * a head's parts vary within one record (dmesg's caller id).
 	 */
 	bool any_next_head;
+	/*
+	 * Optional: [line, hend) is a head of the form cut short, whatever
+	 * comes after it (its stamp whole and its host or tag not, or its
+	 * stamp cut): a seam before a head of another style, read strictly.
+	 */
+	bool (*cut_short)(const char *line, const char *hend, const void *ctx);
 };
 
 /*
@@ -440,11 +446,12 @@ bool sl_text_inner_head(const char *line, const char *end, sl_text_stamp_fn stam
 /* log/journal-stamp.c: a stamp of journalctl's short forms at @p
  * (short-full, -unix, -monotonic, -delta...); where it ends, or NULL. */
 const char *sl_journal_text_stamp(const char *p, const char *end, int64_t *t);
-/* log/journal-stamp.c: a line run on into a journalctl dump's first
- * line ("-- Logs begin at ... --", "-- Journal begins at", "-- Boot"):
- * where what stands before it, cut short, may have been the detector's
- * (sl_text_line_cut()). */
-bool sl_journal_marker_joined(const char *line, const char *end);
+/* A line run on into a journalctl dump's first line ("-- Logs begin at
+ * ... --", "-- Journal begins at", "-- Boot"): where what stands before
+ * it, cut short, may have been the detector's (sl_text_line_cut()) and
+ * its head, stamped as @stamp reads, holds no whole tag but the kernel's
+ * (a program that logs journalctl's output is no seam). */
+bool sl_text_marker_joined(const char *line, const char *end, sl_text_stamp_fn stamp);
 /* log/journal-stamp.c: the same, into @r (wall clock or monotonic time). */
 const char *sl_journal_record_stamp(const char *p, const char *end, struct sl_log_record *r);
 /* The same, for the line [@p, @le) the scan passed by: noted cut. */

@@ -149,6 +149,11 @@ static int cut_head(const char *line, const char *hend, const char *at, const ch
 	while (h < hend) {
 		char c, d;
 
+		/* NULs a crash left after the cut: no part of the head. */
+		if (*h == '\0') {
+			h++;
+			continue;
+		}
 		/* A colour, whole or cut (dmesg --color=always): the next
 		 * dump's head is read with its colours left out. */
 		if (*h == '\x1b') {
@@ -236,7 +241,11 @@ static bool other_stamp_start(const char *p, const char *end, const struct sl_he
 	if (digit(*p))
 		return !digit(p[-1]) || (end - p > 4 && digit(p[1]) && digit(p[2]) && digit(p[3]) &&
 					  p[4] == '-');
-	return shape_class((unsigned char)*p) == 'a' && shape_class((unsigned char)p[-1]) != 'a';
+	/* A word's first letter, or a capital run on into a word ("xDec",
+	 * "kernDec": the cut word, then the next dump's month). */
+	return shape_class((unsigned char)*p) == 'a' &&
+	       (shape_class((unsigned char)p[-1]) != 'a' ||
+		(*p >= 'A' && *p <= 'Z' && p[-1] >= 'a' && p[-1] <= 'z'));
 }
 
 /* The kernel's first line of a boot, where the next dump begins with it. */
@@ -296,6 +305,11 @@ bool sl_joined_line(const char *line, const char *end, const struct sl_head_form
 		r = cut_head(line, hend, p, msg);
 		if (!r && form->any_next_head)
 			r = whole_head_cut(line, hend, form);
+		/* A head of the line's own style cut short, before a head of
+		 * another style (which never has its shape). */
+		if (!r && form->cut_short && form->cut_short(line, hend, form->ctx) &&
+		    form->head(p, end, true, form->ctx))
+			r = 1;
 		if ((r == 1 || (r == 2 && form->head(p, end, true, form->ctx))) &&
 		    (!form->maybe_kernel || form->maybe_kernel(line, hend, form->ctx)))
 			return true;

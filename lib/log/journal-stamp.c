@@ -145,20 +145,3 @@ const char *sl_journal_text_stamp(const char *p, const char *end, int64_t *t)
 	return q;
 }
 
-/* (log/format.h) */
-bool sl_journal_marker_joined(const char *line, const char *end)
-{
-	static const char *const markers[] = {
-		"-- Logs begin at ", "-- Journal begins at ", "-- Boot ", "-- No entries --",
-		"-- Reboot --",
-	};
-
-	if (end - line < 7 || memcmp(end - 3, " --", 3) != 0)
-		return false;
-	for (const char *m = line + 1; (m = memmem(m, (size_t)(end - m), "-- ", 3)); m++)
-		for (size_t k = 0; k < sizeof(markers) / sizeof(markers[0]); k++)
-			if ((size_t)(end - m) >= strlen(markers[k]) &&
-			    memcmp(m, markers[k], strlen(markers[k])) == 0)
-				return sl_text_line_cut(line, m);
-	return false;
-}

@@ -268,6 +268,24 @@ test_a_cut_line_before_a_header_banner_other_stamp_or_hole_is_cut() {
 		run "$SLCTL" offenders --input "$T/log" --json
 		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
 	done
+	# Thirty-second review: a program that logs journalctl's output is
+	# no seam (F1); a head cut short before a dump stamped in another
+	# style (F2), or a few NULs after the cut (F3), is.
+	for f in '-- No entries --' '-- Reboot --' '-- Boot 0123456789abcdef0123456789abcdef --' \
+		'-- Logs begin at Mon 2024-12-02 10:00:00 CET, end at Wed 2024-12-04 09:00:01 CET. --'; do
+		printf '%s\nDec  3 10:42:35 host root: %s\nDec  3 10:42:36 host backup.sh[812]: %s\n' "$d" "$f" "$f" >"$T/log"
+		run "$SLCTL" offenders --input "$T/log" --json
+		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'true,0'
+	done
+	for cut in 'D' 'Dec  3 10:4' 'Dec  3 10:42:35 ho' 'Dec  3 10:42:35 host kern' 'Dec  3 10:42:35 host kernel: [    6.000000] x'; do
+		printf '%s\n%s\n%s2024-12-04T09:00:00.000000+01:00 host kernel: [    0.000000] Linux version 6.1\n2024-12-04T09:00:01.000000+01:00 host systemd[1]: Started x.\n' \
+			"$d" "$d" "$cut" >"$T/log"
+		run "$SLCTL" offenders --input "$T/log" --json
+		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+		{ printf '%s\n%s\n%s' "$d" "$d" "$cut"; printf '\0\0\0\0\0'; printf 'Dec  3 10:50:00 host kernel: Linux version 6.1\n'; } >"$T/log"
+		run "$SLCTL" offenders --input "$T/log" --json
+		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+	done
 	# A hole after a whole line, or after a program's cut line: no cut;
 	# the line behind the hole is read.
 	{ printf '%s\nDec  3 10:42:36 host app[9]: cut' "$d"; head -c 4096 /dev/zero
