@@ -5,6 +5,7 @@
  * writes them in the locale of whoever saved the log, clock times, UTC
  * offsets. Pure functions over bytes; every format parser is fuzzed.
  */
+#include <pthread.h>
 #include <time.h>
 
 #include "log/format.h"
@@ -88,6 +89,34 @@ static const struct month_name {
 	{ "гру", 11 }, { "дек", 11 },
 };
 
+/* A byte with ASCII's capitals made small, as strncasecmp() compares. */
+static inline unsigned char fold_ascii(char c)
+{
+	return (unsigned char)(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
+}
+
+/*
+ * The names by their first byte: every word of a line may be asked
+ * (log/join.c looks for a head anywhere in a line's first bytes), and a
+ * pass over all names for each took half of a syslog file's reading.
+ */
+static struct month_index {
+	uint8_t n;
+	uint8_t at[24];
+} month_index[256];
+static pthread_once_t month_index_once = PTHREAD_ONCE_INIT;
+
+static void month_index_build(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(month_names); i++) {
+		struct month_index *ix = &month_index[fold_ascii(month_names[i].name[0])];
+
+		/* 17 names at most share a first byte (Cyrillic's 0xd0) */
+		if (ix->n < sizeof(ix->at))
+			ix->at[ix->n++] = (uint8_t)i;
+	}
+}
+
 size_t sl_stamp_month(const char *p, const char *end, int *month)
 {
 	const char *q = p;
@@ -106,12 +135,25 @@ size_t sl_stamp_month(const char *p, const char *end, int *month)
 	while (q < end && *q != ' ')
 		q++;
 	len = (size_t)(q - p);
-	for (size_t i = 0; i < ARRAY_SIZE(month_names); i++)
-		if (strlen(month_names[i].name) == len &&
-		    strncasecmp(month_names[i].name, p, len) == 0) {
-			*month = month_names[i].month;
-			return len;
+	/*
+	 * Every word of a line may be asked (log/join.c looks for a head
+	 * anywhere in a line's first bytes): the first byte and the length
+	 * turn most away before a comparison. No name is longer than 8 bytes.
+	 */
+	if (len >= 3 && len <= 8) {
+		const struct month_index *ix;
+
+		pthread_once(&month_index_once, month_index_build);
+		ix = &month_index[fold_ascii(*p)];
+		for (size_t k = 0; k < ix->n; k++) {
+			const struct month_name *mn = &month_names[ix->at[k]];
+
+			if (strlen(mn->name) == len && strncasecmp(mn->name, p, len) == 0) {
+				*month = mn->month;
+				return len;
+			}
 		}
+	}
 	/*
 	 * A locale not in the table ("gruod." in lt_LT): a word where the
 	 * month stands. The stamp is still recognized; it only dates nothing.
@@ -161,15 +203,55 @@ bool sl_stamp_clock(const char **pp, const char *end, int *h, int *m, int *s,
 	return true;
 }
 
+/*
+ * The last minute converted, per thread: glibc's mktime() and
+ * localtime_r() look at /etc/localtime again on every call (a stat each,
+ * where TZ is not set), and a log's lines come many to a minute. Zones
+ * change their offsets on a minute's start.
+ */
+struct local_minute {
+	bool valid;
+	int year, mon, mday, h, m, isdst;
+	time_t minute;
+};
+/* Two: a yearless stamp is converted in two years to choose one
+ * (log/syslog-stamp.c). */
+static __thread struct local_minute local_minutes[2];
+static __thread unsigned local_minute_next;
+
 int64_t sl_stamp_local_dst(int year, int mon, int mday, int h, int m, int s, int isdst)
 {
+	struct local_minute *lm = NULL;
+
 	if (mon < 0)
 		return SPLITLOCK_TIME_UNKNOWN;
-	struct tm tm = { .tm_year = year - 1900, .tm_mon = mon, .tm_mday = mday,
-			 .tm_hour = h, .tm_min = m, .tm_sec = s, .tm_isdst = isdst };
-	time_t t = mktime(&tm);
+	for (size_t i = 0; i < ARRAY_SIZE(local_minutes); i++) {
+		struct local_minute *c = &local_minutes[i];
 
-	return t == (time_t)-1 ? SPLITLOCK_TIME_UNKNOWN : (int64_t)t * 1000000;
+		if (c->valid && c->year == year && c->mon == mon && c->mday == mday && c->h == h &&
+		    c->m == m && c->isdst == isdst && s >= 0 && s <= 59)
+			lm = c;
+	}
+	if (!lm) {
+		struct tm tm = { .tm_year = year - 1900, .tm_mon = mon, .tm_mday = mday,
+				 .tm_hour = h, .tm_min = m, .tm_sec = 0, .tm_isdst = isdst };
+		time_t t = mktime(&tm);
+
+		/* Normalized (a day 31 of a 30-day month, 24:00) or not
+		 * known: asked whole, not remembered. */
+		if (t == (time_t)-1 || tm.tm_mday != mday || tm.tm_hour != h || tm.tm_min != m ||
+		    s < 0 || s > 59) {
+			struct tm whole = { .tm_year = year - 1900, .tm_mon = mon, .tm_mday = mday,
+					    .tm_hour = h, .tm_min = m, .tm_sec = s, .tm_isdst = isdst };
+
+			t = mktime(&whole);
+			return t == (time_t)-1 ? SPLITLOCK_TIME_UNKNOWN : (int64_t)t * 1000000;
+		}
+		lm = &local_minutes[local_minute_next++ % ARRAY_SIZE(local_minutes)];
+		*lm = (struct local_minute){ .valid = true, .year = year, .mon = mon, .mday = mday,
+					     .h = h, .m = m, .isdst = isdst, .minute = t };
+	}
+	return ((int64_t)lm->minute + s) * 1000000;
 }
 
 int64_t sl_stamp_local(int year, int mon, int mday, int h, int m, int s)
@@ -185,10 +267,39 @@ static bool same_local_clock(time_t a, time_t b)
 	       ta.tm_min == tb.tm_min && ta.tm_sec == tb.tm_sec && ta.tm_mday == tb.tm_mday;
 }
 
+/* The last minute folded, per thread, and what its fold added (see
+ * local_minutes). */
+static __thread struct {
+	bool valid;
+	time_t minute;
+	int64_t wall, grain;
+} fold_minute;
+
+static void local_fold(int64_t *wall, int64_t *grain);
+
 void sl_stamp_local_fold(int64_t *wall, int64_t *grain)
 {
+	int64_t w, g;
+	time_t minute;
+
 	if (*wall == SPLITLOCK_TIME_UNKNOWN)
 		return;
+	minute = (time_t)(*wall / 1000000) - (time_t)(*wall / 1000000) % 60;
+	if (*wall < 0 || !fold_minute.valid || fold_minute.minute != minute) {
+		w = (int64_t)minute * 1000000;
+		g = 0;
+		local_fold(&w, &g);
+		fold_minute.valid = *wall >= 0;
+		fold_minute.minute = minute;
+		fold_minute.wall = w - (int64_t)minute * 1000000;
+		fold_minute.grain = g;
+	}
+	*wall += fold_minute.wall;
+	*grain += fold_minute.grain;
+}
+
+static void local_fold(int64_t *wall, int64_t *grain)
+{
 	struct tm before, after;
 	time_t t, back;
 

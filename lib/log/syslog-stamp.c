@@ -17,11 +17,17 @@
 
 int sl_syslog_guess_year(int month, int mday, int h, int m, int s)
 {
+	/* This second's local date, per thread: localtime_r() looks at
+	 * /etc/localtime again on every call (log/stamp.c). */
+	static __thread time_t then = -1;
+	static __thread struct tm tm;
 	time_t now = time(NULL);
-	struct tm tm;
 	int64_t wall;
 
-	localtime_r(&now, &tm);
+	if (now != then) {
+		localtime_r(&now, &tm);
+		then = now;
+	}
 	for (int year = tm.tm_year + 1900 + 1; year > tm.tm_year + 1900 - 1; year--) {
 		wall = sl_stamp_local(year, month, mday, h, m, s);
 		if (wall != SPLITLOCK_TIME_UNKNOWN && wall <= (int64_t)now * 1000000 + SYSLOG_AHEAD_USEC)
