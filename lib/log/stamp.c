@@ -213,6 +213,7 @@ struct local_minute {
 	bool valid;
 	int year, mon, mday, h, m, isdst;
 	time_t minute;
+	long zone; /* timezone, which tzset() sets: another zone asked for */
 };
 /* Two: a yearless stamp is converted in two years to choose one
  * (log/syslog-stamp.c). */
@@ -229,7 +230,7 @@ int64_t sl_stamp_local_dst(int year, int mon, int mday, int h, int m, int s, int
 		struct local_minute *c = &local_minutes[i];
 
 		if (c->valid && c->year == year && c->mon == mon && c->mday == mday && c->h == h &&
-		    c->m == m && c->isdst == isdst && s >= 0 && s <= 59)
+		    c->m == m && c->isdst == isdst && c->zone == timezone && s >= 0 && s <= 59)
 			lm = c;
 	}
 	if (!lm) {
@@ -249,7 +250,8 @@ int64_t sl_stamp_local_dst(int year, int mon, int mday, int h, int m, int s, int
 		}
 		lm = &local_minutes[local_minute_next++ % ARRAY_SIZE(local_minutes)];
 		*lm = (struct local_minute){ .valid = true, .year = year, .mon = mon, .mday = mday,
-					     .h = h, .m = m, .isdst = isdst, .minute = t };
+					     .h = h, .m = m, .isdst = isdst, .minute = t,
+					     .zone = timezone };
 	}
 	return ((int64_t)lm->minute + s) * 1000000;
 }
@@ -272,6 +274,7 @@ static bool same_local_clock(time_t a, time_t b)
 static __thread struct {
 	bool valid;
 	time_t minute;
+	long zone;
 	int64_t wall, grain;
 } fold_minute;
 
@@ -285,12 +288,14 @@ void sl_stamp_local_fold(int64_t *wall, int64_t *grain)
 	if (*wall == SPLITLOCK_TIME_UNKNOWN)
 		return;
 	minute = (time_t)(*wall / 1000000) - (time_t)(*wall / 1000000) % 60;
-	if (*wall < 0 || !fold_minute.valid || fold_minute.minute != minute) {
+	if (*wall < 0 || !fold_minute.valid || fold_minute.minute != minute ||
+	    fold_minute.zone != timezone) {
 		w = (int64_t)minute * 1000000;
 		g = 0;
 		local_fold(&w, &g);
 		fold_minute.valid = *wall >= 0;
 		fold_minute.minute = minute;
+		fold_minute.zone = timezone;
 		fold_minute.wall = w - (int64_t)minute * 1000000;
 		fold_minute.grain = g;
 	}
