@@ -353,7 +353,12 @@ static const char *text_head(const char *p, const char *end, bool strict, const 
 /* After a stamp at @q: "HOST TAG: " or "TAG: " (no HOST); past it, or NULL. */
 static const char *host_and_tag(const char *q, const char *end, bool *kernel)
 {
-	const char *t = tag(q, end, kernel), *sp;
+	const char *t, *sp;
+
+	/* A stamp read may end before its blank (journalctl's short forms). */
+	while (q < end && *q == ' ')
+		q++;
+	t = tag(q, end, kernel);
 
 	if (!t) {
 		sp = memchr(q, ' ', (size_t)(end - q));
@@ -378,8 +383,8 @@ static bool text_maybe_kernel(const char *p, const char *end, const void *ctx)
 
 /*
  * [@line, @hend): a head cut short (log/join.c): a stamp, then a host or a
- * tag without its ": "; or a stamp's first bytes alone ("Dec  3 10:4",
- * "2024-12-04T09:0").
+ * tag without its ": ", cut inside a word; or a stamp's first bytes alone
+ * ("Dec  3 10:4", "2024-12-04T09:0", "[  100.12").
  */
 static bool text_head_cut(const char *line, const char *hend, const void *ctx)
 {
@@ -392,12 +397,19 @@ static bool text_head_cut(const char *line, const char *hend, const void *ctx)
 	if (hend == line)
 		return false;
 	q = stamp(line, hend, &t);
+	/*
+	 * Cut inside a word: one that ends in a blank was whole, and a head
+	 * after it is a relay's double head ("Dec  4 09:00:01 10.0.0.1 Dec  4
+	 * ... fw01 sshd[12]: ") or a stamp in a message read as one (any
+	 * word is short-full's weekday: "host postgres[1700]: 2024-12-04 ...").
+	 */
 	if (q)
 		return hend - q < HOST_AND_TAG_MAX && !memmem(q, (size_t)(hend - q), ": ", 2) &&
-		       !memchr(q, '\0', (size_t)(hend - q));
-	if (hend - line > 40 || !((*line >= 'A' && *line <= 'Z') || (*line >= '0' && *line <= '9')))
+		       !memchr(q, '\0', (size_t)(hend - q)) && hend[-1] != ' ';
+	if (hend - line > 40 || hend[-1] == ' ' ||
+	    !((*line >= 'A' && *line <= 'Z') || (*line >= '0' && *line <= '9') || *line == '['))
 		return false;
-	for (const char *c = line; c < hend; c++)
+	for (const char *c = line + (*line == '['); c < hend; c++)
 		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
 		      strchr(" :.,+-", *c)))
 			return false;

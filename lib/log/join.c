@@ -256,6 +256,16 @@ bool sl_joined_line(const char *line, const char *end, const struct sl_head_form
 {
 	size_t reach = form->reach ? form->reach : SEAM_REACH;
 	const char *stop = (size_t)(end - line) > reach ? line + reach : end;
+	const char *hole = memchr(line, '\0', (size_t)(stop - line));
+
+	/* A hole of NULs after a cut (a crash) is no part of the reach. */
+	if (hole) {
+		const char *after = hole;
+
+		while (after < end && *after == '\0')
+			after++;
+		stop = (size_t)(end - after) > (size_t)(stop - hole) ? after + (stop - hole) : end;
+	}
 	const char *token;
 	bool own_strict;
 	char first;

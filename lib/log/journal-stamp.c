@@ -55,9 +55,18 @@ const char *sl_journal_full_stamp(const char *p, const char *end, int64_t *wall)
 	int h, m, s, off, local;
 	bool has_frac;
 
-	while (q < end && *q != ' ')
+	/*
+	 * The weekday, of any locale: letters (UTF-8 ones too) and a point
+	 * or comma after them ("Di.", "ven."). Not a word of other bytes:
+	 * "postgres[1700]: 2024-12-04 09:00:01.123 UTC" is a message's own
+	 * stamp after a tag.
+	 */
+	while (q < end && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+			   (unsigned char)*q >= 0x80))
 		q++;
-	if (q == p || q >= end)
+	if (q < end && (*q == '.' || *q == ','))
+		q++;
+	if (q == p || q - p > 24 || q >= end || *q != ' ')
 		return NULL;
 	q++;
 	p = q;

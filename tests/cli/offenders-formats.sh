@@ -286,6 +286,28 @@ test_a_cut_line_before_a_header_banner_other_stamp_or_hole_is_cut() {
 		run "$SLCTL" offenders --input "$T/log" --json
 		expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
 	done
+	# Thirty-third review: a program's message that begins with its own
+	# stamp (PostgreSQL, fluentd) and a relay's double head without a
+	# tag are whole lines (F1, F2); a short-monotonic stamp cut short
+	# before another style (F3) and a cut head before a 4096-byte hole
+	# (F4) are cut.
+	printf '%s\n' '[    0.000000] host kernel: Linux version 6.1.0-27-amd64' \
+		'[  100.123456] host postgres[1700]: 2024-12-04 09:00:01.123 UTC [1700] LOG:  database system is ready' \
+		'[  101.000000] host td-agent[1]: 2026-12-01 00:00:01 +0000 [info]: #0 fluentd worker is now running' >"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --json
+	expect_json '[.input_format, .complete, .unrecognized_by.cut] | @csv' '"journal-text",true,0'
+	printf '%s\n' "$d" "$d" 'Dec  4 09:00:01 10.0.0.1 Dec  4 09:00:01 fw01 sshd[12]: Accepted publickey for root' \
+		'Dec  4 09:00:01 esxi1 2024-12-04T09:00:01.123Z esxi1 Hostd: info' >"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --json
+	expect_json '[.complete, .unrecognized_by.cut] | @csv' 'true,0'
+	printf '%s\n' '[   98.000000] host app[1]: msg' '[   99.000000] host app[1]: msg' \
+		'[  100.12Dec 03 10:42:35 host kernel: Linux version 6.1.0' 'Dec 03 10:42:36 host app[1]: x' >"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --json
+	expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
+	{ printf '%s\n%s\nDec  4 09:00:01 host kern' "$d" "$d"; head -c 4096 /dev/zero
+	  printf 'Dec  4 09:05:00 host kernel: usb 1-1: x\n'; } >"$T/log"
+	run "$SLCTL" offenders --input "$T/log" --json
+	expect_json '[.complete, .unrecognized_by.cut] | @csv' 'false,1'
 	# A hole after a whole line, or after a program's cut line: no cut;
 	# the line behind the hole is read.
 	{ printf '%s\nDec  3 10:42:36 host app[9]: cut' "$d"; head -c 4096 /dev/zero
