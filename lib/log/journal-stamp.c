@@ -56,18 +56,30 @@ const char *sl_journal_full_stamp(const char *p, const char *end, int64_t *wall)
 	bool has_frac;
 
 	/*
-	 * The weekday, of any locale: letters (UTF-8 ones too) and a point
-	 * or comma after them ("Di.", "ven."). Not a word of other bytes:
-	 * "postgres[1700]: 2024-12-04 09:00:01.123 UTC" is a message's own
-	 * stamp after a tag.
+	 * The weekday, of any locale (glibc's abday): letters, UTF-8 ones
+	 * too, digits ("T2" of vi_VN, "m1." of ln_CD), an apostrophe (he_IL)
+	 * or a slash (tig_ER), a letter among them, and a point or comma
+	 * after them ("Di.", "ven."), or a colon after a UTF-8 one (sa_IN).
+	 * Not brackets nor a colon after ASCII: "postgres[1700]: 2024-12-04
+	 * 09:00:01.123 UTC" and "sudo: 2024-..." are a message's own stamp
+	 * after a tag.
 	 */
-	while (q < end && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
-			   (unsigned char)*q >= 0x80))
-		q++;
-	if (q < end && (*q == '.' || *q == ','))
-		q++;
-	if (q == p || q - p > 24 || q >= end || *q != ' ')
-		return NULL;
+	{
+		bool letter = false, utf8 = false;
+
+		while (q < end && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+				   (unsigned char)*q >= 0x80 || (*q >= '0' && *q <= '9') ||
+				   *q == '\'' || *q == '/')) {
+			letter |= (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+				  (unsigned char)*q >= 0x80;
+			utf8 |= (unsigned char)*q >= 0x80;
+			q++;
+		}
+		if (q < end && (*q == '.' || *q == ',' || (*q == ':' && utf8)))
+			q++;
+		if (!letter || q - p > 24 || q >= end || *q != ' ')
+			return NULL;
+	}
 	q++;
 	p = q;
 	if (!sl_stamp_num(&q, end, 4, &y) || q - p != 4 || q >= end || *q++ != '-' ||

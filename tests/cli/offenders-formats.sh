@@ -296,6 +296,15 @@ test_a_cut_line_before_a_header_banner_other_stamp_or_hole_is_cut() {
 		'[  101.000000] host td-agent[1]: 2026-12-01 00:00:01 +0000 [info]: #0 fluentd worker is now running' >"$T/log"
 	run "$SLCTL" offenders --input "$T/log" --json
 	expect_json '[.input_format, .complete, .unrecognized_by.cut] | @csv' '"journal-text",true,0'
+	# Short-full weekdays of every locale are read (thirty-fourth review,
+	# F1): he_IL, ln_CD, vi_VN, tig_ER, sa_IN, de_DE.
+	local wd
+	for wd in "ג'" "m3." "T3" "ሰ/ቅ" "सोम:" "Di."; do
+		printf '%s 2026-12-01 10:00:00 UTC host kernel: x86/split lock detection: #AC: g/42 took a split_lock trap at address: 0x401000\n%s 2026-12-01 10:00:01 UTC host systemd[1]: Started foo.\n' \
+			"$wd" "$wd" >"$T/log"
+		run "$SLCTL" offenders --input "$T/log" --json
+		expect_json '[.input_format, .events, .complete] | @csv' '"journal-text",1,true'
+	done
 	printf '%s\n' "$d" "$d" 'Dec  4 09:00:01 10.0.0.1 Dec  4 09:00:01 fw01 sshd[12]: Accepted publickey for root' \
 		'Dec  4 09:00:01 esxi1 2024-12-04T09:00:01.123Z esxi1 Hostd: info' >"$T/log"
 	run "$SLCTL" offenders --input "$T/log" --json
