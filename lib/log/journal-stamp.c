@@ -77,7 +77,7 @@ const char *sl_journal_full_stamp(const char *p, const char *end, int64_t *wall)
 		}
 		if (q < end && (*q == '.' || *q == ',' || (*q == ':' && utf8)))
 			q++;
-		if (!letter || q - p > 24 || q >= end || *q != ' ')
+		if (!letter || q - p > 40 || q >= end || *q != ' ')
 			return NULL;
 	}
 	q++;
