@@ -407,11 +407,10 @@ static bool text_head_cut(const char *line, const char *hend, const void *ctx)
 		return hend - q < HOST_AND_TAG_MAX && !memmem(q, (size_t)(hend - q), ": ", 2) &&
 		       !memchr(q, '\0', (size_t)(hend - q)) && hend[-1] != ' ';
 	if (hend - line > 40 || hend[-1] == ' ' ||
-	    !((*line >= 'A' && *line <= 'Z') || (*line >= '0' && *line <= '9') || *line == '['))
+	    !((*line >= 'A' && *line <= 'Z') || sl_digit(*line) || *line == '['))
 		return false;
 	for (const char *c = line + (*line == '['); c < hend; c++)
-		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      strchr(" :.,+-", *c)))
+		if (!(sl_digit(*c) || sl_letter(*c) || strchr(" :.,+-", *c)))
 			return false;
 	return true;
 }
@@ -447,16 +446,6 @@ bool sl_text_joined(const struct sl_reader *rd, const char *line, const char *en
 	return sl_joined_line(line, end, &head);
 }
 
-static bool letter(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
 /*
  * A head at @p with the kernel's tag: a kernel record. Where @read_time,
  * only one whose time reads: a word's tail may read as a month or weekday
@@ -486,15 +475,15 @@ static bool stamp_in_digits(const char *p, const char *end)
 {
 	const char *q = p;
 
-	if (end - p > 4 && digit(p[1]) && digit(p[2]) && digit(p[3]) && p[4] == '-')
+	if (end - p > 4 && sl_digit(p[1]) && sl_digit(p[2]) && sl_digit(p[3]) && p[4] == '-')
 		return true;
-	while (q < end && digit(*q))
+	while (q < end && sl_digit(*q))
 		q++;
 	/* A month written as a number, "12月" (CJK) or "12월" (Hangul), as
 	 * journalctl's short form writes it in ja_JP and ko_KR: after other
 	 * digits only a two-digit one ("...port 22" "12月"; "2月" of a
 	 * relay's "12月" is none). */
-	if ((digit(p[-1]) ? q - p == 2 : q - p <= 2) && end - q >= 3 &&
+	if ((sl_digit(p[-1]) ? q - p == 2 : q - p <= 2) && end - q >= 3 &&
 	    (memcmp(q, "\xe6\x9c\x88", 3) == 0 || memcmp(q, "\xec\x9b\x94", 3) == 0))
 		return true;
 	return q - p == 10 && q < end && *q == '.';
@@ -516,14 +505,14 @@ bool sl_text_inner_head(const char *line, const char *end, sl_text_stamp_fn stam
 			;
 	for (k = from; (k = memmem(k, (size_t)(end - k), "kernel:", 7)); k += 7) {
 		for (const char *p = k - from > INNER_REACH ? k - INNER_REACH : from; p < k; p++) {
-			if (p == line || !(letter(*p) || digit(*p) || *p == '['))
+			if (p == line || !(sl_letter(*p) || sl_digit(*p) || *p == '['))
 				continue;
-			if (digit(*p) && !stamp_in_digits(p, end))
+			if (sl_digit(*p) && !stamp_in_digits(p, end))
 				continue;
 			/* A relay's copy begins its message, right after its tag. */
 			if (p == msg)
 				continue;
-			if (kernel_head(p, end, stamp, letter(p[-1]) && letter(*p)))
+			if (kernel_head(p, end, stamp, sl_letter(p[-1]) && sl_letter(*p)))
 				return true;
 		}
 	}

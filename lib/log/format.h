@@ -570,6 +570,18 @@ int64_t sl_stamp_utc(int year, int mon, int mday, int h, int m, int s);
  */
 const char *sl_stamp_rfc3339(const char *p, const char *end, int64_t *wall);
 const char *sl_skip_blanks(const char *p, const char *end);
+/* Past a run of NULs at @p (a hole a crash or copytruncate left). */
+const char *sl_skip_nuls(const char *p, const char *end);
+/* ASCII digits and letters, whatever the locale. */
+static inline bool sl_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool sl_letter(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 /*
  * A kernel that logs without stamps (printk.time=0, or built without
  * CONFIG_PRINTK_TIME) leaves syslog(2)'s text without them, and util-

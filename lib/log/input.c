@@ -130,19 +130,16 @@ static int handle_line(struct sl_reader *rd, const char *line, size_t len)
 	 */
 	if (len && rd->sep == '\n' && !rd->pending.in_binary &&
 	    !(rd->form->flags & SL_FORMAT_NUL_SEPARATED)) {
-		const char *nul = memchr(line, '\0', len), *after = nul;
+		const char *nul = memchr(line, '\0', len);
+		const char *after = nul ? sl_skip_nuls(nul, line + len) : NULL;
 
 		/* A hole is a run (SL_NUL_HOLE); a NUL or two is a line's own
 		 * broken bytes, read as they are. */
-		while (after && after < line + len && *after == '\0')
-			after++;
 		if (nul && (after - nul >= SL_NUL_HOLE || after == line + len)) {
 			if (last_line_cut(rd, line, (size_t)(nul - line)))
 				sl_unread_note_why(rd->unread, rd->line, SPLITLOCK_UNREAD_CUT);
-			while (nul < line + len && *nul == '\0')
-				nul++;
-			len -= (size_t)(nul - line);
-			line = nul;
+			len -= (size_t)(after - line);
+			line = after;
 			if (!len)
 				return 0;
 		}

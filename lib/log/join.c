@@ -228,19 +228,14 @@ static int whole_head_cut(const char *line, const char *hend, const struct sl_he
  * "2024-12-04T09:00:00..." after an upgrade): a word's first digit or
  * letter may begin it.
  */
-static bool digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
 static bool other_stamp_start(const char *p, const char *end, const struct sl_head_form *form)
 {
 	if (!form->any_next_head)
 		return false;
 	/* A year run on into a cut stamp's digits ("[    6.02024-12-04T"). */
-	if (digit(*p))
-		return !digit(p[-1]) || (end - p > 4 && digit(p[1]) && digit(p[2]) && digit(p[3]) &&
-					  p[4] == '-');
+	if (sl_digit(*p))
+		return !sl_digit(p[-1]) || (end - p > 4 && sl_digit(p[1]) && sl_digit(p[2]) &&
+					     sl_digit(p[3]) && p[4] == '-');
 	/* A word's first letter, or a capital run on into a word ("xDec",
 	 * "kernDec": the cut word, then the next dump's month). */
 	return shape_class((unsigned char)*p) == 'a' &&
@@ -260,10 +255,8 @@ bool sl_joined_line(const char *line, const char *end, const struct sl_head_form
 
 	/* A hole of NULs after a cut (a crash) is no part of the reach. */
 	if (hole) {
-		const char *after = hole;
+		const char *after = sl_skip_nuls(hole, end);
 
-		while (after < end && *after == '\0')
-			after++;
 		stop = (size_t)(end - after) > (size_t)(stop - hole) ? after + (stop - hole) : end;
 	}
 	const char *token;

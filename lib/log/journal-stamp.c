@@ -67,13 +67,13 @@ const char *sl_journal_full_stamp(const char *p, const char *end, int64_t *wall)
 	{
 		bool letter = false, utf8 = false;
 
-		while (q < end && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
-				   (unsigned char)*q >= 0x80 || (*q >= '0' && *q <= '9') ||
-				   *q == '\'' || *q == '/')) {
-			letter |= (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
-				  (unsigned char)*q >= 0x80;
-			utf8 |= (unsigned char)*q >= 0x80;
-			q++;
+		for (; q < end; q++) {
+			bool wide = (unsigned char)*q >= 0x80;
+
+			if (!(sl_letter(*q) || wide || sl_digit(*q) || *q == '\'' || *q == '/'))
+				break;
+			letter |= sl_letter(*q) || wide;
+			utf8 |= wide;
 		}
 		if (q < end && (*q == '.' || *q == ',' || (*q == ':' && utf8)))
 			q++;
@@ -154,7 +154,6 @@ const char *sl_journal_record_stamp(const char *p, const char *end, struct sl_lo
 	return NULL;
 }
 
-/* "-- Boot 0123... --", "-- Journal begins at ... --", "-- No entries --" */
 /* (log/format.h) */
 const char *sl_journal_text_stamp(const char *p, const char *end, int64_t *t)
 {

@@ -472,6 +472,13 @@ const char *sl_skip_blanks(const char *p, const char *end)
 	return p;
 }
 
+const char *sl_skip_nuls(const char *p, const char *end)
+{
+	while (p < end && *p == '\0')
+		p++;
+	return p;
+}
+
 /* Blanks before the first line's text: a log pasted into a forum or mail. */
 size_t sl_first_line_indent(const char *p, const char *end)
 {
